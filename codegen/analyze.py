@@ -1,0 +1,247 @@
+"""Schema + overlay -> protocol IR, mechanically.
+
+The method inventory comes from the four direction unions (``ClientRequest``,
+``ServerRequest``, ``ClientNotification``, ``ServerNotification``) and, in the modern era,
+the embedded ``InputRequest`` union. Results come from ``<X>ResultResponse`` where the
+schema states the pairing, else from the name rule ``<X>Request -> <X>Result``, else from
+the overlay's ``empty_result`` list. Nothing here names a protocol version.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codegen.errors import GeneratorError
+from codegen.ir import Direction, Method, Protocol
+from codegen.load import LoadedSchema
+
+JSON = Any
+UNIONS: tuple[tuple[str, str, str], ...] = (
+    ("ClientRequest", "request", "client_to_server"),
+    ("ServerRequest", "request", "server_to_client"),
+    ("ClientNotification", "notification", "client_to_server"),
+    ("ServerNotification", "notification", "server_to_client"),
+)
+EMBEDDED_UNION = "InputRequest"
+EMBEDDED_RESPONSES = "InputResponse"
+INPUT_REQUIRED = "InputRequiredResult"
+HANDSHAKE = "initialize"
+
+
+@dataclass(frozen=True)
+class Overlay:
+    empty_result_methods: frozenset[str]
+    task_params_property: str
+    task_result: str
+    deprecated_methods: dict[str, frozenset[str]]
+    deprecated_definitions: dict[str, frozenset[str]]
+    deprecated_fields: dict[str, frozenset[str]]
+
+
+def load_overlay(path: Path) -> Overlay:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        deprecated = {k: v for k, v in raw["deprecated"].items() if k != "reason"}
+        return Overlay(
+            empty_result_methods=frozenset(raw["empty_result"]["methods"]),
+            task_params_property=raw["task_augmented"]["params_property"],
+            task_result=raw["task_augmented"]["result"],
+            deprecated_methods={v: frozenset(d.get("methods", ())) for v, d in deprecated.items()},
+            deprecated_definitions={v: frozenset(d.get("definitions", ())) for v, d in deprecated.items()},
+            deprecated_fields={v: frozenset(d.get("fields", ())) for v, d in deprecated.items()},
+        )
+    except FileNotFoundError:
+        raise GeneratorError(f"no overlay at {path}") from None
+    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+        raise GeneratorError(f"overlay {path} is malformed: {exc}") from None
+
+
+def stub_name(definition: str) -> str:
+    base = re.sub(r"(Request|Notification)$", "", definition)
+    return re.sub(r"(?<!^)(?=[A-Z][a-z])|(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
+
+
+class _Analyzer:
+    def __init__(self, schema: LoadedSchema, document: dict[str, JSON], overlay: Overlay) -> None:
+        self.schema = schema
+        self.defs: dict[str, JSON] = document[schema.container]
+        self.prefix = schema.ref_prefix
+        self.overlay = overlay
+
+    def fail(self, message: str, definition: str | None = None, pointer: str | None = None) -> GeneratorError:
+        return GeneratorError(message, version=self.schema.version, definition=definition, pointer=pointer)
+
+    def ref_name(self, node: JSON) -> str | None:
+        if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            ref: str = node["$ref"]
+            if not ref.startswith(self.prefix) or ref[len(self.prefix) :] not in self.defs:
+                raise self.fail(f"unresolvable $ref {ref!r}")
+            return ref[len(self.prefix) :]
+        return None
+
+    def members(self, union: str) -> list[str]:
+        body = self.defs.get(union)
+        if body is None:
+            return []
+        if "anyOf" in body:
+            names = [self.ref_name(branch) for branch in body["anyOf"]]
+            if any(n is None for n in names):
+                raise self.fail("direction union has a branch that is not a $ref", definition=union)
+            return [n for n in names if n]
+        single = self.ref_name(body)
+        if single is None:
+            raise self.fail("direction union is neither an anyOf nor a $ref", definition=union)
+        return [single]
+
+    def method_of(self, definition: str) -> str:
+        method = ((self.defs[definition].get("properties") or {}).get("method") or {}).get("const")
+        if not isinstance(method, str):
+            raise self.fail("message definition has no string const `method`", definition=definition,
+                            pointer=f"/{self.schema.container}/{definition}/properties/method")
+        return method
+
+    def params_of(self, definition: str) -> tuple[str | None, bool]:
+        body = self.defs[definition]
+        params = (body.get("properties") or {}).get("params")
+        if params is None:
+            return None, False
+        name = self.ref_name(params)
+        if name is None:
+            raise self.fail("params is an inline schema the prepass did not name", definition=definition)
+        return name, "params" in body.get("required", ())
+
+    def result_of(self, definition: str, method: str) -> tuple[str, bool]:
+        """(result definition, may answer input_required)."""
+        stem = definition.removesuffix("Request")
+        response = self.defs.get(stem + "ResultResponse")
+        if response is not None:
+            result = (response.get("properties") or {}).get("result") or {}
+            named = self.ref_name(result)
+            if named:
+                return named, False
+            branches = [self.ref_name(b) for b in result.get("anyOf", ())]
+            others = [b for b in branches if b and b != INPUT_REQUIRED]
+            if len(others) == 1 and len(branches) == 2 and INPUT_REQUIRED in branches:
+                return others[0], True
+            raise self.fail("cannot read the result type from the response", definition=stem + "ResultResponse")
+        if stem + "Result" in self.defs:
+            return stem + "Result", False
+        if method in self.overlay.empty_result_methods:
+            if "EmptyResult" not in self.defs:
+                raise self.fail("overlay pairs this method with EmptyResult, which is not defined", definition=definition)
+            return "EmptyResult", False
+        raise self.fail(f"no result for {method!r}: no {stem}Result and not in overlay empty_result", definition=definition)
+
+    def cacheable(self, result: str) -> bool:
+        body = self.defs[result]
+        props, required = body.get("properties") or {}, set(body.get("required", ()))
+        return {"ttlMs", "cacheScope"} <= set(props) and {"ttlMs", "cacheScope"} <= required
+
+    def task_result(self, params: str | None) -> str | None:
+        if params is None:
+            return None
+        props = self.defs[params].get("properties") or {}
+        if self.overlay.task_params_property not in props:
+            return None
+        if self.overlay.task_result not in self.defs:
+            raise self.fail(f"task-augmented params but no {self.overlay.task_result}", definition=params)
+        return self.overlay.task_result
+
+    def build(self) -> Protocol:
+        seen: dict[tuple[str, str], list[str]] = {}  # (kind, method) -> directions
+        definition_of: dict[tuple[str, str], str] = {}
+        for union, kind, direction in UNIONS:
+            for member in self.members(union):
+                method = self.method_of(member)
+                key = (kind, method)
+                if key in definition_of and definition_of[key] != member:
+                    raise self.fail(f"{method!r} is defined by both {definition_of[key]} and {member}", definition=union)
+                definition_of[key] = member
+                seen.setdefault(key, []).append(direction)
+        embedded = {self.method_of(m): m for m in self.members(EMBEDDED_UNION)}
+        for method, member in embedded.items():
+            key = ("request", method)
+            if key in definition_of:
+                raise self.fail(f"{method!r} is both a JSON-RPC request and an embedded request", definition=member)
+            definition_of[key] = member
+            seen[key] = ["server_to_client"]
+        version = self.schema.version
+        methods = []
+        for (kind, method), directions in seen.items():
+            definition = definition_of[(kind, method)]
+            params, params_required = self.params_of(definition)
+            direction: Direction = "both" if len(set(directions)) > 1 else directions[0]  # type: ignore[assignment]
+            result, mrtr = self.result_of(definition, method) if kind == "request" else (None, False)
+            methods.append(
+                Method(
+                    name=method,
+                    kind=kind,  # type: ignore[arg-type]
+                    direction=direction,
+                    definition=definition,
+                    params_type=params,
+                    params_required=params_required,
+                    result_type=result,
+                    stub_name=stub_name(definition),
+                    mrtr=mrtr,
+                    cacheable=bool(result) and self.cacheable(result or ""),
+                    deprecated=method in self.overlay.deprecated_methods.get(version, frozenset()),
+                    embedded=method in embedded,
+                    task_result=self.task_result(params) if kind == "request" else None,
+                )
+            )
+        methods.sort(key=lambda m: (m.kind != "request", m.name))
+        era = "legacy" if any(m.name == HANDSHAKE for m in methods) else "modern"
+        if era != self.schema.era:
+            raise self.fail(
+                f"the lock says era {self.schema.era!r} but the schema is {era!r} "
+                f"({'has' if era == 'legacy' else 'has no'} `{HANDSHAKE}`)"
+            )
+        return Protocol(
+            version=version,
+            era=era,
+            dialect=self.schema.dialect,
+            sha256=self.schema.sha256,
+            methods=tuple(methods),
+            definitions=tuple(sorted(self.defs)),
+            batching="JSONRPCBatchRequest" in self.defs,
+            envelope_in_message=all(
+                "jsonrpc" in (self.defs[m.definition].get("properties") or {})
+                for m in methods
+                if not m.embedded
+            ),
+        )
+
+
+def analyze(schema: LoadedSchema, document: dict[str, JSON], overlay: Overlay) -> Protocol:
+    """Build the IR from the prepassed ``document`` of ``schema``."""
+    return _Analyzer(schema, document, overlay).build()
+
+
+def stale_overlay_entries(overlay: Overlay, schemas: list[tuple[LoadedSchema, Protocol]]) -> list[str]:
+    """Overlay entries that no locked schema needs; each is a failure."""
+    problems = []
+    used_empty = {m.name for _, p in schemas for m in p.methods if m.result_type == "EmptyResult"}
+    for method in sorted(overlay.empty_result_methods - used_empty):
+        problems.append(f"empty_result: {method!r} is paired with EmptyResult in no locked schema")
+    if not any(m.task_result for _, p in schemas for m in p.methods):
+        problems.append(f"task_augmented: no locked schema has params with {overlay.task_params_property!r}")
+    by_version = {s.version: (s, p) for s, p in schemas}
+    for version in sorted(overlay.deprecated_methods):
+        if version not in by_version:
+            problems.append(f"deprecated: {version} is not a locked revision")
+            continue
+        schema, protocol = by_version[version]
+        names = {m.name for m in protocol.methods}
+        for method in sorted(overlay.deprecated_methods[version] - names):
+            problems.append(f"deprecated[{version}]: method {method!r} does not exist")
+        for definition in sorted(overlay.deprecated_definitions[version] - set(schema.definitions)):
+            problems.append(f"deprecated[{version}]: definition {definition!r} does not exist")
+        for field in sorted(overlay.deprecated_fields[version]):
+            owner, _, prop = field.partition(".")
+            if prop not in (schema.definitions.get(owner, {}).get("properties") or {}):
+                problems.append(f"deprecated[{version}]: field {field!r} does not exist")
+    return problems

@@ -1,0 +1,156 @@
+"""The ``mcp-codegen`` command line.
+
+Exit status: 0 success; 1 a check found differences; 2 a user error (bad arguments, a
+missing or mismatched schema, a bad schema), printed as one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from codegen import __version__
+from codegen.errors import GeneratorError
+from codegen.lock import load_lock, sync, update
+from codegen.paths import bundled_schema_dir, default_schema_dir
+from codegen.pipeline import Options, analyze_revision, generate, overlay_for
+
+EXIT_OK, EXIT_DIFFERENT, EXIT_USER_ERROR = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise GeneratorError(f"{message} (see `{self.prog} --help`)")
+
+
+def _schema_dir(args: argparse.Namespace) -> Path:
+    return Path(args.schema_dir) if args.schema_dir else default_schema_dir()
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    if not args.all and not args.version:
+        raise GeneratorError("say which revisions: --version V (repeatable) or --all")
+    options = Options(
+        schema_dir=_schema_dir(args),
+        out=Path(args.out),
+        package=args.package,
+        versions=[] if args.all else list(dict.fromkeys(args.version)),
+        templates=Path(args.templates) if args.templates else None,
+    )
+    protocols = generate(options)
+    for p in protocols:
+        print(f"{p.version} ({p.era}): {len(p.methods)} methods -> {options.out / options.package / p.package}")
+    return EXIT_OK
+
+
+def cmd_methods(args: argparse.Namespace) -> int:
+    schema_dir = _schema_dir(args)
+    lock = load_lock(schema_dir)
+    _, _, protocol = analyze_revision(lock, args.version, overlay_for(schema_dir))
+    if args.json:
+        rows = [
+            {
+                "method": m.name,
+                "kind": m.kind,
+                "direction": m.direction,
+                "definition": m.definition,
+                "params": m.params_type,
+                "params_required": m.params_required,
+                "result": m.result_type,
+                "stub": m.stub_name,
+                "mrtr": m.mrtr,
+                "cacheable": m.cacheable,
+                "deprecated": m.deprecated,
+                "embedded": m.embedded,
+                "task_result": m.task_result,
+            }
+            for m in protocol.methods
+        ]
+        print(json.dumps({"version": protocol.version, "era": protocol.era, "methods": rows}, indent=2))
+        return EXIT_OK
+    arrows = {"client_to_server": "C->S", "server_to_client": "S->C", "both": "C<->S"}
+    print(f"MCP {protocol.version} ({protocol.era} era), {len(protocol.methods)} methods")
+    for m in protocol.methods:
+        flags = [f for f, on in (("mrtr", m.mrtr), ("cacheable", m.cacheable), ("deprecated", m.deprecated),
+                                 ("embedded", m.embedded)) if on]
+        result = f" -> {m.result_type}" if m.result_type else ""
+        params = m.params_type or "-"
+        if m.params_type and not m.params_required:
+            params += "?"
+        print(f"  {m.name:<42} {m.kind:<12} {arrows[m.direction]:<6} {params}{result}"
+              + (f"  [{', '.join(flags)}]" if flags else ""))
+    return EXIT_OK
+
+
+def cmd_schema_sync(args: argparse.Namespace) -> int:
+    schema_dir = _schema_dir(args)
+    if not (schema_dir / "lock.json").exists() or schema_dir == bundled_schema_dir() and not args.schema_dir:
+        local = Path.cwd() / "schema"
+        if schema_dir != local:  # first sync in a new project: start from the bundled lock
+            shutil.copytree(bundled_schema_dir(), local, dirs_exist_ok=True,
+                            ignore=lambda d, names: [n for n in names if (Path(d) / n / "schema.json").exists()])
+            schema_dir = local
+    lock = load_lock(schema_dir)
+    if args.update_lock:
+        if not args.source or not args.version or len(args.version) != 1:
+            raise GeneratorError("--update-lock needs --from DIR|URL and exactly one --version")
+        rev = update(lock, args.source, args.version[0], args.era)
+        print(f"{rev.version}: locked sha256 {rev.sha256[:12]} ({rev.size} bytes, {rev.era})")
+        return EXIT_OK
+    for version, status in sync(lock, args.source, args.version or None):
+        print(f"{version}: {status}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="mcp-codegen",
+        description="Generate typed Python models and protocol tables from the MCP JSON Schemas.",
+        epilog="exit status: 0 ok, 1 differences found, 2 user error (one line on stderr)",
+    )
+    parser.add_argument("--version-info", action="version", version=f"mcp-codegen {__version__}")
+    parser.add_argument("--schema-dir", help="directory with lock.json and <version>/schema.json (default ./schema)")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    gen = sub.add_parser("generate", help="generate the package for one or more revisions")
+    gen.add_argument("--version", action="append", metavar="V", help="a revision from the lock (repeatable)")
+    gen.add_argument("--all", action="store_true", help="every revision in the lock")
+    gen.add_argument("--out", default="generated", help="output directory (default: generated)")
+    gen.add_argument("--package", default="mcpgen", help="name of the generated package (default: mcpgen)")
+    gen.add_argument("--templates", help="directory of templates overriding the built-ins by file name")
+    gen.set_defaults(func=cmd_generate)
+
+    methods = sub.add_parser("methods", help="print the method table of a revision")
+    methods.add_argument("--version", required=True, metavar="V")
+    methods.add_argument("--json", action="store_true", help="machine-readable output")
+    methods.set_defaults(func=cmd_methods)
+
+    schema = sub.add_parser("schema", help="manage the schema lock")
+    schema_sub = schema.add_subparsers(dest="schema_command", required=True, parser_class=_Parser)
+    sync_p = schema_sub.add_parser("sync", help="copy or download the locked schemas and verify their sha256")
+    sync_p.add_argument("--from", dest="source", metavar="DIR|URL",
+                        help="a directory holding <version>/schema.json, or a base URL (default: the locked URLs)")
+    sync_p.add_argument("--version", action="append", metavar="V", help="only these revisions")
+    sync_p.add_argument("--update-lock", action="store_true", help="adopt the source's bytes into the lock")
+    sync_p.add_argument("--era", choices=["legacy", "modern"], help="era of a revision new to the lock")
+    sync_p.set_defaults(func=cmd_schema_sync)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        result: int = args.func(args)
+        return result
+    except GeneratorError as exc:
+        print(f"mcp-codegen: error: {exc.one_line()}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except BrokenPipeError:  # `mcp-codegen methods ... | head`
+        sys.stderr.close()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("mcp-codegen: interrupted", file=sys.stderr)
+        return 130

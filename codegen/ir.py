@@ -1,0 +1,65 @@
+"""The protocol IR: what every template reads.
+
+Built mechanically by ``codegen.analyze`` from one revision's schema plus the curated
+overlay. Frozen and small on purpose: a template should never need the raw schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Era = Literal["legacy", "modern"]
+Kind = Literal["request", "notification"]
+Direction = Literal["client_to_server", "server_to_client", "both"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One JSON-RPC method of one revision."""
+
+    name: str  # wire name, e.g. "tools/call"
+    kind: Kind
+    direction: Direction
+    definition: str  # the message definition, e.g. "CallToolRequest"
+    params_type: str | None  # the params definition, None when the message has no params
+    params_required: bool
+    result_type: str | None  # None for notifications
+    stub_name: str  # "call_tool", from the definition name
+    mrtr: bool = False  # may answer input_required (2026: tools/call, prompts/get, resources/read)
+    cacheable: bool = False  # the complete result carries ttlMs/cacheScope
+    deprecated: bool = False
+    embedded: bool = False  # exists only inside InputRequiredResult.inputRequests (2026)
+    task_result: str | None = None  # result when task-augmented (2025-11-25)
+
+    @property
+    def client_sends(self) -> bool:
+        return self.direction in ("client_to_server", "both") and not self.embedded
+
+    @property
+    def server_sends(self) -> bool:
+        return self.direction in ("server_to_client", "both") and not self.embedded
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One revision: its identity, era and method table."""
+
+    version: str
+    era: Era
+    dialect: str
+    sha256: str
+    methods: tuple[Method, ...]
+    definitions: tuple[str, ...]  # every model name, after the prepass
+    batching: bool  # the schema defines JSON-RPC batches (2025-03-26)
+    envelope_in_message: bool  # request definitions carry jsonrpc/id themselves (>= 2025-11-25)
+
+    @property
+    def package(self) -> str:
+        return "v" + self.version.replace("-", "_")
+
+    def method(self, name: str) -> Method:
+        for method in self.methods:
+            if method.name == name:
+                return method
+        raise KeyError(name)

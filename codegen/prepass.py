@@ -1,0 +1,245 @@
+"""Schema -> schema transforms that make datamodel-code-generator's output exact.
+
+Each transform is mechanical and keyword-aware (a property *named* ``type`` or ``items``
+inside ``properties`` is data, not a keyword):
+
+- ``widen_numbers``: ``number`` becomes ``integer | number`` so ``50`` stays ``50``.
+- ``dedupe_direction_unions``: a one-member direction union that the TS renderer inlined
+  (2026 ``ClientNotification``) becomes a ``$ref`` to the definition it copies.
+- ``clean_links``: ``{@link TargetText}`` TSDoc residue in descriptions becomes `` `Text` ``.
+- ``hoist_inline_objects``: inline object schemas become named definitions whose names
+  come from their path (``CallToolRequest.params`` -> ``CallToolRequestParams``), so no
+  class is ever numbered.
+- ``add_discriminators``: a union whose branches all carry a required ``const`` on
+  ``method`` or ``type`` gets a ``discriminator`` keyword.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from codegen.errors import GeneratorError
+from codegen.load import LoadedSchema
+
+JSON = Any
+SUBSCHEMA_LISTS = ("anyOf", "allOf", "oneOf")
+DIRECTION_UNIONS = ("ClientRequest", "ServerRequest", "ClientNotification", "ServerNotification")
+DISCRIMINATOR_KEYS = ("method", "type")
+
+
+def walk(schema: JSON, pointer: str) -> Iterator[tuple[dict[str, JSON], str]]:
+    """Yield every subschema (dict) with its pointer, depth first, keyword-aware."""
+    if not isinstance(schema, dict):
+        return
+    yield schema, pointer
+    for name, sub in (schema.get("properties") or {}).items():
+        yield from walk(sub, f"{pointer}/properties/{_escape(name)}")
+    for key in ("additionalProperties", "items", "not"):
+        sub = schema.get(key)
+        if isinstance(sub, dict):
+            yield from walk(sub, f"{pointer}/{key}")
+        elif isinstance(sub, list):
+            for i, item in enumerate(sub):
+                yield from walk(item, f"{pointer}/{key}/{i}")
+    for key in SUBSCHEMA_LISTS:
+        for i, sub in enumerate(schema.get(key) or ()):
+            yield from walk(sub, f"{pointer}/{key}/{i}")
+
+
+def _escape(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+def pascal(name: str) -> str:
+    parts = [p for p in re.split(r"[^0-9A-Za-z]+", name) if p]
+    text = "".join(p[0].upper() + p[1:] for p in parts)
+    if not text or not text[0].isalpha():
+        text = "X" + text
+    return text
+
+
+def widen_numbers(defs: dict[str, JSON], container: str) -> int:
+    changed = 0
+    for name, body in defs.items():
+        for node, _ in walk(body, f"/{container}/{_escape(name)}"):
+            kind = node.get("type")
+            if kind == "number":
+                node["type"] = ["integer", "number"]
+                changed += 1
+            elif isinstance(kind, list) and "number" in kind and "integer" not in kind:
+                node["type"] = ["integer", *kind]
+                changed += 1
+    return changed
+
+
+def _strip_descriptions(node: JSON) -> JSON:
+    if isinstance(node, dict):
+        return {k: _strip_descriptions(v) for k, v in node.items() if k != "description"}
+    if isinstance(node, list):
+        return [_strip_descriptions(v) for v in node]
+    return node
+
+
+def dedupe_direction_unions(defs: dict[str, JSON], prefix: str) -> int:
+    changed = 0
+    for union in DIRECTION_UNIONS:
+        body = defs.get(union)
+        if not body or "properties" not in body:
+            continue
+        shape = _strip_descriptions(body)
+        twins = sorted(n for n, b in defs.items() if n != union and _strip_descriptions(b) == shape)
+        if len(twins) != 1:
+            raise GeneratorError(
+                f"inline one-member union matches {len(twins)} definitions, expected exactly 1",
+                definition=union,
+            )
+        defs[union] = {"$ref": prefix + twins[0]}
+        changed += 1
+    return changed
+
+
+_LINK = re.compile(r"\{@link\s+([^}\s|]+)(?:\s*\|\s*([^}]*))?\}")
+
+
+def clean_links(defs: dict[str, JSON], container: str) -> int:
+    names = sorted(defs, key=len, reverse=True)
+    count = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        target, text = match.group(1), match.group(2)
+        if text:
+            return f"`{text.strip()}`"
+        for name in names:  # the renderer glues "Target" and "text" together
+            if target.startswith(name) and target != name:
+                return f"`{target[len(name):]}`"
+        return f"`{target}`"
+
+    for name, body in defs.items():
+        for node, _ in walk(body, f"/{container}/{_escape(name)}"):
+            text = node.get("description")
+            if isinstance(text, str) and "{@link" in text:
+                node["description"] = _LINK.sub(replace, text)
+    return count
+
+
+def _is_hoistable(node: JSON) -> bool:
+    return isinstance(node, dict) and "$ref" not in node and ("properties" in node or "allOf" in node)
+
+
+def hoist_inline_objects(defs: dict[str, JSON], container: str, prefix: str) -> int:
+    """Name every inline object after its path; returns how many were hoisted."""
+    hoisted: dict[str, JSON] = {}
+    originals = set(defs)
+
+    def place(name: str, node: dict[str, JSON], pointer: str) -> dict[str, JSON]:
+        body = {k: v for k, v in node.items() if k != "description"}
+        ref: dict[str, JSON] = {"$ref": prefix + name}
+        if "description" in node:
+            ref["description"] = node["description"]
+        existing = defs.get(name, hoisted.get(name))
+        if existing is not None and _strip_descriptions(existing) != _strip_descriptions(body):
+            owner = name if name in originals else None
+            raise GeneratorError(
+                f"inline object at {pointer} would be named {name!r}, which is already a different definition",
+                definition=owner or pointer.split("/")[2],
+                pointer=pointer,
+            )
+        if existing is None:
+            hoisted[name] = body
+            visit(body, name, f"/{container}/{_escape(name)}")
+        return ref
+
+    def visit(node: dict[str, JSON], base: str, pointer: str) -> None:
+        for prop, sub in list((node.get("properties") or {}).items()):
+            here = f"{pointer}/properties/{_escape(prop)}"
+            if _is_hoistable(sub):
+                node["properties"][prop] = place(base + pascal(prop), sub, here)
+            elif isinstance(sub, dict):
+                visit_container(sub, base + pascal(prop), here)
+        visit_container(node, base, pointer, own_properties_done=True)
+
+    def visit_container(node: dict[str, JSON], base: str, pointer: str, own_properties_done: bool = False) -> None:
+        if not own_properties_done and "properties" in node:
+            visit(node, base, pointer)
+            return
+        for key, suffix in (("items", "Item"), ("additionalProperties", "Value")):
+            sub = node.get(key)
+            if _is_hoistable(sub):
+                node[key] = place(base + suffix, sub, f"{pointer}/{key}")
+            elif isinstance(sub, dict):
+                visit_container(sub, base + suffix, f"{pointer}/{key}")
+        for key in SUBSCHEMA_LISTS:
+            branches = node.get(key) or []
+            for i, sub in enumerate(branches):
+                here = f"{pointer}/{key}/{i}"
+                if key != "allOf" and _is_hoistable(sub):
+                    branches[i] = place(f"{base}Variant{i + 1}", sub, here)
+                elif isinstance(sub, dict):
+                    visit_container(sub, base, here)
+
+    for name in sorted(defs):
+        visit_container(defs[name], name, f"/{container}/{_escape(name)}")
+    defs.update(sorted(hoisted.items()))
+    return len(hoisted)
+
+
+def add_discriminators(defs: dict[str, JSON], container: str, prefix: str) -> int:
+    count = 0
+
+    def target(ref: JSON) -> tuple[str, dict[str, JSON]] | None:
+        if not isinstance(ref, dict) or set(ref) - {"$ref", "description"} or "$ref" not in ref:
+            return None
+        name = str(ref["$ref"]).removeprefix(prefix)
+        body = defs.get(name)
+        while isinstance(body, dict) and set(body) <= {"$ref", "description"} and "$ref" in body:
+            name = str(body["$ref"]).removeprefix(prefix)
+            body = defs.get(name)
+        return (name, body) if isinstance(body, dict) else None
+
+    for name, body in defs.items():
+        for node, _ in walk(body, f"/{container}/{_escape(name)}"):
+            branches = node.get("anyOf")
+            if not branches or len(branches) < 2 or "discriminator" in node:
+                continue
+            resolved = [target(b) for b in branches]
+            if any(r is None for r in resolved):
+                continue
+            for key in DISCRIMINATOR_KEYS:
+                mapping: dict[str, str] = {}
+                for item in resolved:
+                    assert item is not None
+                    branch_name, branch = item
+                    prop = (branch.get("properties") or {}).get(key)
+                    if not isinstance(prop, dict) or "const" not in prop or key not in branch.get("required", ()):
+                        break
+                    if not isinstance(prop["const"], str) or prop["const"] in mapping:
+                        break
+                    mapping[prop["const"]] = prefix + branch_name
+                else:
+                    node["discriminator"] = {"propertyName": key, "mapping": mapping}
+                    count += 1
+                    break
+    return count
+
+
+Transform = Callable[[dict[str, JSON]], int]
+
+
+def prepass(schema: LoadedSchema) -> tuple[dict[str, JSON], dict[str, int]]:
+    """Return the transformed document and how many places each transform changed."""
+    document = copy.deepcopy(schema.document)
+    defs: dict[str, JSON] = document[schema.container]
+    c, p = schema.container, schema.ref_prefix
+    stats = {
+        "numbers": widen_numbers(defs, c),
+        "direction_unions": dedupe_direction_unions(defs, p),
+        "links": clean_links(defs, c),
+        "hoisted": hoist_inline_objects(defs, c, p),
+        "discriminators": add_discriminators(defs, c, p),
+    }
+    return document, stats

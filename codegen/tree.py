@@ -1,0 +1,114 @@
+"""Writing a generated tree: format with ruff, record hashes, swap in atomically.
+
+The whole package is built in a temporary sibling directory and exchanged with the
+previous one in a single ``renameat2(RENAME_EXCHANGE)`` where the OS has it, so a
+generator killed at any point leaves either the old tree or the new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from codegen.errors import GeneratorError
+
+MANIFEST = "_manifest.json"
+TMP_PREFIX = ".mcpgen-tmp-"
+OLD_PREFIX = ".mcpgen-old-"
+LINE_LENGTH = "100"
+
+
+def ruff_binary() -> str:
+    try:
+        from ruff.__main__ import find_ruff_bin
+
+        return str(find_ruff_bin())
+    except (ImportError, FileNotFoundError):
+        found = shutil.which("ruff")
+        if found is None:
+            raise GeneratorError("ruff is not installed", hint="pip install the generator with its dependencies") from None
+        return found
+
+
+def format_tree(root: Path, package: str) -> None:
+    """Lint-fix (unused imports, import order) and format every file under ``root``."""
+    ruff = ruff_binary()
+    common = ["--isolated", "--line-length", LINE_LENGTH, "--target-version", "py311"]
+    steps = [
+        [ruff, "check", "--fix-only", "--exit-zero", "--quiet", *common, "--select", "F401,I,UP",
+         "--config", f"lint.isort.known-first-party=['{package}']", str(root)],
+        [ruff, "format", "--quiet", *common, str(root)],
+    ]
+    for cmd in steps:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise GeneratorError(f"ruff failed on generated code: {done.stderr.strip().splitlines()[-1:]}")
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def write_manifest(root: Path, extra: dict[str, object]) -> None:
+    files = {
+        p.relative_to(root).as_posix(): sha256_file(p)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != MANIFEST and "__pycache__" not in p.parts
+    }
+    body = {**extra, "files": files}
+    (root / MANIFEST).write_text(json.dumps(body, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2); False where unsupported."""
+    libc_name = ctypes.util.find_library("c")
+    if libc_name is None:
+        return False
+    libc = ctypes.CDLL(libc_name, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    rc = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    return rc == 0
+
+
+def clean_stale(out: Path) -> None:
+    """Remove leftovers of a run that was killed; restore a tree stranded mid-swap."""
+    if not out.is_dir():
+        return
+    for leftover in out.iterdir():
+        if leftover.name.startswith(TMP_PREFIX):
+            shutil.rmtree(leftover, ignore_errors=True)
+        elif leftover.name.startswith(OLD_PREFIX):
+            target = out / leftover.name[len(OLD_PREFIX) :]
+            if target.exists():
+                shutil.rmtree(leftover, ignore_errors=True)
+            else:
+                leftover.rename(target)
+
+
+def staging_dir(out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=out))
+
+
+def swap_in(staged: Path, target: Path) -> None:
+    """Replace ``target`` with ``staged`` (a sibling directory) atomically."""
+    if not target.exists():
+        staged.rename(target)
+        return
+    if _exchange(staged, target):
+        shutil.rmtree(staged)
+        return
+    old = target.with_name(OLD_PREFIX + target.name)
+    target.rename(old)  # clean_stale() restores this if we die before the next line
+    staged.rename(target)
+    shutil.rmtree(old)

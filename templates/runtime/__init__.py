@@ -1,0 +1,1 @@
+"""Version-independent runtime shared by every generated revision package."""
