@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from codegen.errors import GeneratorError
-from codegen.ir import Direction, Method, Protocol
+from codegen.ir import Direction, Era, Kind, Method, Protocol
 from codegen.load import LoadedSchema
 
 JSON = Any
-UNIONS: tuple[tuple[str, str, str], ...] = (
+UNIONS: tuple[tuple[str, Kind, Direction], ...] = (
     ("ClientRequest", "request", "client_to_server"),
     ("ServerRequest", "request", "server_to_client"),
     ("ClientNotification", "notification", "client_to_server"),
@@ -100,8 +100,11 @@ class _Analyzer:
     def method_of(self, definition: str) -> str:
         method = ((self.defs[definition].get("properties") or {}).get("method") or {}).get("const")
         if not isinstance(method, str):
-            raise self.fail("message definition has no string const `method`", definition=definition,
-                            pointer=f"/{self.schema.container}/{definition}/properties/method")
+            raise self.fail(
+                "message definition has no string const `method`",
+                definition=definition,
+                pointer=f"/{self.schema.container}/{definition}/properties/method",
+            )
         return method
 
     def params_of(self, definition: str) -> tuple[str | None, bool]:
@@ -132,9 +135,13 @@ class _Analyzer:
             return stem + "Result", False
         if method in self.overlay.empty_result_methods:
             if "EmptyResult" not in self.defs:
-                raise self.fail("overlay pairs this method with EmptyResult, which is not defined", definition=definition)
+                raise self.fail(
+                    "overlay pairs this method with EmptyResult, which is not defined", definition=definition
+                )
             return "EmptyResult", False
-        raise self.fail(f"no result for {method!r}: no {stem}Result and not in overlay empty_result", definition=definition)
+        raise self.fail(
+            f"no result for {method!r}: no {stem}Result and not in overlay empty_result", definition=definition
+        )
 
     def cacheable(self, result: str) -> bool:
         body = self.defs[result]
@@ -152,14 +159,16 @@ class _Analyzer:
         return self.overlay.task_result
 
     def build(self) -> Protocol:
-        seen: dict[tuple[str, str], list[str]] = {}  # (kind, method) -> directions
-        definition_of: dict[tuple[str, str], str] = {}
+        seen: dict[tuple[Kind, str], list[Direction]] = {}  # (kind, method) -> directions
+        definition_of: dict[tuple[Kind, str], str] = {}
         for union, kind, direction in UNIONS:
             for member in self.members(union):
                 method = self.method_of(member)
                 key = (kind, method)
                 if key in definition_of and definition_of[key] != member:
-                    raise self.fail(f"{method!r} is defined by both {definition_of[key]} and {member}", definition=union)
+                    raise self.fail(
+                        f"{method!r} is defined by both {definition_of[key]} and {member}", definition=union
+                    )
                 definition_of[key] = member
                 seen.setdefault(key, []).append(direction)
         embedded = {self.method_of(m): m for m in self.members(EMBEDDED_UNION)}
@@ -174,12 +183,12 @@ class _Analyzer:
         for (kind, method), directions in seen.items():
             definition = definition_of[(kind, method)]
             params, params_required = self.params_of(definition)
-            direction: Direction = "both" if len(set(directions)) > 1 else directions[0]  # type: ignore[assignment]
+            direction = "both" if len(set(directions)) > 1 else directions[0]
             result, mrtr = self.result_of(definition, method) if kind == "request" else (None, False)
             methods.append(
                 Method(
                     name=method,
-                    kind=kind,  # type: ignore[arg-type]
+                    kind=kind,
                     direction=direction,
                     definition=definition,
                     params_type=params,
@@ -194,7 +203,7 @@ class _Analyzer:
                 )
             )
         methods.sort(key=lambda m: (m.kind != "request", m.name))
-        era = "legacy" if any(m.name == HANDSHAKE for m in methods) else "modern"
+        era: Era = "legacy" if any(m.name == HANDSHAKE for m in methods) else "modern"
         if era != self.schema.era:
             raise self.fail(
                 f"the lock says era {self.schema.era!r} but the schema is {era!r} "
@@ -209,9 +218,7 @@ class _Analyzer:
             definitions=tuple(sorted(self.defs)),
             batching="JSONRPCBatchRequest" in self.defs,
             envelope_in_message=all(
-                "jsonrpc" in (self.defs[m.definition].get("properties") or {})
-                for m in methods
-                if not m.embedded
+                "jsonrpc" in (self.defs[m.definition].get("properties") or {}) for m in methods if not m.embedded
             ),
         )
 

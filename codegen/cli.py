@@ -74,24 +74,38 @@ def cmd_methods(args: argparse.Namespace) -> int:
     arrows = {"client_to_server": "C->S", "server_to_client": "S->C", "both": "C<->S"}
     print(f"MCP {protocol.version} ({protocol.era} era), {len(protocol.methods)} methods")
     for m in protocol.methods:
-        flags = [f for f, on in (("mrtr", m.mrtr), ("cacheable", m.cacheable), ("deprecated", m.deprecated),
-                                 ("embedded", m.embedded)) if on]
+        flags = [
+            f
+            for f, on in (
+                ("mrtr", m.mrtr),
+                ("cacheable", m.cacheable),
+                ("deprecated", m.deprecated),
+                ("embedded", m.embedded),
+            )
+            if on
+        ]
         result = f" -> {m.result_type}" if m.result_type else ""
         params = m.params_type or "-"
         if m.params_type and not m.params_required:
             params += "?"
-        print(f"  {m.name:<42} {m.kind:<12} {arrows[m.direction]:<6} {params}{result}"
-              + (f"  [{', '.join(flags)}]" if flags else ""))
+        print(
+            f"  {m.name:<42} {m.kind:<12} {arrows[m.direction]:<6} {params}{result}"
+            + (f"  [{', '.join(flags)}]" if flags else "")
+        )
     return EXIT_OK
 
 
 def cmd_schema_sync(args: argparse.Namespace) -> int:
     schema_dir = _schema_dir(args)
-    if not (schema_dir / "lock.json").exists() or schema_dir == bundled_schema_dir() and not args.schema_dir:
+    if not (schema_dir / "lock.json").exists() or (schema_dir == bundled_schema_dir() and not args.schema_dir):
         local = Path.cwd() / "schema"
         if schema_dir != local:  # first sync in a new project: start from the bundled lock
-            shutil.copytree(bundled_schema_dir(), local, dirs_exist_ok=True,
-                            ignore=lambda d, names: [n for n in names if (Path(d) / n / "schema.json").exists()])
+            shutil.copytree(
+                bundled_schema_dir(),
+                local,
+                dirs_exist_ok=True,
+                ignore=lambda d, names: [n for n in names if (Path(d) / n / "schema.json").exists()],
+            )
             schema_dir = local
     lock = load_lock(schema_dir)
     if args.update_lock:
@@ -131,8 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="manage the schema lock")
     schema_sub = schema.add_subparsers(dest="schema_command", required=True, parser_class=_Parser)
     sync_p = schema_sub.add_parser("sync", help="copy or download the locked schemas and verify their sha256")
-    sync_p.add_argument("--from", dest="source", metavar="DIR|URL",
-                        help="a directory holding <version>/schema.json, or a base URL (default: the locked URLs)")
+    sync_p.add_argument(
+        "--from",
+        dest="source",
+        metavar="DIR|URL",
+        help="a directory holding <version>/schema.json, or a base URL (default: the locked URLs)",
+    )
     sync_p.add_argument("--version", action="append", metavar="V", help="only these revisions")
     sync_p.add_argument("--update-lock", action="store_true", help="adopt the source's bytes into the lock")
     sync_p.add_argument("--era", choices=["legacy", "modern"], help="era of a revision new to the lock")

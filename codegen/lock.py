@@ -110,9 +110,13 @@ def load_lock(schema_dir: Path) -> Lock:
 
 def _fetch(source: str, version: str) -> bytes:
     if "://" in source:
-        url = source.rstrip("/") + f"/{version}/schema.json" if "{version}" not in source else source.format(version=version)
+        url = (
+            source.rstrip("/") + f"/{version}/schema.json"
+            if "{version}" not in source
+            else source.format(version=version)
+        )
         try:
-            with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - user-chosen URL
+            with urllib.request.urlopen(url, timeout=30) as response:
                 data: bytes = response.read()
                 return data
         except (urllib.error.URLError, OSError) as exc:
@@ -125,9 +129,7 @@ def _fetch(source: str, version: str) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise GeneratorError(
-            f"{path} does not exist", hint="--from DIR must hold <version>/schema.json"
-        ) from None
+        raise GeneratorError(f"{path} does not exist", hint="--from DIR must hold <version>/schema.json") from None
 
 
 def _install(target: Path, data: bytes) -> None:

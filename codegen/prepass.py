@@ -116,7 +116,7 @@ def clean_links(defs: dict[str, JSON], container: str) -> int:
             return f"`{text.strip()}`"
         for name in names:  # the renderer glues "Target" and "text" together
             if target.startswith(name) and target != name:
-                return f"`{target[len(name):]}`"
+                return f"`{target[len(name) :]}`"
         return f"`{target}`"
 
     for name, body in defs.items():
@@ -169,7 +169,7 @@ def hoist_inline_objects(defs: dict[str, JSON], container: str, prefix: str) -> 
             return
         for key, suffix in (("items", "Item"), ("additionalProperties", "Value")):
             sub = node.get(key)
-            if _is_hoistable(sub):
+            if isinstance(sub, dict) and _is_hoistable(sub):
                 node[key] = place(base + suffix, sub, f"{pointer}/{key}")
             elif isinstance(sub, dict):
                 visit_container(sub, base + suffix, f"{pointer}/{key}")

@@ -33,7 +33,9 @@ def ruff_binary() -> str:
     except (ImportError, FileNotFoundError):
         found = shutil.which("ruff")
         if found is None:
-            raise GeneratorError("ruff is not installed", hint="pip install the generator with its dependencies") from None
+            raise GeneratorError(
+                "ruff is not installed", hint="pip install the generator with its dependencies"
+            ) from None
         return found
 
 
@@ -42,8 +44,19 @@ def format_tree(root: Path, package: str) -> None:
     ruff = ruff_binary()
     common = ["--isolated", "--line-length", LINE_LENGTH, "--target-version", "py311"]
     steps = [
-        [ruff, "check", "--fix-only", "--exit-zero", "--quiet", *common, "--select", "F401,I,UP",
-         "--config", f"lint.isort.known-first-party=['{package}']", str(root)],
+        [
+            ruff,
+            "check",
+            "--fix-only",
+            "--exit-zero",
+            "--quiet",
+            *common,
+            "--select",
+            "F401,I,UP",
+            "--config",
+            f"lint.isort.known-first-party=['{package}']",
+            str(root),
+        ],
         [ruff, "format", "--quiet", *common, str(root)],
     ]
     for cmd in steps:
@@ -76,7 +89,7 @@ def _exchange(a: Path, b: Path) -> bool:
     if renameat2 is None:
         return False
     at_fdcwd, rename_exchange = -100, 2
-    rc = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    rc: int = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
     return rc == 0
 
 

@@ -1,0 +1,167 @@
+"""The derived method table matches research/spec-eras.md section 2.2 for all five revisions."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from codegen.analyze import load_overlay, stale_overlay_entries
+from codegen.ir import Protocol
+from codegen.lock import Lock
+from codegen.pipeline import analyze_revision
+from tests.conftest import ROOT, SCHEMA_DIR, VERSIONS
+
+# Transcribed from section 2.2: method -> cell per revision (2024-11-05 ... 2026-07-28).
+# C>S client to server, S>C server to client, C<>S both, MRTR embedded in InputRequiredResult,
+# "-" absent; a trailing " dep" marks a 2026 deprecation. notifications/cancelled in 2026 is
+# C->S plus S->C (stdio, to end a listen stream): both directions.
+MATRIX = """
+initialize                               C>S   C>S   C>S   C>S   -
+ping                                     C<>S  C<>S  C<>S  C<>S  -
+server/discover                          -     -     -     -     C>S
+completion/complete                      C>S   C>S   C>S   C>S   C>S
+logging/setLevel                         C>S   C>S   C>S   C>S   -
+prompts/list                             C>S   C>S   C>S   C>S   C>S
+prompts/get                              C>S   C>S   C>S   C>S   C>S
+resources/list                           C>S   C>S   C>S   C>S   C>S
+resources/templates/list                 C>S   C>S   C>S   C>S   C>S
+resources/read                           C>S   C>S   C>S   C>S   C>S
+resources/subscribe                      C>S   C>S   C>S   C>S   -
+resources/unsubscribe                    C>S   C>S   C>S   C>S   -
+subscriptions/listen                     -     -     -     -     C>S
+tools/list                               C>S   C>S   C>S   C>S   C>S
+tools/call                               C>S   C>S   C>S   C>S   C>S
+tasks/get                                -     -     -     C<>S  -
+tasks/result                             -     -     -     C<>S  -
+tasks/cancel                             -     -     -     C<>S  -
+tasks/list                               -     -     -     C<>S  -
+sampling/createMessage                   S>C   S>C   S>C   S>C   MRTR_dep
+roots/list                               S>C   S>C   S>C   S>C   MRTR_dep
+elicitation/create                       -     -     S>C   S>C   MRTR
+notifications/initialized                C>S   C>S   C>S   C>S   -
+notifications/cancelled                  C<>S  C<>S  C<>S  C<>S  C<>S
+notifications/progress                   C<>S  C<>S  C<>S  C<>S  S>C
+notifications/message                    S>C   S>C   S>C   S>C   S>C_dep
+notifications/roots/list_changed         C>S   C>S   C>S   C>S   -
+notifications/resources/list_changed     S>C   S>C   S>C   S>C   S>C
+notifications/resources/updated          S>C   S>C   S>C   S>C   S>C
+notifications/prompts/list_changed       S>C   S>C   S>C   S>C   S>C
+notifications/tools/list_changed         S>C   S>C   S>C   S>C   S>C
+notifications/subscriptions/acknowledged -     -     -     -     S>C
+notifications/tasks/status               -     -     -     C<>S  -
+notifications/elicitation/complete       -     -     -     S>C   -
+"""
+ARROWS = {"C>S": "client_to_server", "S>C": "server_to_client", "C<>S": "both", "MRTR": "server_to_client"}
+COUNTS = {"2024-11-05": 24, "2025-03-26": 24, "2025-06-18": 25, "2025-11-25": 31, "2026-07-28": 21}
+
+
+def _expected(version: str) -> dict[str, tuple[str, bool, bool]]:
+    column = VERSIONS.index(version)
+    rows = {}
+    for line in MATRIX.strip().splitlines():
+        method, *cells = line.split()
+        cell = cells[column]
+        if cell == "-":
+            continue
+        arrow, _, flag = cell.partition("_")
+        rows[method] = (ARROWS[arrow], arrow == "MRTR", flag == "dep")
+    return rows
+
+
+@pytest.fixture(scope="module")
+def protocols(lock: Lock) -> dict[str, Protocol]:
+    overlay = load_overlay(SCHEMA_DIR / "overlay.json")
+    return {v: analyze_revision(lock, v, overlay)[2] for v in VERSIONS}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_method_table_matches_section_2_2(protocols: dict[str, Protocol], version: str) -> None:
+    protocol = protocols[version]
+    got = {m.name: (m.direction, m.embedded, m.deprecated) for m in protocol.methods}
+    assert got == _expected(version)
+    assert len(protocol.methods) == COUNTS[version]
+    assert protocol.era == ("modern" if version == "2026-07-28" else "legacy")
+
+
+def test_results_and_flags(protocols: dict[str, Protocol]) -> None:
+    legacy, modern = protocols["2025-11-25"], protocols["2026-07-28"]
+    for name in ("ping", "resources/subscribe", "resources/unsubscribe", "logging/setLevel"):
+        assert legacy.method(name).result_type == "EmptyResult"
+    assert legacy.method("tools/call").task_result == "CreateTaskResult"
+    assert legacy.method("tasks/result").result_type == "GetTaskPayloadResult"
+    assert {m.name for m in modern.methods if m.mrtr} == {"tools/call", "prompts/get", "resources/read"}
+    assert {m.name for m in modern.methods if m.cacheable} == {
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+    }
+    assert modern.method("tools/call").stub_name == "call_tool"
+    assert modern.method("tools/list").stub_name == "list_tools"
+    assert modern.method("server/discover").stub_name == "discover"
+    assert protocols["2025-03-26"].batching and not any(p.batching for v, p in protocols.items() if v != "2025-03-26")
+    assert all(m.params_required for m in modern.methods if m.kind == "request" and not m.embedded)
+
+
+def test_overlay_has_no_stale_entries(lock: Lock) -> None:
+    overlay = load_overlay(SCHEMA_DIR / "overlay.json")
+    pairs = []
+    for version in VERSIONS:
+        schema, _, protocol = analyze_revision(lock, version, overlay)
+        pairs.append((schema, protocol))
+    assert stale_overlay_entries(overlay, pairs) == []
+
+
+def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    raw = json.loads((SCHEMA_DIR / "overlay.json").read_text())
+    raw["empty_result"]["methods"].append("tools/call")
+    raw["deprecated"]["2026-07-28"]["definitions"].append("NoSuchThing")
+    path = tmp_path / "overlay.json"
+    path.write_text(json.dumps(raw))
+    overlay = load_overlay(path)
+    pairs = [(s, p) for s, _, p in (analyze_revision(lock, v, overlay) for v in VERSIONS)]
+    problems = stale_overlay_entries(overlay, pairs)
+    assert any("tools/call" in p for p in problems) and any("NoSuchThing" in p for p in problems)
+
+
+def test_methods_command_prints_the_table() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codegen",
+            "--schema-dir",
+            str(SCHEMA_DIR),
+            "methods",
+            "--version",
+            "2026-07-28",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    table = json.loads(out)
+    assert table["era"] == "modern"
+    call = next(r for r in table["methods"] if r["method"] == "tools/call")
+    assert call == {
+        "method": "tools/call",
+        "kind": "request",
+        "direction": "client_to_server",
+        "definition": "CallToolRequest",
+        "params": "CallToolRequestParams",
+        "params_required": True,
+        "result": "CallToolResult",
+        "stub": "call_tool",
+        "mrtr": True,
+        "cacheable": False,
+        "deprecated": False,
+        "embedded": False,
+        "task_result": None,
+    }
