@@ -13,6 +13,9 @@ import sys
 from pathlib import Path
 
 from codegen import __version__
+from codegen.check import check
+from codegen.config import Config, load_config
+from codegen.diff import diff_sides, render_text, side_from_file, side_from_revision
 from codegen.errors import GeneratorError
 from codegen.lock import load_lock, sync, update
 from codegen.paths import bundled_schema_dir, default_schema_dir
@@ -26,24 +29,81 @@ class _Parser(argparse.ArgumentParser):
         raise GeneratorError(f"{message} (see `{self.prog} --help`)")
 
 
+def _config() -> Config:
+    return load_config(Path.cwd())
+
+
 def _schema_dir(args: argparse.Namespace) -> Path:
-    return Path(args.schema_dir) if args.schema_dir else default_schema_dir()
+    if args.schema_dir:
+        return Path(args.schema_dir)
+    return _config().schema_dir or default_schema_dir()
+
+
+def _options(args: argparse.Namespace, need_versions: bool) -> Options:
+    """CLI flags over [tool.mcp-codegen] over defaults."""
+    config = _config()
+    if getattr(args, "all", False):
+        versions: list[str] | None = []
+    elif args.version:
+        versions = list(dict.fromkeys(args.version))
+    else:
+        versions = config.versions
+    if versions is None:
+        if need_versions:
+            raise GeneratorError(
+                "say which revisions: --version V (repeatable), --all, or versions in [tool.mcp-codegen]"
+            )
+        versions = []
+    templates = Path(args.templates) if args.templates else config.templates
+    return Options(
+        schema_dir=_schema_dir(args),
+        out=Path(args.out) if args.out else config.out or Path("generated"),
+        package=args.package or config.package or "mcpgen",
+        versions=versions,
+        templates=templates,
+    )
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    if not args.all and not args.version:
-        raise GeneratorError("say which revisions: --version V (repeatable) or --all")
-    options = Options(
-        schema_dir=_schema_dir(args),
-        out=Path(args.out),
-        package=args.package,
-        versions=[] if args.all else list(dict.fromkeys(args.version)),
-        templates=Path(args.templates) if args.templates else None,
-    )
+    options = _options(args, need_versions=True)
     protocols = generate(options)
     for p in protocols:
         print(f"{p.version} ({p.era}): {len(p.methods)} methods -> {options.out / options.package / p.package}")
     return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    options = _options(args, need_versions=False)
+    report = check(options, full=args.full)
+    if report.clean:
+        return EXIT_OK
+    for line in report.diff:
+        print(line)
+    for reason in report.reasons:
+        print(f"stale: {reason}", file=sys.stderr)
+    print(
+        f"mcp-codegen: {options.out / options.package} is stale; run `mcp-codegen generate` to update it",
+        file=sys.stderr,
+    )
+    return EXIT_DIFFERENT
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    schema_dir = _schema_dir(args)
+    overlay = overlay_for(schema_dir)
+    lock = load_lock(schema_dir)
+
+    def side(spec: str):  # type: ignore[no-untyped-def]
+        if spec in lock.revisions:
+            return side_from_revision(lock, spec, overlay)
+        path = Path(spec)
+        if path.exists():
+            return side_from_file(path, overlay)
+        raise GeneratorError(f"{spec!r} is neither a locked revision ({', '.join(lock.revisions)}) nor a file")
+
+    result = diff_sides(side(args.old), side(args.new))
+    print(json.dumps(result.to_json(), indent=2) if args.json else render_text(result))
+    return EXIT_DIFFERENT if result.changed else EXIT_OK
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
@@ -132,10 +192,34 @@ def build_parser() -> argparse.ArgumentParser:
     gen = sub.add_parser("generate", help="generate the package for one or more revisions")
     gen.add_argument("--version", action="append", metavar="V", help="a revision from the lock (repeatable)")
     gen.add_argument("--all", action="store_true", help="every revision in the lock")
-    gen.add_argument("--out", default="generated", help="output directory (default: generated)")
-    gen.add_argument("--package", default="mcpgen", help="name of the generated package (default: mcpgen)")
+    gen.add_argument("--out", help="output directory (default: generated)")
+    gen.add_argument("--package", help="name of the generated package (default: mcpgen)")
     gen.add_argument("--templates", help="directory of templates overriding the built-ins by file name")
     gen.set_defaults(func=cmd_generate)
+
+    chk = sub.add_parser(
+        "check",
+        help="exit 1 with a diff if the generated tree is stale or hand-edited",
+        description="Exit 0 silently when the tree is what `generate` would write; else exit 1 with a unified diff.",
+    )
+    chk.add_argument(
+        "--version", action="append", metavar="V", help="only these revisions (default: those in the tree)"
+    )
+    chk.add_argument("--out", help="output directory (default: generated)")
+    chk.add_argument("--package", help="name of the generated package (default: mcpgen)")
+    chk.add_argument("--templates", help="directory of templates overriding the built-ins by file name")
+    chk.add_argument("--full", action="store_true", help="regenerate and compare instead of comparing hashes")
+    chk.set_defaults(func=cmd_check)
+
+    dif = sub.add_parser(
+        "diff",
+        help="semantic differences between two revisions or schema files (exit 1 if any)",
+        description="Methods, definitions (renames found by structure), fields and era; exit 1 if anything changed.",
+    )
+    dif.add_argument("old", help="a locked revision or a schema.json path")
+    dif.add_argument("new", help="a locked revision or a schema.json path")
+    dif.add_argument("--json", action="store_true", help="machine-readable output")
+    dif.set_defaults(func=cmd_diff)
 
     methods = sub.add_parser("methods", help="print the method table of a revision")
     methods.add_argument("--version", required=True, metavar="V")

@@ -6,17 +6,17 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codegen import __version__
 from codegen.analyze import Overlay, analyze, load_overlay
 from codegen.errors import GeneratorError
 from codegen.ir import Protocol
 from codegen.load import LoadedSchema, load
 from codegen.lock import Lock, load_lock
+from codegen.manifest import Inputs, read_manifest, write_manifest
 from codegen.models import generate_models
 from codegen.paths import templates_dir
 from codegen.prepass import prepass
 from codegen.render import Renderer, header
-from codegen.tree import clean_stale, format_tree, staging_dir, swap_in, write_manifest
+from codegen.tree import clean_stale, format_tree, staging_dir, swap_in
 
 RUNTIME = "_runtime"
 
@@ -68,8 +68,12 @@ def overlay_for(schema_dir: Path) -> Overlay:
     return load_overlay(schema_dir / "overlay.json")
 
 
-def generate(options: Options) -> list[Protocol]:
-    """Generate the package for the chosen revisions; returns their IR."""
+def render_package(options: Options, dest: Path, keep_from: Path | None = None) -> list[Protocol]:
+    """Write the formatted package, with its manifest, into the new directory ``dest``.
+
+    Revisions not asked for are copied from ``keep_from`` (a previous tree) with their
+    manifest entries, so a partial regeneration keeps the rest of the package.
+    """
     check_package_name(options.package)
     lock = load_lock(options.schema_dir)
     overlay = overlay_for(options.schema_dir)
@@ -79,49 +83,50 @@ def generate(options: Options) -> list[Protocol]:
     if options.templates is not None and not options.templates.is_dir():
         raise GeneratorError(f"template directory {options.templates} does not exist")
     renderer = Renderer(templates_dir(), options.templates)
+    inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates)
     revisions = [build_revision(lock, v, overlay, renderer, options.package) for v in versions]
+    entries = {v: inputs.revision_entry(lock, v) for v in versions}
 
+    dest.mkdir()
+    previous = read_manifest(keep_from) if keep_from else None
+    previous_entries = previous.get("revisions", {}) if previous else {}
+    if keep_from is not None and isinstance(previous_entries, dict):
+        for version in lock.revisions:
+            name = package_dir_name(version)
+            if version not in entries and (keep_from / name).is_dir() and version in previous_entries:
+                shutil.copytree(keep_from / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+                entries[version] = previous_entries[version]
+    for revision in revisions:
+        vdir = dest / package_dir_name(revision.protocol.version)
+        vdir.mkdir()
+        for name, text in revision.files.items():
+            (vdir / name).write_text(text, encoding="utf-8")
+    runtime = dest / RUNTIME
+    runtime.mkdir()
+    for rel, text in renderer.runtime_files().items():
+        path = runtime / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    present = sorted(entries)
+    (dest / "__init__.py").write_text(
+        renderer.package_init([(v, lock.revisions[v].era) for v in present]), encoding="utf-8"
+    )
+    (dest / "py.typed").write_text("", encoding="utf-8")
+    format_tree(dest, options.package)
+    write_manifest(dest, options.package, entries)
+    return [r.protocol for r in revisions]
+
+
+def generate(options: Options) -> list[Protocol]:
+    """Generate the package for the chosen revisions and swap it in atomically."""
     out = options.out
     clean_stale(out)
     target = out / options.package
     stage_root = staging_dir(out)
     try:
         staged = stage_root / options.package
-        staged.mkdir()
-        kept: list[str] = []
-        if target.is_dir():  # keep other revisions of a partial regeneration
-            regenerated = {package_dir_name(v) for v in versions}
-            for version in lock.revisions:
-                name = package_dir_name(version)
-                if name not in regenerated and (target / name).is_dir():
-                    shutil.copytree(target / name, staged / name, ignore=shutil.ignore_patterns("__pycache__"))
-                    kept.append(version)
-        for revision in revisions:
-            vdir = staged / package_dir_name(revision.protocol.version)
-            vdir.mkdir()
-            for name, text in revision.files.items():
-                (vdir / name).write_text(text, encoding="utf-8")
-        runtime = staged / RUNTIME
-        runtime.mkdir()
-        for rel, text in renderer.runtime_files().items():
-            path = runtime / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        present = sorted(set(versions) | set(kept))
-        (staged / "__init__.py").write_text(
-            renderer.package_init([(v, lock.revisions[v].era) for v in present]), encoding="utf-8"
-        )
-        (staged / "py.typed").write_text("", encoding="utf-8")
-        format_tree(staged, options.package)
-        write_manifest(
-            staged,
-            {
-                "generator": __version__,
-                "package": options.package,
-                "revisions": {v: lock.revisions[v].sha256 for v in present},
-            },
-        )
+        protocols = render_package(options, staged, keep_from=target if target.is_dir() else None)
         swap_in(staged, target)
     finally:
         shutil.rmtree(stage_root, ignore_errors=True)
-    return [r.protocol for r in revisions]
+    return protocols

@@ -28,7 +28,7 @@ class Renderer:
             loader=jinja2.FileSystemLoader(search),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
-            autoescape=False,  # noqa: S701 - we render Python source, not HTML
+            autoescape=False,  # we render Python source, not HTML
         )
 
     def render(self, name: str, **context: object) -> str:

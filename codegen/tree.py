@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -19,7 +17,6 @@ from pathlib import Path
 
 from codegen.errors import GeneratorError
 
-MANIFEST = "_manifest.json"
 TMP_PREFIX = ".mcpgen-tmp-"
 OLD_PREFIX = ".mcpgen-old-"
 LINE_LENGTH = "100"
@@ -63,20 +60,6 @@ def format_tree(root: Path, package: str) -> None:
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise GeneratorError(f"ruff failed on generated code: {done.stderr.strip().splitlines()[-1:]}")
-
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def write_manifest(root: Path, extra: dict[str, object]) -> None:
-    files = {
-        p.relative_to(root).as_posix(): sha256_file(p)
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name != MANIFEST and "__pycache__" not in p.parts
-    }
-    body = {**extra, "files": files}
-    (root / MANIFEST).write_text(json.dumps(body, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def _exchange(a: Path, b: Path) -> bool:

@@ -1,0 +1,62 @@
+"""``[tool.mcp-codegen]`` in pyproject.toml: the same settings as the CLI flags.
+
+Keys: ``versions`` (a list, or "all"), ``out``, ``package``, ``templates``, ``schema-dir``.
+Relative paths are relative to the pyproject's directory. CLI flags win over the file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from codegen.errors import GeneratorError
+
+KEYS = {"versions", "out", "package", "templates", "schema-dir"}
+
+
+@dataclass(frozen=True)
+class Config:
+    versions: list[str] | None = None  # None: not set; [] : all
+    out: Path | None = None
+    package: str | None = None
+    templates: Path | None = None
+    schema_dir: Path | None = None
+
+
+def load_config(directory: Path) -> Config:
+    path = directory / "pyproject.toml"
+    if not path.exists():
+        return Config()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise GeneratorError(f"{path} is not valid TOML: {exc}") from None
+    table = raw.get("tool", {}).get("mcp-codegen")
+    if table is None:
+        return Config()
+    if not isinstance(table, dict):
+        raise GeneratorError(f"{path}: [tool.mcp-codegen] must be a table")
+    unknown = sorted(set(table) - KEYS)
+    if unknown:
+        raise GeneratorError(
+            f"{path}: unknown [tool.mcp-codegen] key(s) {', '.join(unknown)} (known: {', '.join(sorted(KEYS))})"
+        )
+
+    def path_of(key: str) -> Path | None:
+        value = table.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise GeneratorError(f"{path}: [tool.mcp-codegen] {key} must be a string")
+        return directory / value
+
+    versions = table.get("versions")
+    if versions == "all":
+        versions = []
+    elif versions is not None and not (isinstance(versions, list) and all(isinstance(v, str) for v in versions)):
+        raise GeneratorError(f'{path}: [tool.mcp-codegen] versions must be a list of strings or "all"')
+    package = table.get("package")
+    if package is not None and not isinstance(package, str):
+        raise GeneratorError(f"{path}: [tool.mcp-codegen] package must be a string")
+    return Config(versions, path_of("out"), package, path_of("templates"), path_of("schema-dir"))

@@ -1,0 +1,267 @@
+"""``mcp-codegen diff A B``: what changed between two schema revisions, semantically.
+
+Both sides go through the same load -> prepass -> analyze steps as generation (without our
+patches: the report is about upstream), so legacy inline params and later named params
+compare by the same path-derived names. The
+report covers the era, methods (added, removed, direction, params/result type, params
+requiredness), definitions (added, removed, renamed, matched by structure), and fields
+(added, removed, type, requiredness).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codegen.analyze import Overlay, analyze
+from codegen.errors import GeneratorError
+from codegen.ir import Method, Protocol
+from codegen.load import LoadedSchema, parse_schema
+from codegen.lock import Lock, LockedRevision
+from codegen.prepass import prepass
+
+JSON = Any
+
+
+@dataclass(frozen=True)
+class Side:
+    label: str
+    protocol: Protocol
+    defs: dict[str, JSON]
+
+
+@dataclass
+class FieldChange:
+    definition: str
+    field: str
+    change: str  # "added" | "removed" | "type" | "constraints" | "required"
+    old: str | None = None
+    new: str | None = None
+
+
+@dataclass
+class MethodChange:
+    method: str
+    change: str  # "added" | "removed" | "direction" | "params" | "result" | "params_required" | "kind"
+    old: str | None = None
+    new: str | None = None
+
+
+@dataclass
+class SchemaDiff:
+    old: str
+    new: str
+    era: tuple[str, str] | None = None
+    methods: list[MethodChange] = field(default_factory=list)
+    definitions_added: list[str] = field(default_factory=list)
+    definitions_removed: list[str] = field(default_factory=list)
+    definitions_renamed: list[tuple[str, str]] = field(default_factory=list)
+    fields: list[FieldChange] = field(default_factory=list)
+    required_of_added: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return bool(
+            self.era
+            or self.methods
+            or self.definitions_added
+            or self.definitions_removed
+            or self.definitions_renamed
+            or self.fields
+        )
+
+    def to_json(self) -> dict[str, JSON]:
+        body = asdict(self)
+        body["changed"] = self.changed
+        return body
+
+
+def _strip(node: JSON) -> JSON:
+    if isinstance(node, dict):
+        return {k: _strip(v) for k, v in node.items() if k not in ("description", "discriminator")}
+    if isinstance(node, list):
+        return [_strip(v) for v in node]
+    return node
+
+
+def type_text(node: JSON) -> str:
+    """A short human form of a property schema: `string`, `RequestId`, `array[ContentBlock]`."""
+    if not isinstance(node, dict) or not node:
+        return "any"
+    if "$ref" in node:
+        return str(node["$ref"]).rsplit("/", 1)[-1]
+    if "const" in node:
+        return json.dumps(node["const"])
+    if "enum" in node:
+        return " | ".join(json.dumps(v) for v in node["enum"])
+    for key in ("anyOf", "oneOf"):
+        if key in node:
+            return " | ".join(type_text(b) for b in node[key])
+    if "allOf" in node:
+        return " & ".join(type_text(b) for b in node["allOf"])
+    kind = node.get("type")
+    kinds = kind if isinstance(kind, list) else [kind] if kind else []
+    if kinds == ["array"]:
+        return f"array[{type_text(node.get('items', {}))}]"
+    if kinds == ["object"] and "properties" not in node:
+        extra = node.get("additionalProperties")
+        return f"map[{type_text(extra)}]" if isinstance(extra, dict) and extra else "object"
+    return " | ".join(str(k) for k in kinds) or "any"
+
+
+def side_from_revision(lock: Lock, version: str, overlay: Overlay) -> Side:
+    data, rev = lock.read_schema(version)
+    return _side(version, parse_schema(data, rev, ()), overlay)
+
+
+def side_from_file(path: Path, overlay: Overlay) -> Side:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise GeneratorError(f"cannot read {path}: {exc.strerror}") from None
+    version = path.parent.name if path.name == "schema.json" else path.stem
+    try:
+        document = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise GeneratorError(f"{path} is not valid JSON: {exc}") from None
+    defs = document.get("$defs") or document.get("definitions") or {} if isinstance(document, dict) else {}
+    era = "legacy" if "InitializeRequest" in defs else "modern"
+    rev = LockedRevision(version, era, hashlib.sha256(data).hexdigest(), len(data), str(path))  # type: ignore[arg-type]
+    return _side(str(path), parse_schema(data, rev, ()), overlay)
+
+
+def _side(label: str, schema: LoadedSchema, overlay: Overlay) -> Side:
+    document, _ = prepass(schema)
+    return Side(label, analyze(schema, document, overlay), document[schema.container])
+
+
+def _method_key(m: Method) -> tuple[str, str]:
+    return (m.kind, m.name)
+
+
+def _method_changes(old: Protocol, new: Protocol) -> list[MethodChange]:
+    a = {_method_key(m): m for m in old.methods}
+    b = {_method_key(m): m for m in new.methods}
+    changes = []
+    for key in sorted(set(a) | set(b), key=lambda k: (k[0] != "request", k[1])):
+        name = key[1]
+        if key not in b:
+            changes.append(MethodChange(name, "removed", a[key].direction))
+        elif key not in a:
+            changes.append(MethodChange(name, "added", None, b[key].direction))
+        else:
+            x, y = a[key], b[key]
+            for attr, label in (
+                ("direction", "direction"),
+                ("params_type", "params"),
+                ("result_type", "result"),
+                ("params_required", "params_required"),
+                ("embedded", "embedded"),
+            ):
+                if getattr(x, attr) != getattr(y, attr):
+                    changes.append(MethodChange(name, label, str(getattr(x, attr)), str(getattr(y, attr))))
+    return changes
+
+
+def _fields(body: JSON) -> tuple[dict[str, JSON], set[str]]:
+    if not isinstance(body, dict):
+        return {}, set()
+    return dict(body.get("properties") or {}), set(body.get("required") or ())
+
+
+def _field_changes(name_old: str, name_new: str, old: JSON, new: JSON) -> list[FieldChange]:
+    (pa, ra), (pb, rb) = _fields(old), _fields(new)
+    changes = []
+    label = name_new if name_old == name_new else f"{name_old}->{name_new}"
+    for prop in sorted(set(pa) | set(pb)):
+        if prop not in pb:
+            changes.append(FieldChange(label, prop, "removed", type_text(pa[prop])))
+        elif prop not in pa:
+            req = "required" if prop in rb else "optional"
+            changes.append(FieldChange(label, prop, "added", None, f"{type_text(pb[prop])} ({req})"))
+        else:
+            if _strip(pa[prop]) != _strip(pb[prop]):
+                old_text, new_text = type_text(pa[prop]), type_text(pb[prop])
+                if old_text == new_text:  # same type, other keywords (maxItems, format, minimum...)
+                    old_text = json.dumps(_strip(pa[prop]), sort_keys=True)
+                    new_text = json.dumps(_strip(pb[prop]), sort_keys=True)
+                    changes.append(FieldChange(label, prop, "constraints", old_text, new_text))
+                else:
+                    changes.append(FieldChange(label, prop, "type", old_text, new_text))
+            if (prop in ra) != (prop in rb):
+                changes.append(
+                    FieldChange(
+                        label,
+                        prop,
+                        "required",
+                        "required" if prop in ra else "optional",
+                        "required" if prop in rb else "optional",
+                    )
+                )
+    return changes
+
+
+def diff_sides(old: Side, new: Side) -> SchemaDiff:
+    result = SchemaDiff(old.label, new.label)
+    if old.protocol.era != new.protocol.era:
+        result.era = (old.protocol.era, new.protocol.era)
+    result.methods = _method_changes(old.protocol, new.protocol)
+    removed = sorted(set(old.defs) - set(new.defs))
+    added = sorted(set(new.defs) - set(old.defs))
+    for name in list(removed):  # a rename keeps the structure
+        shape = json.dumps(_strip(old.defs[name]), sort_keys=True)
+        twins = [n for n in added if json.dumps(_strip(new.defs[n]), sort_keys=True) == shape]
+        if len(twins) == 1:
+            result.definitions_renamed.append((name, twins[0]))
+            removed.remove(name)
+            added.remove(twins[0])
+    result.definitions_added, result.definitions_removed = added, removed
+    for name in added:
+        _, required = _fields(new.defs[name])
+        if required:
+            result.required_of_added[name] = sorted(required)
+    pairs = [(n, n) for n in sorted(set(old.defs) & set(new.defs))] + result.definitions_renamed
+    for a, b in pairs:
+        result.fields += _field_changes(a, b, old.defs[a], new.defs[b])
+    return result
+
+
+def render_text(d: SchemaDiff) -> str:
+    lines = [f"--- {d.old}", f"+++ {d.new}"]
+    if d.era:
+        lines.append(f"era: {d.era[0]} -> {d.era[1]}")
+    if d.methods:
+        lines.append("methods:")
+        for m in d.methods:
+            if m.change == "added":
+                lines.append(f"  + {m.method} ({m.new})")
+            elif m.change == "removed":
+                lines.append(f"  - {m.method} (was {m.old})")
+            elif m.change == "embedded" and m.new == "True":
+                lines.append(f"  - {m.method}: no longer a JSON-RPC request; embedded in InputRequiredResult (MRTR)")
+            elif m.change == "embedded":
+                lines.append(f"  + {m.method}: now a JSON-RPC request (was embedded)")
+            else:
+                lines.append(f"  ~ {m.method}: {m.change} {m.old} -> {m.new}")
+    if d.definitions_added or d.definitions_removed or d.definitions_renamed:
+        lines.append("definitions:")
+        for name in d.definitions_added:
+            req = d.required_of_added.get(name)
+            lines.append(f"  + {name}" + (f" (required: {', '.join(req)})" if req else ""))
+        lines += [f"  - {name}" for name in d.definitions_removed]
+        lines += [f"  ~ {a} renamed to {b}" for a, b in d.definitions_renamed]
+    if d.fields:
+        lines.append("fields:")
+        for f in d.fields:
+            if f.change == "added":
+                lines.append(f"  + {f.definition}.{f.field}: {f.new}")
+            elif f.change == "removed":
+                lines.append(f"  - {f.definition}.{f.field} (was {f.old})")
+            else:
+                lines.append(f"  ~ {f.definition}.{f.field}: {f.change} {f.old} -> {f.new}")
+    if not d.changed:
+        lines.append("no changes")
+    return "\n".join(lines)

@@ -1,0 +1,148 @@
+"""The spec-update workflow: check, diff, [tool.mcp-codegen], template overrides, lock updates."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, SCHEMA_DIR, VERSIONS
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codegen", *args], capture_output=True, text=True, cwd=cwd, check=False
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A user project with synced schemas and nothing generated yet."""
+    schema = tmp_path / "schema"
+    shutil.copytree(SCHEMA_DIR, schema, ignore=shutil.ignore_patterns("__pycache__"))
+    assert sorted(p.name for p in schema.iterdir() if p.is_dir()) == sorted([*VERSIONS, "patches"])
+    return tmp_path
+
+
+def test_diff_2025_11_25_to_2026_07_28_reports_the_era_change() -> None:
+    done = run("diff", "2025-11-25", "2026-07-28")
+    assert done.returncode == 1, done.stderr
+    text = done.stdout
+    assert "era: legacy -> modern" in text
+    for removed in ("initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"):
+        assert f"  - {removed} (was " in text
+    for embedded in ("sampling/createMessage", "roots/list", "elicitation/create"):
+        assert f"  - {embedded}: no longer a JSON-RPC request" in text
+    assert "  + server/discover (client_to_server)" in text
+    assert "  + subscriptions/listen (client_to_server)" in text
+    for result in ("CallToolResult", "ListToolsResult", "ReadResourceResult", "CompleteResult"):
+        assert f"  + {result}.resultType: string (required)" in text
+    assert "  ~ CallToolRequestParams._meta: required optional -> required" in text
+    assert "  ~ CallToolRequestParams._meta: type CallToolRequestParamsMeta -> RequestMetaObject" in text
+    assert (
+        "  + RequestMetaObject (required: io.modelcontextprotocol/clientCapabilities, "
+        "io.modelcontextprotocol/protocolVersion)" in text
+    )
+
+    as_json = json.loads(run("diff", "2025-11-25", "2026-07-28", "--json").stdout)
+    assert as_json["changed"] is True and as_json["era"] == ["legacy", "modern"]
+    removed = {m["method"] for m in as_json["methods"] if m["change"] == "removed"}
+    assert {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"} <= removed
+
+
+def test_diff_finds_renames_by_structure_and_reports_no_change() -> None:
+    assert "  ~ AnnotatedAnnotations renamed to Annotations" in run("diff", "2024-11-05", "2025-03-26").stdout
+    same = run("diff", "2026-07-28", "2026-07-28")
+    assert same.returncode == 0 and same.stdout.strip().endswith("no changes")
+
+
+def test_check_names_a_hand_edited_file_and_generate_restores_it(project: Path) -> None:
+    assert run("generate", "--all", cwd=project).returncode == 0
+    assert run("check", cwd=project).returncode == 0
+    assert run("check", "--full", cwd=project).returncode == 0
+    edited = project / "generated" / "mcpgen" / "v2025_06_18" / "protocol.py"
+    edited.write_text(edited.read_text().replace('stub="call_tool"', 'stub="call_tool_by_hand"'))
+    done = run("check", cwd=project)
+    assert done.returncode == 1
+    assert "mcpgen/v2025_06_18/protocol.py: edited by hand" in done.stderr
+    assert '-            stub="call_tool_by_hand",' in done.stdout and '+            stub="call_tool",' in done.stdout
+    assert run("generate", "--version", "2025-06-18", cwd=project).returncode == 0
+    assert run("check", cwd=project).returncode == 0
+    (project / "generated" / "mcpgen" / "v2026_07_28" / "notes.py").write_text("x = 1\n")
+    assert "notes.py: not written by the generator" in run("check", cwd=project).stderr
+
+
+def test_a_new_optional_field_flows_from_schema_to_check_diff_and_model(project: Path, tmp_path: Path) -> None:
+    assert run("generate", "--version", "2026-07-28", cwd=project).returncode == 0
+    upstream = tmp_path / "upstream"
+    (upstream / "2026-07-28").mkdir(parents=True)
+    original = project / "schema" / "2026-07-28" / "schema.json"
+    document = json.loads(original.read_text())
+    document["$defs"]["Tool"]["properties"]["category"] = {"type": "string", "description": "A grouping."}
+    changed = upstream / "2026-07-28" / "schema.json"
+    changed.write_text(json.dumps(document, indent=4))
+    pristine = tmp_path / "pristine.json"
+    shutil.copy(original, pristine)
+
+    synced = run("schema", "sync", "--from", str(upstream), "--version", "2026-07-28", cwd=project)
+    assert synced.returncode == 2 and "does not match the lock" in synced.stderr
+    adopted = run("schema", "sync", "--from", str(upstream), "--version", "2026-07-28", "--update-lock", cwd=project)
+    assert adopted.returncode == 0, adopted.stderr
+
+    stale = run("check", cwd=project)
+    assert stale.returncode == 1 and "2026-07-28: schema changed since generation" in stale.stderr
+    assert "+    category: StrictStr | MISSING = MISSING" in stale.stdout
+
+    diff = run("diff", str(pristine), "2026-07-28", "--json", cwd=project)
+    assert diff.returncode == 1
+    report = json.loads(diff.stdout)
+    assert report["fields"] == [
+        {"definition": "Tool", "field": "category", "change": "added", "old": None, "new": "string (optional)"}
+    ]
+    assert report["methods"] == [] and report["definitions_added"] == [] and report["definitions_removed"] == []
+
+    assert run("generate", "--version", "2026-07-28", cwd=project).returncode == 0
+    assert run("check", cwd=project).returncode == 0
+    probe = (
+        "from mcpgen.v2026_07_28.models import Tool; "
+        "print(Tool(name='t', input_schema={'type': 'object'}, category='c').model_dump_json())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=project / "generated", check=True
+    )
+    assert json.loads(out.stdout)["category"] == "c"
+
+
+def test_pyproject_settings_apply_and_cli_flags_win(project: Path) -> None:
+    overrides = project / "my-templates"
+    overrides.mkdir()
+    builtin = (ROOT / "templates" / "version_init.py.j2").read_text()
+    (overrides / "version_init.py.j2").write_text(builtin + "\nCUSTOMISED = True\n")
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.mcp-codegen]\nversions = ["2025-03-26"]\nout = "src"\n'
+        'package = "acme_mcp"\ntemplates = "my-templates"\n'
+    )
+    assert run("generate", cwd=project).returncode == 0
+    package = project / "src" / "acme_mcp"
+    assert sorted(p.name for p in package.iterdir() if p.name.startswith("v")) == ["v2025_03_26"]
+    assert "CUSTOMISED = True" in (package / "v2025_03_26" / "__init__.py").read_text()
+    assert run("check", cwd=project).returncode == 0
+    (overrides / "version_init.py.j2").write_text(builtin)  # a template change makes the tree stale
+    stale = run("check", cwd=project)
+    assert stale.returncode == 1 and "templates changed since generation" in stale.stderr
+    assert run("generate", "--package", "other", "--version", "2024-11-05", cwd=project).returncode == 0
+    assert (project / "src" / "other" / "v2024_11_05" / "models.py").exists()
+    (project / "pyproject.toml").write_text("[tool.mcp-codegen]\nbogus = 1\n")
+    bad = run("generate", cwd=project)
+    assert bad.returncode == 2 and "unknown [tool.mcp-codegen] key(s) bogus" in bad.stderr
+
+
+def test_shipped_ci_integration_files_run_check() -> None:
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    assert "entry: mcp-codegen check" in hooks
+    workflow = (ROOT / "examples" / "ci" / "mcp-codegen-check.yml").read_text()
+    assert "mcp-codegen schema sync" in workflow and "mcp-codegen check" in workflow
