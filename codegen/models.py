@@ -60,7 +60,6 @@ def generate_models(document: dict[str, JSON], *, version: str, base_class: str)
         skip_root_model=True,
         extra_fields="allow",
         use_missing_sentinel=True,
-        allow_population_by_field_name=True,
         disable_timestamp=True,
         formatters=[],
     )

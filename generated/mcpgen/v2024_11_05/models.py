@@ -13,7 +13,6 @@ from mcpgen._runtime.wire_model import WireModel
 class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     blob: StrictStr
     """
@@ -42,7 +41,6 @@ class Implementation(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     version: StrictStr
@@ -70,7 +68,6 @@ class ModelHint(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr | MISSING = MISSING
     """
@@ -103,7 +100,6 @@ class ModelPreferences(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cost_priority: Annotated[
         StrictInt | StrictFloat | MISSING, Field(alias="costPriority", ge=0.0, le=1.0)
@@ -144,7 +140,6 @@ class ModelPreferences(WireModel):
 class PaginatedResult(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -170,7 +165,6 @@ class PromptArgument(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     description: StrictStr | MISSING = MISSING
     """
@@ -193,7 +187,6 @@ class PromptReference(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -215,7 +208,6 @@ class ResourceContents(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     mime_type: Annotated[StrictStr | MISSING, Field(alias="mimeType")] = MISSING
     """
@@ -234,7 +226,6 @@ class ResourceReference(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     type: Literal["ref/resource"] = "ref/resource"
     uri: StrictStr
@@ -246,7 +237,6 @@ class ResourceReference(WireModel):
 class Result(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -270,7 +260,6 @@ class Root(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr | MISSING = MISSING
     """
@@ -289,7 +278,6 @@ class Root(WireModel):
 class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     mime_type: Annotated[StrictStr | MISSING, Field(alias="mimeType")] = MISSING
     """
@@ -308,7 +296,6 @@ class TextResourceContents(WireModel):
 class AnnotatedAnnotations(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     audience: list[Role] | MISSING = MISSING
     """
@@ -329,7 +316,6 @@ class AnnotatedAnnotations(WireModel):
 class CallToolRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     arguments: dict[str, Any] | MISSING = MISSING
     name: StrictStr
@@ -338,7 +324,6 @@ class CallToolRequestParams(WireModel):
 class CancelledNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     reason: StrictStr | MISSING = MISSING
     """
@@ -355,14 +340,12 @@ class CancelledNotificationParams(WireModel):
 class ClientCapabilitiesExperimentalValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesRoots(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -373,14 +356,12 @@ class ClientCapabilitiesRoots(WireModel):
 class ClientCapabilitiesSampling(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class CompleteRequestParamsArgument(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -395,7 +376,6 @@ class CompleteRequestParamsArgument(WireModel):
 class CompleteResultCompletion(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     has_more: Annotated[StrictBool | MISSING, Field(alias="hasMore")] = MISSING
     """
@@ -414,14 +394,12 @@ class CompleteResultCompletion(WireModel):
 class CreateMessageRequestParamsMetadata(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class EmbeddedResourceAnnotations(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     audience: list[Role] | MISSING = MISSING
     """
@@ -442,7 +420,6 @@ class EmbeddedResourceAnnotations(WireModel):
 class GetPromptRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     arguments: dict[str, StrictStr] | MISSING = MISSING
     """
@@ -457,7 +434,6 @@ class GetPromptRequestParams(WireModel):
 class ImageContentAnnotations(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     audience: list[Role] | MISSING = MISSING
     """
@@ -478,7 +454,6 @@ class ImageContentAnnotations(WireModel):
 class InitializedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -492,7 +467,6 @@ class InitializedNotificationParams(WireModel):
 class JSONRPCErrorError(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: StrictInt
     """
@@ -511,7 +485,6 @@ class JSONRPCErrorError(WireModel):
 class JSONRPCNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -525,7 +498,6 @@ class JSONRPCNotificationParams(WireModel):
 class JSONRPCRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     progress_token: Annotated[ProgressToken | MISSING, Field(alias="progressToken")] = MISSING
     """
@@ -536,7 +508,6 @@ class JSONRPCRequestParamsMeta(WireModel):
 class ListPromptsRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -548,7 +519,6 @@ class ListPromptsRequestParams(WireModel):
 class ListResourceTemplatesRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -560,7 +530,6 @@ class ListResourceTemplatesRequestParams(WireModel):
 class ListResourcesRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -572,7 +541,6 @@ class ListResourcesRequestParams(WireModel):
 class ListRootsRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     progress_token: Annotated[ProgressToken | MISSING, Field(alias="progressToken")] = MISSING
     """
@@ -583,7 +551,6 @@ class ListRootsRequestParamsMeta(WireModel):
 class ListToolsRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -595,7 +562,6 @@ class ListToolsRequestParams(WireModel):
 class LoggingMessageNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     data: Any
     """
@@ -614,7 +580,6 @@ class LoggingMessageNotificationParams(WireModel):
 class NotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -628,7 +593,6 @@ class NotificationParams(WireModel):
 class PaginatedRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -640,7 +604,6 @@ class PaginatedRequestParams(WireModel):
 class PingRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     progress_token: Annotated[ProgressToken | MISSING, Field(alias="progressToken")] = MISSING
     """
@@ -651,7 +614,6 @@ class PingRequestParamsMeta(WireModel):
 class ProgressNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     progress: StrictInt | StrictFloat
     """
@@ -670,7 +632,6 @@ class ProgressNotificationParams(WireModel):
 class PromptListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -684,7 +645,6 @@ class PromptListChangedNotificationParams(WireModel):
 class ReadResourceRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -695,7 +655,6 @@ class ReadResourceRequestParams(WireModel):
 class RequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     progress_token: Annotated[ProgressToken | MISSING, Field(alias="progressToken")] = MISSING
     """
@@ -706,7 +665,6 @@ class RequestParamsMeta(WireModel):
 class ResourceAnnotations(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     audience: list[Role] | MISSING = MISSING
     """
@@ -727,7 +685,6 @@ class ResourceAnnotations(WireModel):
 class ResourceListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -741,7 +698,6 @@ class ResourceListChangedNotificationParams(WireModel):
 class ResourceTemplateAnnotations(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     audience: list[Role] | MISSING = MISSING
     """
@@ -762,7 +718,6 @@ class ResourceTemplateAnnotations(WireModel):
 class ResourceUpdatedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -773,7 +728,6 @@ class ResourceUpdatedNotificationParams(WireModel):
 class RootsListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -787,21 +741,18 @@ class RootsListChangedNotificationParams(WireModel):
 class ServerCapabilitiesExperimentalValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesLogging(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesPrompts(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -812,7 +763,6 @@ class ServerCapabilitiesPrompts(WireModel):
 class ServerCapabilitiesResources(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -827,7 +777,6 @@ class ServerCapabilitiesResources(WireModel):
 class ServerCapabilitiesTools(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -838,7 +787,6 @@ class ServerCapabilitiesTools(WireModel):
 class SetLevelRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     level: LoggingLevel
     """
@@ -849,7 +797,6 @@ class SetLevelRequestParams(WireModel):
 class SubscribeRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -860,7 +807,6 @@ class SubscribeRequestParams(WireModel):
 class TextContentAnnotations(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     audience: list[Role] | MISSING = MISSING
     """
@@ -881,14 +827,12 @@ class TextContentAnnotations(WireModel):
 class ToolInputSchemaPropertiesValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ToolListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -902,7 +846,6 @@ class ToolListChangedNotificationParams(WireModel):
 class UnsubscribeRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -917,7 +860,6 @@ class AnnotatedModel(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: AnnotatedAnnotations | MISSING = MISSING
 
@@ -929,7 +871,6 @@ class CallToolRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["tools/call"] = "tools/call"
     params: CallToolRequestParams
@@ -948,7 +889,6 @@ class CancelledNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/cancelled"] = "notifications/cancelled"
     params: CancelledNotificationParams
@@ -961,7 +901,6 @@ class ClientCapabilities(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     experimental: dict[str, ClientCapabilitiesExperimentalValue] | MISSING = MISSING
     """
@@ -984,7 +923,6 @@ class CompleteResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1003,7 +941,6 @@ class EmbeddedResource(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: EmbeddedResourceAnnotations | MISSING = MISSING
     resource: TextResourceContents | BlobResourceContents
@@ -1020,7 +957,6 @@ class GetPromptRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["prompts/get"] = "prompts/get"
     params: GetPromptRequestParams
@@ -1033,7 +969,6 @@ class ImageContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: ImageContentAnnotations | MISSING = MISSING
     data: StrictStr
@@ -1054,7 +989,6 @@ class InitializedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/initialized"] = "notifications/initialized"
     params: InitializedNotificationParams | MISSING = MISSING
@@ -1067,7 +1001,6 @@ class JSONRPCError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     error: JSONRPCErrorError
     id: RequestId
@@ -1081,7 +1014,6 @@ class JSONRPCNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: StrictStr
@@ -1095,7 +1027,6 @@ class JSONRPCResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1109,7 +1040,6 @@ class ListPromptsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["prompts/list"] = "prompts/list"
     params: ListPromptsRequestParams | MISSING = MISSING
@@ -1122,7 +1052,6 @@ class ListResourceTemplatesRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/templates/list"] = "resources/templates/list"
     params: ListResourceTemplatesRequestParams | MISSING = MISSING
@@ -1135,7 +1064,6 @@ class ListResourcesRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/list"] = "resources/list"
     params: ListResourcesRequestParams | MISSING = MISSING
@@ -1150,7 +1078,6 @@ class ListRootsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1166,7 +1093,6 @@ class ListToolsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["tools/list"] = "tools/list"
     params: ListToolsRequestParams | MISSING = MISSING
@@ -1179,7 +1105,6 @@ class LoggingMessageNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/message"] = "notifications/message"
     params: LoggingMessageNotificationParams
@@ -1188,7 +1113,6 @@ class LoggingMessageNotification(WireModel):
 class Notification(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: NotificationParams | MISSING = MISSING
@@ -1197,7 +1121,6 @@ class Notification(WireModel):
 class PaginatedRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: PaginatedRequestParams | MISSING = MISSING
@@ -1210,7 +1133,6 @@ class ProgressNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/progress"] = "notifications/progress"
     params: ProgressNotificationParams
@@ -1223,7 +1145,6 @@ class Prompt(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     arguments: list[PromptArgument] | MISSING = MISSING
     """
@@ -1246,7 +1167,6 @@ class PromptListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/prompts/list_changed"] = "notifications/prompts/list_changed"
     params: PromptListChangedNotificationParams | MISSING = MISSING
@@ -1259,7 +1179,6 @@ class ReadResourceRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/read"] = "resources/read"
     params: ReadResourceRequestParams
@@ -1272,7 +1191,6 @@ class ReadResourceResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1288,7 +1206,6 @@ class Resource(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: ResourceAnnotations | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -1326,7 +1243,6 @@ class ResourceListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/resources/list_changed"] = "notifications/resources/list_changed"
     params: ResourceListChangedNotificationParams | MISSING = MISSING
@@ -1339,7 +1255,6 @@ class ResourceTemplate(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: ResourceTemplateAnnotations | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -1371,7 +1286,6 @@ class ResourceUpdatedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/resources/updated"] = "notifications/resources/updated"
     params: ResourceUpdatedNotificationParams
@@ -1386,7 +1300,6 @@ class RootsListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/roots/list_changed"] = "notifications/roots/list_changed"
     params: RootsListChangedNotificationParams | MISSING = MISSING
@@ -1399,7 +1312,6 @@ class ServerCapabilities(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     experimental: dict[str, ServerCapabilitiesExperimentalValue] | MISSING = MISSING
     """
@@ -1430,7 +1342,6 @@ class SetLevelRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["logging/setLevel"] = "logging/setLevel"
     params: SetLevelRequestParams
@@ -1443,7 +1354,6 @@ class SubscribeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/subscribe"] = "resources/subscribe"
     params: SubscribeRequestParams
@@ -1456,7 +1366,6 @@ class TextContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: TextContentAnnotations | MISSING = MISSING
     text: StrictStr
@@ -1473,7 +1382,6 @@ class ToolListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/tools/list_changed"] = "notifications/tools/list_changed"
     params: ToolListChangedNotificationParams | MISSING = MISSING
@@ -1486,7 +1394,6 @@ class UnsubscribeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/unsubscribe"] = "resources/unsubscribe"
     params: UnsubscribeRequestParams
@@ -1495,7 +1402,6 @@ class UnsubscribeRequest(WireModel):
 class CompleteRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     argument: CompleteRequestParamsArgument
     """
@@ -1507,7 +1413,6 @@ class CompleteRequestParams(WireModel):
 class InitializeRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     capabilities: ClientCapabilities
     client_info: Annotated[Implementation, Field(alias="clientInfo")]
@@ -1520,7 +1425,6 @@ class InitializeRequestParams(WireModel):
 class JSONRPCRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1531,7 +1435,6 @@ class JSONRPCRequestParams(WireModel):
 class ListRootsRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1542,7 +1445,6 @@ class ListRootsRequestParams(WireModel):
 class PingRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1553,7 +1455,6 @@ class PingRequestParams(WireModel):
 class RequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1564,7 +1465,6 @@ class RequestParams(WireModel):
 class ToolInputSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     properties: dict[str, ToolInputSchemaPropertiesValue] | MISSING = MISSING
     required: list[StrictStr] | MISSING = MISSING
@@ -1592,7 +1492,6 @@ class CallToolResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1626,7 +1525,6 @@ class CompleteRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["completion/complete"] = "completion/complete"
     params: CompleteRequestParams
@@ -1639,7 +1537,6 @@ class CreateMessageResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1664,7 +1561,6 @@ class InitializeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["initialize"] = "initialize"
     params: InitializeRequestParams
@@ -1677,7 +1573,6 @@ class InitializeResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1704,7 +1599,6 @@ class JSONRPCRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1719,7 +1613,6 @@ class ListPromptsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1740,7 +1633,6 @@ class ListResourceTemplatesResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1761,7 +1653,6 @@ class ListResourcesResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1788,7 +1679,6 @@ class ListRootsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["roots/list"] = "roots/list"
     params: ListRootsRequestParams | MISSING = MISSING
@@ -1801,7 +1691,6 @@ class PingRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["ping"] = "ping"
     params: PingRequestParams | MISSING = MISSING
@@ -1817,7 +1706,6 @@ class PromptMessage(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     content: Annotated[TextContent | ImageContent | EmbeddedResource, Field(discriminator="type")]
     role: Role
@@ -1826,7 +1714,6 @@ class PromptMessage(WireModel):
 class Request(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: RequestParams | MISSING = MISSING
@@ -1839,7 +1726,6 @@ class SamplingMessage(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     content: Annotated[TextContent | ImageContent, Field(discriminator="type")]
     role: Role
@@ -1867,7 +1753,6 @@ class Tool(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     description: StrictStr | MISSING = MISSING
     """
@@ -1886,7 +1771,6 @@ class Tool(WireModel):
 class CreateMessageRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     include_context: Annotated[
         Literal["allServers", "none", "thisServer"] | MISSING, Field(alias="includeContext")
@@ -1948,7 +1832,6 @@ class CreateMessageRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["sampling/createMessage"] = "sampling/createMessage"
     params: CreateMessageRequestParams
@@ -1961,7 +1844,6 @@ class GetPromptResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1986,7 +1868,6 @@ class ListToolsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """

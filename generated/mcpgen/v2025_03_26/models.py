@@ -13,7 +13,6 @@ from mcpgen._runtime.wire_model import WireModel
 class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     blob: StrictStr
     """
@@ -42,7 +41,6 @@ class Implementation(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     version: StrictStr
@@ -70,7 +68,6 @@ class ModelHint(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr | MISSING = MISSING
     """
@@ -103,7 +100,6 @@ class ModelPreferences(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cost_priority: Annotated[
         StrictInt | StrictFloat | MISSING, Field(alias="costPriority", ge=0.0, le=1.0)
@@ -144,7 +140,6 @@ class ModelPreferences(WireModel):
 class PaginatedResult(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -170,7 +165,6 @@ class PromptArgument(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     description: StrictStr | MISSING = MISSING
     """
@@ -193,7 +187,6 @@ class PromptReference(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -215,7 +208,6 @@ class ResourceContents(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     mime_type: Annotated[StrictStr | MISSING, Field(alias="mimeType")] = MISSING
     """
@@ -234,7 +226,6 @@ class ResourceReference(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     type: Literal["ref/resource"] = "ref/resource"
     uri: StrictStr
@@ -246,7 +237,6 @@ class ResourceReference(WireModel):
 class Result(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -270,7 +260,6 @@ class Root(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr | MISSING = MISSING
     """
@@ -289,7 +278,6 @@ class Root(WireModel):
 class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     mime_type: Annotated[StrictStr | MISSING, Field(alias="mimeType")] = MISSING
     """
@@ -319,7 +307,6 @@ class ToolAnnotations(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     destructive_hint: Annotated[StrictBool | MISSING, Field(alias="destructiveHint")] = MISSING
     """
@@ -363,7 +350,6 @@ class ToolAnnotations(WireModel):
 class CallToolRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     arguments: dict[str, Any] | MISSING = MISSING
     name: StrictStr
@@ -372,7 +358,6 @@ class CallToolRequestParams(WireModel):
 class CancelledNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     reason: StrictStr | MISSING = MISSING
     """
@@ -389,14 +374,12 @@ class CancelledNotificationParams(WireModel):
 class ClientCapabilitiesExperimentalValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesRoots(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -407,14 +390,12 @@ class ClientCapabilitiesRoots(WireModel):
 class ClientCapabilitiesSampling(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class CompleteRequestParamsArgument(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -429,7 +410,6 @@ class CompleteRequestParamsArgument(WireModel):
 class CompleteResultCompletion(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     has_more: Annotated[StrictBool | MISSING, Field(alias="hasMore")] = MISSING
     """
@@ -448,14 +428,12 @@ class CompleteResultCompletion(WireModel):
 class CreateMessageRequestParamsMetadata(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class GetPromptRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     arguments: dict[str, StrictStr] | MISSING = MISSING
     """
@@ -470,7 +448,6 @@ class GetPromptRequestParams(WireModel):
 class InitializedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -484,7 +461,6 @@ class InitializedNotificationParams(WireModel):
 class JSONRPCErrorError(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: StrictInt
     """
@@ -503,7 +479,6 @@ class JSONRPCErrorError(WireModel):
 class JSONRPCNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -517,7 +492,6 @@ class JSONRPCNotificationParams(WireModel):
 class JSONRPCRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     progress_token: Annotated[ProgressToken | MISSING, Field(alias="progressToken")] = MISSING
     """
@@ -528,7 +502,6 @@ class JSONRPCRequestParamsMeta(WireModel):
 class ListPromptsRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -540,7 +513,6 @@ class ListPromptsRequestParams(WireModel):
 class ListResourceTemplatesRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -552,7 +524,6 @@ class ListResourceTemplatesRequestParams(WireModel):
 class ListResourcesRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -564,7 +535,6 @@ class ListResourcesRequestParams(WireModel):
 class ListRootsRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     progress_token: Annotated[ProgressToken | MISSING, Field(alias="progressToken")] = MISSING
     """
@@ -575,7 +545,6 @@ class ListRootsRequestParamsMeta(WireModel):
 class ListToolsRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -587,7 +556,6 @@ class ListToolsRequestParams(WireModel):
 class LoggingMessageNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     data: Any
     """
@@ -606,7 +574,6 @@ class LoggingMessageNotificationParams(WireModel):
 class NotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -620,7 +587,6 @@ class NotificationParams(WireModel):
 class PaginatedRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -632,7 +598,6 @@ class PaginatedRequestParams(WireModel):
 class PingRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     progress_token: Annotated[ProgressToken | MISSING, Field(alias="progressToken")] = MISSING
     """
@@ -643,7 +608,6 @@ class PingRequestParamsMeta(WireModel):
 class ProgressNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     message: StrictStr | MISSING = MISSING
     """
@@ -666,7 +630,6 @@ class ProgressNotificationParams(WireModel):
 class PromptListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -680,7 +643,6 @@ class PromptListChangedNotificationParams(WireModel):
 class ReadResourceRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -691,7 +653,6 @@ class ReadResourceRequestParams(WireModel):
 class RequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     progress_token: Annotated[ProgressToken | MISSING, Field(alias="progressToken")] = MISSING
     """
@@ -702,7 +663,6 @@ class RequestParamsMeta(WireModel):
 class ResourceListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -716,7 +676,6 @@ class ResourceListChangedNotificationParams(WireModel):
 class ResourceUpdatedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -727,7 +686,6 @@ class ResourceUpdatedNotificationParams(WireModel):
 class RootsListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -741,28 +699,24 @@ class RootsListChangedNotificationParams(WireModel):
 class ServerCapabilitiesCompletions(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesExperimentalValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesLogging(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesPrompts(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -773,7 +727,6 @@ class ServerCapabilitiesPrompts(WireModel):
 class ServerCapabilitiesResources(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -788,7 +741,6 @@ class ServerCapabilitiesResources(WireModel):
 class ServerCapabilitiesTools(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -799,7 +751,6 @@ class ServerCapabilitiesTools(WireModel):
 class SetLevelRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     level: LoggingLevel
     """
@@ -810,7 +761,6 @@ class SetLevelRequestParams(WireModel):
 class SubscribeRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -821,14 +771,12 @@ class SubscribeRequestParams(WireModel):
 class ToolInputSchemaPropertiesValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ToolListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -842,7 +790,6 @@ class ToolListChangedNotificationParams(WireModel):
 class UnsubscribeRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -857,7 +804,6 @@ class Annotations(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     audience: list[Role] | MISSING = MISSING
     """
@@ -882,7 +828,6 @@ class AudioContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: Annotations | MISSING = MISSING
     """
@@ -906,7 +851,6 @@ class CallToolRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["tools/call"] = "tools/call"
     params: CallToolRequestParams
@@ -925,7 +869,6 @@ class CancelledNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/cancelled"] = "notifications/cancelled"
     params: CancelledNotificationParams
@@ -938,7 +881,6 @@ class ClientCapabilities(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     experimental: dict[str, ClientCapabilitiesExperimentalValue] | MISSING = MISSING
     """
@@ -961,7 +903,6 @@ class CompleteResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -980,7 +921,6 @@ class EmbeddedResource(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: Annotations | MISSING = MISSING
     """
@@ -1000,7 +940,6 @@ class GetPromptRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["prompts/get"] = "prompts/get"
     params: GetPromptRequestParams
@@ -1013,7 +952,6 @@ class ImageContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: Annotations | MISSING = MISSING
     """
@@ -1037,7 +975,6 @@ class InitializedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/initialized"] = "notifications/initialized"
     params: InitializedNotificationParams | MISSING = MISSING
@@ -1050,7 +987,6 @@ class JSONRPCError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     error: JSONRPCErrorError
     id: RequestId
@@ -1064,7 +1000,6 @@ class JSONRPCNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: StrictStr
@@ -1078,7 +1013,6 @@ class JSONRPCResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1092,7 +1026,6 @@ class ListPromptsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["prompts/list"] = "prompts/list"
     params: ListPromptsRequestParams | MISSING = MISSING
@@ -1105,7 +1038,6 @@ class ListResourceTemplatesRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/templates/list"] = "resources/templates/list"
     params: ListResourceTemplatesRequestParams | MISSING = MISSING
@@ -1118,7 +1050,6 @@ class ListResourcesRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/list"] = "resources/list"
     params: ListResourcesRequestParams | MISSING = MISSING
@@ -1133,7 +1064,6 @@ class ListRootsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1149,7 +1079,6 @@ class ListToolsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["tools/list"] = "tools/list"
     params: ListToolsRequestParams | MISSING = MISSING
@@ -1162,7 +1091,6 @@ class LoggingMessageNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/message"] = "notifications/message"
     params: LoggingMessageNotificationParams
@@ -1171,7 +1099,6 @@ class LoggingMessageNotification(WireModel):
 class Notification(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: NotificationParams | MISSING = MISSING
@@ -1180,7 +1107,6 @@ class Notification(WireModel):
 class PaginatedRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: PaginatedRequestParams | MISSING = MISSING
@@ -1193,7 +1119,6 @@ class ProgressNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/progress"] = "notifications/progress"
     params: ProgressNotificationParams
@@ -1206,7 +1131,6 @@ class Prompt(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     arguments: list[PromptArgument] | MISSING = MISSING
     """
@@ -1229,7 +1153,6 @@ class PromptListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/prompts/list_changed"] = "notifications/prompts/list_changed"
     params: PromptListChangedNotificationParams | MISSING = MISSING
@@ -1242,7 +1165,6 @@ class ReadResourceRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/read"] = "resources/read"
     params: ReadResourceRequestParams
@@ -1255,7 +1177,6 @@ class ReadResourceResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1271,7 +1192,6 @@ class Resource(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: Annotations | MISSING = MISSING
     """
@@ -1312,7 +1232,6 @@ class ResourceListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/resources/list_changed"] = "notifications/resources/list_changed"
     params: ResourceListChangedNotificationParams | MISSING = MISSING
@@ -1325,7 +1244,6 @@ class ResourceTemplate(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: Annotations | MISSING = MISSING
     """
@@ -1360,7 +1278,6 @@ class ResourceUpdatedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/resources/updated"] = "notifications/resources/updated"
     params: ResourceUpdatedNotificationParams
@@ -1375,7 +1292,6 @@ class RootsListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/roots/list_changed"] = "notifications/roots/list_changed"
     params: RootsListChangedNotificationParams | MISSING = MISSING
@@ -1388,7 +1304,6 @@ class ServerCapabilities(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     completions: ServerCapabilitiesCompletions | MISSING = MISSING
     """
@@ -1423,7 +1338,6 @@ class SetLevelRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["logging/setLevel"] = "logging/setLevel"
     params: SetLevelRequestParams
@@ -1436,7 +1350,6 @@ class SubscribeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/subscribe"] = "resources/subscribe"
     params: SubscribeRequestParams
@@ -1449,7 +1362,6 @@ class TextContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: Annotations | MISSING = MISSING
     """
@@ -1469,7 +1381,6 @@ class ToolListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/tools/list_changed"] = "notifications/tools/list_changed"
     params: ToolListChangedNotificationParams | MISSING = MISSING
@@ -1482,7 +1393,6 @@ class UnsubscribeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/unsubscribe"] = "resources/unsubscribe"
     params: UnsubscribeRequestParams
@@ -1491,7 +1401,6 @@ class UnsubscribeRequest(WireModel):
 class CompleteRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     argument: CompleteRequestParamsArgument
     """
@@ -1503,7 +1412,6 @@ class CompleteRequestParams(WireModel):
 class InitializeRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     capabilities: ClientCapabilities
     client_info: Annotated[Implementation, Field(alias="clientInfo")]
@@ -1516,7 +1424,6 @@ class InitializeRequestParams(WireModel):
 class JSONRPCRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1527,7 +1434,6 @@ class JSONRPCRequestParams(WireModel):
 class ListRootsRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1538,7 +1444,6 @@ class ListRootsRequestParams(WireModel):
 class PingRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1549,7 +1454,6 @@ class PingRequestParams(WireModel):
 class RequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1560,7 +1464,6 @@ class RequestParams(WireModel):
 class ToolInputSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     properties: dict[str, ToolInputSchemaPropertiesValue] | MISSING = MISSING
     required: list[StrictStr] | MISSING = MISSING
@@ -1591,7 +1494,6 @@ class CallToolResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1625,7 +1527,6 @@ class CompleteRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["completion/complete"] = "completion/complete"
     params: CompleteRequestParams
@@ -1638,7 +1539,6 @@ class CreateMessageResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1663,7 +1563,6 @@ class InitializeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["initialize"] = "initialize"
     params: InitializeRequestParams
@@ -1676,7 +1575,6 @@ class InitializeResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1709,7 +1607,6 @@ class JSONRPCRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1724,7 +1621,6 @@ class ListPromptsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1745,7 +1641,6 @@ class ListResourceTemplatesResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1766,7 +1661,6 @@ class ListResourcesResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1793,7 +1687,6 @@ class ListRootsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["roots/list"] = "roots/list"
     params: ListRootsRequestParams | MISSING = MISSING
@@ -1806,7 +1699,6 @@ class PingRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["ping"] = "ping"
     params: PingRequestParams | MISSING = MISSING
@@ -1822,7 +1714,6 @@ class PromptMessage(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     content: Annotated[
         TextContent | ImageContent | AudioContent | EmbeddedResource, Field(discriminator="type")
@@ -1833,7 +1724,6 @@ class PromptMessage(WireModel):
 class Request(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: RequestParams | MISSING = MISSING
@@ -1846,7 +1736,6 @@ class SamplingMessage(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     content: Annotated[TextContent | ImageContent | AudioContent, Field(discriminator="type")]
     role: Role
@@ -1874,7 +1763,6 @@ class Tool(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     annotations: ToolAnnotations | MISSING = MISSING
     """
@@ -1899,7 +1787,6 @@ class Tool(WireModel):
 class CreateMessageRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     include_context: Annotated[
         Literal["allServers", "none", "thisServer"] | MISSING, Field(alias="includeContext")
@@ -1961,7 +1848,6 @@ class CreateMessageRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["sampling/createMessage"] = "sampling/createMessage"
     params: CreateMessageRequestParams
@@ -1974,7 +1860,6 @@ class GetPromptResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2016,7 +1901,6 @@ class ListToolsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """

@@ -17,7 +17,6 @@ class BaseMetadata(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -37,7 +36,6 @@ class BaseMetadata(WireModel):
 class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -60,7 +58,6 @@ class BlobResourceContents(WireModel):
 class BooleanSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictBool | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -81,7 +78,6 @@ class ElicitResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -104,7 +100,6 @@ class ElicitResult(WireModel):
 class EnumSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     description: StrictStr | MISSING = MISSING
     enum: list[StrictStr]
@@ -120,7 +115,6 @@ class Implementation(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -160,7 +154,6 @@ class ModelHint(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr | MISSING = MISSING
     """
@@ -193,7 +186,6 @@ class ModelPreferences(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cost_priority: Annotated[
         StrictInt | StrictFloat | MISSING, Field(alias="costPriority", ge=0.0, le=1.0)
@@ -234,7 +226,6 @@ class ModelPreferences(WireModel):
 class NumberSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     description: StrictStr | MISSING = MISSING
     maximum: StrictInt | StrictFloat | MISSING = MISSING
@@ -246,7 +237,6 @@ class NumberSchema(WireModel):
 class PaginatedResult(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -272,7 +262,6 @@ class PromptArgument(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     description: StrictStr | MISSING = MISSING
     """
@@ -304,7 +293,6 @@ class PromptReference(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -335,7 +323,6 @@ class ResourceContents(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -358,7 +345,6 @@ class ResourceTemplateReference(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     type: Literal["ref/resource"] = "ref/resource"
     uri: StrictStr
@@ -370,7 +356,6 @@ class ResourceTemplateReference(WireModel):
 class Result(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -394,7 +379,6 @@ class Root(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -417,7 +401,6 @@ class Root(WireModel):
 class StringSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     description: StrictStr | MISSING = MISSING
     format: Literal["date", "date-time", "email", "uri"] | MISSING = MISSING
@@ -430,7 +413,6 @@ class StringSchema(WireModel):
 class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -464,7 +446,6 @@ class ToolAnnotations(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     destructive_hint: Annotated[StrictBool | MISSING, Field(alias="destructiveHint")] = MISSING
     """
@@ -508,7 +489,6 @@ class ToolAnnotations(WireModel):
 class CallToolRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     arguments: dict[str, Any] | MISSING = MISSING
     name: StrictStr
@@ -517,7 +497,6 @@ class CallToolRequestParams(WireModel):
 class CancelledNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     reason: StrictStr | MISSING = MISSING
     """
@@ -534,21 +513,18 @@ class CancelledNotificationParams(WireModel):
 class ClientCapabilitiesElicitation(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesExperimentalValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesRoots(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -559,14 +535,12 @@ class ClientCapabilitiesRoots(WireModel):
 class ClientCapabilitiesSampling(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class CompleteRequestParamsArgument(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -581,7 +555,6 @@ class CompleteRequestParamsArgument(WireModel):
 class CompleteRequestParamsContext(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     arguments: dict[str, StrictStr] | MISSING = MISSING
     """
@@ -592,7 +565,6 @@ class CompleteRequestParamsContext(WireModel):
 class CompleteResultCompletion(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     has_more: Annotated[StrictBool | MISSING, Field(alias="hasMore")] = MISSING
     """
@@ -611,14 +583,12 @@ class CompleteResultCompletion(WireModel):
 class CreateMessageRequestParamsMetadata(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class GetPromptRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     arguments: dict[str, StrictStr] | MISSING = MISSING
     """
@@ -633,7 +603,6 @@ class GetPromptRequestParams(WireModel):
 class InitializedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -647,7 +616,6 @@ class InitializedNotificationParams(WireModel):
 class JSONRPCErrorError(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: StrictInt
     """
@@ -666,7 +634,6 @@ class JSONRPCErrorError(WireModel):
 class JSONRPCNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -680,7 +647,6 @@ class JSONRPCNotificationParams(WireModel):
 class JSONRPCRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -694,7 +660,6 @@ class JSONRPCRequestParamsMeta(WireModel):
 class ListPromptsRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -706,7 +671,6 @@ class ListPromptsRequestParams(WireModel):
 class ListResourceTemplatesRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -718,7 +682,6 @@ class ListResourceTemplatesRequestParams(WireModel):
 class ListResourcesRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -730,7 +693,6 @@ class ListResourcesRequestParams(WireModel):
 class ListRootsRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -744,7 +706,6 @@ class ListRootsRequestParamsMeta(WireModel):
 class ListToolsRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -756,7 +717,6 @@ class ListToolsRequestParams(WireModel):
 class LoggingMessageNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     data: Any
     """
@@ -775,7 +735,6 @@ class LoggingMessageNotificationParams(WireModel):
 class NotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -789,7 +748,6 @@ class NotificationParams(WireModel):
 class PaginatedRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cursor: StrictStr | MISSING = MISSING
     """
@@ -801,7 +759,6 @@ class PaginatedRequestParams(WireModel):
 class PingRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -815,7 +772,6 @@ class PingRequestParamsMeta(WireModel):
 class ProgressNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     message: StrictStr | MISSING = MISSING
     """
@@ -838,7 +794,6 @@ class ProgressNotificationParams(WireModel):
 class PromptListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -852,7 +807,6 @@ class PromptListChangedNotificationParams(WireModel):
 class ReadResourceRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -863,7 +817,6 @@ class ReadResourceRequestParams(WireModel):
 class RequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -877,7 +830,6 @@ class RequestParamsMeta(WireModel):
 class ResourceListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -891,7 +843,6 @@ class ResourceListChangedNotificationParams(WireModel):
 class ResourceUpdatedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -902,7 +853,6 @@ class ResourceUpdatedNotificationParams(WireModel):
 class RootsListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -916,28 +866,24 @@ class RootsListChangedNotificationParams(WireModel):
 class ServerCapabilitiesCompletions(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesExperimentalValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesLogging(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesPrompts(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -948,7 +894,6 @@ class ServerCapabilitiesPrompts(WireModel):
 class ServerCapabilitiesResources(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -963,7 +908,6 @@ class ServerCapabilitiesResources(WireModel):
 class ServerCapabilitiesTools(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -974,7 +918,6 @@ class ServerCapabilitiesTools(WireModel):
 class SetLevelRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     level: LoggingLevel
     """
@@ -985,7 +928,6 @@ class SetLevelRequestParams(WireModel):
 class SubscribeRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -996,14 +938,12 @@ class SubscribeRequestParams(WireModel):
 class ToolInputSchemaPropertiesValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ToolListChangedNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1017,14 +957,12 @@ class ToolListChangedNotificationParams(WireModel):
 class ToolOutputSchemaPropertiesValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class UnsubscribeRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     uri: StrictStr
     """
@@ -1039,7 +977,6 @@ class Annotations(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     audience: list[Role] | MISSING = MISSING
     """
@@ -1073,7 +1010,6 @@ class AudioContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1101,7 +1037,6 @@ class CallToolRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["tools/call"] = "tools/call"
     params: CallToolRequestParams
@@ -1120,7 +1055,6 @@ class CancelledNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/cancelled"] = "notifications/cancelled"
     params: CancelledNotificationParams
@@ -1133,7 +1067,6 @@ class ClientCapabilities(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     elicitation: ClientCapabilitiesElicitation | MISSING = MISSING
     """
@@ -1160,7 +1093,6 @@ class CompleteResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1179,7 +1111,6 @@ class EmbeddedResource(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1203,7 +1134,6 @@ class GetPromptRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["prompts/get"] = "prompts/get"
     params: GetPromptRequestParams
@@ -1216,7 +1146,6 @@ class ImageContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1244,7 +1173,6 @@ class InitializedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/initialized"] = "notifications/initialized"
     params: InitializedNotificationParams | MISSING = MISSING
@@ -1257,7 +1185,6 @@ class JSONRPCError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     error: JSONRPCErrorError
     id: RequestId
@@ -1271,7 +1198,6 @@ class JSONRPCNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: StrictStr
@@ -1285,7 +1211,6 @@ class JSONRPCResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1299,7 +1224,6 @@ class ListPromptsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["prompts/list"] = "prompts/list"
     params: ListPromptsRequestParams | MISSING = MISSING
@@ -1312,7 +1236,6 @@ class ListResourceTemplatesRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/templates/list"] = "resources/templates/list"
     params: ListResourceTemplatesRequestParams | MISSING = MISSING
@@ -1325,7 +1248,6 @@ class ListResourcesRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/list"] = "resources/list"
     params: ListResourcesRequestParams | MISSING = MISSING
@@ -1340,7 +1262,6 @@ class ListRootsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1356,7 +1277,6 @@ class ListToolsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["tools/list"] = "tools/list"
     params: ListToolsRequestParams | MISSING = MISSING
@@ -1369,7 +1289,6 @@ class LoggingMessageNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/message"] = "notifications/message"
     params: LoggingMessageNotificationParams
@@ -1378,7 +1297,6 @@ class LoggingMessageNotification(WireModel):
 class Notification(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: NotificationParams | MISSING = MISSING
@@ -1387,7 +1305,6 @@ class Notification(WireModel):
 class PaginatedRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: PaginatedRequestParams | MISSING = MISSING
@@ -1409,7 +1326,6 @@ class ProgressNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/progress"] = "notifications/progress"
     params: ProgressNotificationParams
@@ -1422,7 +1338,6 @@ class Prompt(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1458,7 +1373,6 @@ class PromptListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/prompts/list_changed"] = "notifications/prompts/list_changed"
     params: PromptListChangedNotificationParams | MISSING = MISSING
@@ -1471,7 +1385,6 @@ class ReadResourceRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/read"] = "resources/read"
     params: ReadResourceRequestParams
@@ -1484,7 +1397,6 @@ class ReadResourceResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1500,7 +1412,6 @@ class Resource(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1554,7 +1465,6 @@ class ResourceLink(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1607,7 +1517,6 @@ class ResourceListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/resources/list_changed"] = "notifications/resources/list_changed"
     params: ResourceListChangedNotificationParams | MISSING = MISSING
@@ -1620,7 +1529,6 @@ class ResourceTemplate(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1666,7 +1574,6 @@ class ResourceUpdatedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/resources/updated"] = "notifications/resources/updated"
     params: ResourceUpdatedNotificationParams
@@ -1681,7 +1588,6 @@ class RootsListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/roots/list_changed"] = "notifications/roots/list_changed"
     params: RootsListChangedNotificationParams | MISSING = MISSING
@@ -1694,7 +1600,6 @@ class ServerCapabilities(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     completions: ServerCapabilitiesCompletions | MISSING = MISSING
     """
@@ -1729,7 +1634,6 @@ class SetLevelRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["logging/setLevel"] = "logging/setLevel"
     params: SetLevelRequestParams
@@ -1742,7 +1646,6 @@ class SubscribeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/subscribe"] = "resources/subscribe"
     params: SubscribeRequestParams
@@ -1755,7 +1658,6 @@ class TextContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1779,7 +1681,6 @@ class ToolListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["notifications/tools/list_changed"] = "notifications/tools/list_changed"
     params: ToolListChangedNotificationParams | MISSING = MISSING
@@ -1792,7 +1693,6 @@ class UnsubscribeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["resources/unsubscribe"] = "resources/unsubscribe"
     params: UnsubscribeRequestParams
@@ -1801,7 +1701,6 @@ class UnsubscribeRequest(WireModel):
 class CompleteRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     argument: CompleteRequestParamsArgument
     """
@@ -1817,7 +1716,6 @@ class CompleteRequestParams(WireModel):
 class ElicitRequestParamsRequestedSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     properties: dict[str, PrimitiveSchemaDefinition]
     required: list[StrictStr] | MISSING = MISSING
@@ -1827,7 +1725,6 @@ class ElicitRequestParamsRequestedSchema(WireModel):
 class InitializeRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     capabilities: ClientCapabilities
     client_info: Annotated[Implementation, Field(alias="clientInfo")]
@@ -1840,7 +1737,6 @@ class InitializeRequestParams(WireModel):
 class JSONRPCRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1854,7 +1750,6 @@ class JSONRPCRequestParams(WireModel):
 class ListRootsRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1868,7 +1763,6 @@ class ListRootsRequestParams(WireModel):
 class PingRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1882,7 +1776,6 @@ class PingRequestParams(WireModel):
 class RequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1896,7 +1789,6 @@ class RequestParams(WireModel):
 class ToolInputSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     properties: dict[str, ToolInputSchemaPropertiesValue] | MISSING = MISSING
     required: list[StrictStr] | MISSING = MISSING
@@ -1906,7 +1798,6 @@ class ToolInputSchema(WireModel):
 class ToolOutputSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     properties: dict[str, ToolOutputSchemaPropertiesValue] | MISSING = MISSING
     required: list[StrictStr] | MISSING = MISSING
@@ -1932,7 +1823,6 @@ class CompleteRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["completion/complete"] = "completion/complete"
     params: CompleteRequestParams
@@ -1954,7 +1844,6 @@ class CreateMessageResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1979,7 +1868,6 @@ class InitializeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["initialize"] = "initialize"
     params: InitializeRequestParams
@@ -1992,7 +1880,6 @@ class InitializeResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2019,7 +1906,6 @@ class JSONRPCRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2034,7 +1920,6 @@ class ListPromptsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2055,7 +1940,6 @@ class ListResourceTemplatesResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2076,7 +1960,6 @@ class ListResourcesResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2103,7 +1986,6 @@ class ListRootsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["roots/list"] = "roots/list"
     params: ListRootsRequestParams | MISSING = MISSING
@@ -2116,7 +1998,6 @@ class PingRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["ping"] = "ping"
     params: PingRequestParams | MISSING = MISSING
@@ -2132,7 +2013,6 @@ class PromptMessage(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     content: ContentBlock
     role: Role
@@ -2141,7 +2021,6 @@ class PromptMessage(WireModel):
 class Request(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: RequestParams | MISSING = MISSING
@@ -2154,7 +2033,6 @@ class SamplingMessage(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     content: Annotated[TextContent | ImageContent | AudioContent, Field(discriminator="type")]
     role: Role
@@ -2182,7 +2060,6 @@ class Tool(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2227,7 +2104,6 @@ class Tool(WireModel):
 class CreateMessageRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     include_context: Annotated[
         Literal["allServers", "none", "thisServer"] | MISSING, Field(alias="includeContext")
@@ -2263,7 +2139,6 @@ class CreateMessageRequestParams(WireModel):
 class ElicitRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     message: StrictStr
     """
@@ -2283,7 +2158,6 @@ class CallToolResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2349,7 +2223,6 @@ class CreateMessageRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["sampling/createMessage"] = "sampling/createMessage"
     params: CreateMessageRequestParams
@@ -2362,7 +2235,6 @@ class ElicitRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["elicitation/create"] = "elicitation/create"
     params: ElicitRequestParams
@@ -2375,7 +2247,6 @@ class GetPromptResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2403,7 +2274,6 @@ class ListToolsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """

@@ -17,7 +17,6 @@ class BaseMetadata(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -37,7 +36,6 @@ class BaseMetadata(WireModel):
 class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -60,7 +58,6 @@ class BlobResourceContents(WireModel):
 class BooleanSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictBool | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -81,7 +78,6 @@ class ElicitResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -107,7 +103,6 @@ class ElicitResult(WireModel):
 class Error(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: StrictInt
     """
@@ -132,7 +127,6 @@ class GetTaskPayloadResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -150,7 +144,6 @@ class Icon(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     mime_type: Annotated[StrictStr | MISSING, Field(alias="mimeType")] = MISSING
     """
@@ -192,7 +185,6 @@ class Icons(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     icons: list[Icon] | MISSING = MISSING
     """
@@ -215,7 +207,6 @@ class Implementation(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     description: StrictStr | MISSING = MISSING
     """
@@ -264,7 +255,6 @@ class JSONRPCNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: StrictStr
@@ -279,7 +269,6 @@ class LegacyTitledEnumSchema(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictStr | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -312,7 +301,6 @@ class LoggingMessageNotificationParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -342,7 +330,6 @@ class ModelHint(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr | MISSING = MISSING
     """
@@ -375,7 +362,6 @@ class ModelPreferences(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cost_priority: Annotated[
         StrictInt | StrictFloat | MISSING, Field(alias="costPriority", ge=0.0, le=1.0)
@@ -416,7 +402,6 @@ class ModelPreferences(WireModel):
 class Notification(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: dict[str, Any] | MISSING = MISSING
@@ -425,7 +410,6 @@ class Notification(WireModel):
 class NotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -436,7 +420,6 @@ class NotificationParams(WireModel):
 class NumberSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictInt | StrictFloat | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -449,7 +432,6 @@ class NumberSchema(WireModel):
 class PaginatedResult(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -475,7 +457,6 @@ class PromptArgument(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     description: StrictStr | MISSING = MISSING
     """
@@ -507,7 +488,6 @@ class PromptListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/prompts/list_changed"] = "notifications/prompts/list_changed"
@@ -521,7 +501,6 @@ class PromptReference(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -547,7 +526,6 @@ class RelatedTaskMetadata(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     task_id: Annotated[StrictStr, Field(alias="taskId")]
     """
@@ -558,7 +536,6 @@ class RelatedTaskMetadata(WireModel):
 class Request(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: dict[str, Any] | MISSING = MISSING
@@ -577,7 +554,6 @@ class ResourceContents(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -600,7 +576,6 @@ class ResourceListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/resources/list_changed"] = "notifications/resources/list_changed"
@@ -614,7 +589,6 @@ class ResourceTemplateReference(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     type: Literal["ref/resource"] = "ref/resource"
     uri: StrictStr
@@ -630,7 +604,6 @@ class ResourceUpdatedNotificationParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -645,7 +618,6 @@ class ResourceUpdatedNotificationParams(WireModel):
 class Result(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -669,7 +641,6 @@ class Root(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -698,7 +669,6 @@ class RootsListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/roots/list_changed"] = "notifications/roots/list_changed"
@@ -708,7 +678,6 @@ class RootsListChangedNotification(WireModel):
 class StringSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictStr | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -727,7 +696,6 @@ class TaskMetadata(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     ttl: StrictInt | MISSING = MISSING
     """
@@ -746,7 +714,6 @@ The status of a task.
 class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -780,7 +747,6 @@ class ToolAnnotations(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     destructive_hint: Annotated[StrictBool | MISSING, Field(alias="destructiveHint")] = MISSING
     """
@@ -828,7 +794,6 @@ class ToolChoice(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     mode: Literal["auto", "none", "required"] | MISSING = MISSING
     """
@@ -846,7 +811,6 @@ class ToolExecution(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     task_support: Annotated[
         Literal["forbidden", "optional", "required"] | MISSING, Field(alias="taskSupport")
@@ -871,7 +835,6 @@ class ToolListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/tools/list_changed"] = "notifications/tools/list_changed"
@@ -885,7 +848,6 @@ class ToolUseContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -918,7 +880,6 @@ class UntitledSingleSelectEnumSchema(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictStr | MISSING = MISSING
     """
@@ -942,7 +903,6 @@ class UntitledSingleSelectEnumSchema(WireModel):
 class CallToolRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -956,7 +916,6 @@ class CallToolRequestParamsMeta(WireModel):
 class CancelTaskRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     task_id: Annotated[StrictStr, Field(alias="taskId")]
     """
@@ -967,28 +926,24 @@ class CancelTaskRequestParams(WireModel):
 class ClientCapabilitiesElicitationForm(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesElicitationUrl(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesExperimentalValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesRoots(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -999,49 +954,42 @@ class ClientCapabilitiesRoots(WireModel):
 class ClientCapabilitiesSamplingContext(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesSamplingTools(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesTasksCancel(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesTasksList(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesTasksRequestsElicitationCreate(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ClientCapabilitiesTasksRequestsSamplingCreateMessage(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class CompleteRequestParamsArgument(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -1056,7 +1004,6 @@ class CompleteRequestParamsArgument(WireModel):
 class CompleteRequestParamsContext(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     arguments: dict[str, StrictStr] | MISSING = MISSING
     """
@@ -1067,7 +1014,6 @@ class CompleteRequestParamsContext(WireModel):
 class CompleteRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1081,7 +1027,6 @@ class CompleteRequestParamsMeta(WireModel):
 class CompleteResultCompletion(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     has_more: Annotated[StrictBool | MISSING, Field(alias="hasMore")] = MISSING
     """
@@ -1100,7 +1045,6 @@ class CompleteResultCompletion(WireModel):
 class CreateMessageRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1114,14 +1058,12 @@ class CreateMessageRequestParamsMeta(WireModel):
 class CreateMessageRequestParamsMetadata(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ElicitRequestFormParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1135,7 +1077,6 @@ class ElicitRequestFormParamsMeta(WireModel):
 class ElicitRequestURLParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1149,7 +1090,6 @@ class ElicitRequestURLParamsMeta(WireModel):
 class ElicitationCompleteNotificationParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     elicitation_id: Annotated[StrictStr, Field(alias="elicitationId")]
     """
@@ -1160,7 +1100,6 @@ class ElicitationCompleteNotificationParams(WireModel):
 class GetPromptRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1174,7 +1113,6 @@ class GetPromptRequestParamsMeta(WireModel):
 class GetTaskPayloadRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     task_id: Annotated[StrictStr, Field(alias="taskId")]
     """
@@ -1185,7 +1123,6 @@ class GetTaskPayloadRequestParams(WireModel):
 class GetTaskRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     task_id: Annotated[StrictStr, Field(alias="taskId")]
     """
@@ -1196,7 +1133,6 @@ class GetTaskRequestParams(WireModel):
 class InitializeRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1210,7 +1146,6 @@ class InitializeRequestParamsMeta(WireModel):
 class PaginatedRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1224,7 +1159,6 @@ class PaginatedRequestParamsMeta(WireModel):
 class ReadResourceRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1238,7 +1172,6 @@ class ReadResourceRequestParamsMeta(WireModel):
 class RequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1252,7 +1185,6 @@ class RequestParamsMeta(WireModel):
 class ResourceRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1266,28 +1198,24 @@ class ResourceRequestParamsMeta(WireModel):
 class ServerCapabilitiesCompletions(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesExperimentalValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesLogging(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesPrompts(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -1298,7 +1226,6 @@ class ServerCapabilitiesPrompts(WireModel):
 class ServerCapabilitiesResources(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -1313,28 +1240,24 @@ class ServerCapabilitiesResources(WireModel):
 class ServerCapabilitiesTasksCancel(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesTasksList(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesTasksRequestsToolsCall(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ServerCapabilitiesTools(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -1345,7 +1268,6 @@ class ServerCapabilitiesTools(WireModel):
 class SetLevelRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1359,7 +1281,6 @@ class SetLevelRequestParamsMeta(WireModel):
 class SubscribeRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1373,7 +1294,6 @@ class SubscribeRequestParamsMeta(WireModel):
 class TaskAugmentedRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1387,7 +1307,6 @@ class TaskAugmentedRequestParamsMeta(WireModel):
 class TitledMultiSelectEnumSchemaItemsAnyOfItem(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     const: StrictStr
     """
@@ -1402,7 +1321,6 @@ class TitledMultiSelectEnumSchemaItemsAnyOfItem(WireModel):
 class TitledSingleSelectEnumSchemaOneOfItem(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     const: StrictStr
     """
@@ -1417,21 +1335,18 @@ class TitledSingleSelectEnumSchemaOneOfItem(WireModel):
 class ToolInputSchemaPropertiesValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class ToolOutputSchemaPropertiesValue(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class UnsubscribeRequestParamsMeta(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1445,7 +1360,6 @@ class UnsubscribeRequestParamsMeta(WireModel):
 class UntitledMultiSelectEnumSchemaItems(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     enum: list[StrictStr]
     """
@@ -1461,7 +1375,6 @@ class Annotations(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     audience: list[Role] | MISSING = MISSING
     """
@@ -1495,7 +1408,6 @@ class AudioContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1523,7 +1435,6 @@ class CallToolRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[CallToolRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1555,7 +1466,6 @@ class CancelTaskRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1570,7 +1480,6 @@ class CancelledNotificationParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1597,7 +1506,6 @@ class CompleteRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[CompleteRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1621,7 +1529,6 @@ class CompleteResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1637,7 +1544,6 @@ class ElicitRequestURLParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ElicitRequestURLParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1678,7 +1584,6 @@ class ElicitationCompleteNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/elicitation/complete"] = "notifications/elicitation/complete"
@@ -1695,7 +1600,6 @@ class EmbeddedResource(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1719,7 +1623,6 @@ class GetPromptRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[GetPromptRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1742,7 +1645,6 @@ class GetTaskPayloadRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1757,7 +1659,6 @@ class GetTaskRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1772,7 +1673,6 @@ class ImageContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1800,7 +1700,6 @@ class InitializedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/initialized"] = "notifications/initialized"
@@ -1814,7 +1713,6 @@ class JSONRPCErrorResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     error: Error
     id: RequestId | MISSING = MISSING
@@ -1828,7 +1726,6 @@ class JSONRPCRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1843,7 +1740,6 @@ class JSONRPCResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1859,7 +1755,6 @@ class ListRootsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1875,7 +1770,6 @@ class LoggingMessageNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/message"] = "notifications/message"
@@ -1889,7 +1783,6 @@ class PaginatedRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[PaginatedRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1909,7 +1802,6 @@ class ProgressNotificationParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1940,7 +1832,6 @@ class Prompt(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -1988,7 +1879,6 @@ class ReadResourceRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ReadResourceRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2007,7 +1897,6 @@ class ReadResourceResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2023,7 +1912,6 @@ class RequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[RequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2038,7 +1926,6 @@ class Resource(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2104,7 +1991,6 @@ class ResourceLink(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2169,7 +2055,6 @@ class ResourceRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResourceRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2188,7 +2073,6 @@ class ResourceTemplate(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2246,7 +2130,6 @@ class ResourceUpdatedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/resources/updated"] = "notifications/resources/updated"
@@ -2260,7 +2143,6 @@ class SetLevelRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[SetLevelRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2279,7 +2161,6 @@ class SubscribeRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[SubscribeRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2298,7 +2179,6 @@ class Task(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     created_at: Annotated[StrictStr, Field(alias="createdAt")]
     """
@@ -2341,7 +2221,6 @@ class TaskAugmentedRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[TaskAugmentedRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2365,7 +2244,6 @@ class TaskStatusNotificationParams(NotificationParams, Task):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
@@ -2376,7 +2254,6 @@ class TextContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2400,7 +2277,6 @@ class TitledSingleSelectEnumSchema(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictStr | MISSING = MISSING
     """
@@ -2428,7 +2304,6 @@ class UnsubscribeRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[UnsubscribeRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2447,7 +2322,6 @@ class UntitledMultiSelectEnumSchema(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: list[StrictStr] | MISSING = MISSING
     """
@@ -2479,7 +2353,6 @@ class UntitledMultiSelectEnumSchema(WireModel):
 class ClientCapabilitiesElicitation(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     form: ClientCapabilitiesElicitationForm | MISSING = MISSING
     url: ClientCapabilitiesElicitationUrl | MISSING = MISSING
@@ -2488,7 +2361,6 @@ class ClientCapabilitiesElicitation(WireModel):
 class ClientCapabilitiesSampling(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     context: ClientCapabilitiesSamplingContext | MISSING = MISSING
     """
@@ -2504,7 +2376,6 @@ class ClientCapabilitiesSampling(WireModel):
 class ClientCapabilitiesTasksRequestsElicitation(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     create: ClientCapabilitiesTasksRequestsElicitationCreate | MISSING = MISSING
     """
@@ -2515,7 +2386,6 @@ class ClientCapabilitiesTasksRequestsElicitation(WireModel):
 class ClientCapabilitiesTasksRequestsSampling(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     create_message: Annotated[
         ClientCapabilitiesTasksRequestsSamplingCreateMessage | MISSING, Field(alias="createMessage")
@@ -2528,7 +2398,6 @@ class ClientCapabilitiesTasksRequestsSampling(WireModel):
 class ServerCapabilitiesTasksRequestsTools(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     call: ServerCapabilitiesTasksRequestsToolsCall | MISSING = MISSING
     """
@@ -2539,7 +2408,6 @@ class ServerCapabilitiesTasksRequestsTools(WireModel):
 class TitledMultiSelectEnumSchemaItems(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     any_of: Annotated[list[TitledMultiSelectEnumSchemaItemsAnyOfItem], Field(alias="anyOf")]
     """
@@ -2550,7 +2418,6 @@ class TitledMultiSelectEnumSchemaItems(WireModel):
 class ToolInputSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     schema_: Annotated[StrictStr | MISSING, Field(alias="$schema")] = MISSING
     properties: dict[str, ToolInputSchemaPropertiesValue] | MISSING = MISSING
@@ -2561,7 +2428,6 @@ class ToolInputSchema(WireModel):
 class ToolOutputSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     schema_: Annotated[StrictStr | MISSING, Field(alias="$schema")] = MISSING
     properties: dict[str, ToolOutputSchemaPropertiesValue] | MISSING = MISSING
@@ -2572,7 +2438,6 @@ class ToolOutputSchema(WireModel):
 class URLElicitationRequiredErrorErrorData(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -2587,7 +2452,6 @@ class CallToolRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2602,7 +2466,6 @@ class CancelTaskResult(Result, Task):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
@@ -2621,7 +2484,6 @@ class CancelledNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/cancelled"] = "notifications/cancelled"
@@ -2635,7 +2497,6 @@ class CompleteRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2659,7 +2520,6 @@ class CreateTaskResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2675,7 +2535,6 @@ class GetPromptRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2690,7 +2549,6 @@ class GetTaskResult(Result, Task):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
@@ -2716,7 +2574,6 @@ class ListPromptsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2731,7 +2588,6 @@ class ListPromptsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2752,7 +2608,6 @@ class ListResourceTemplatesRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2767,7 +2622,6 @@ class ListResourceTemplatesResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2788,7 +2642,6 @@ class ListResourcesRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2803,7 +2656,6 @@ class ListResourcesResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2830,7 +2682,6 @@ class ListRootsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2845,7 +2696,6 @@ class ListTasksRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2860,7 +2710,6 @@ class ListTasksResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2881,7 +2730,6 @@ class ListToolsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2892,7 +2740,6 @@ class ListToolsRequest(WireModel):
 class PaginatedRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2907,7 +2754,6 @@ class PingRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2922,7 +2768,6 @@ class ProgressNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/progress"] = "notifications/progress"
@@ -2939,7 +2784,6 @@ class PromptMessage(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     content: ContentBlock
     role: Role
@@ -2952,7 +2796,6 @@ class ReadResourceRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2967,7 +2810,6 @@ class SetLevelRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2987,7 +2829,6 @@ class SubscribeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3002,7 +2843,6 @@ class TaskStatusNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/tasks/status"] = "notifications/tasks/status"
@@ -3016,7 +2856,6 @@ class TitledMultiSelectEnumSchema(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: list[StrictStr] | MISSING = MISSING
     """
@@ -3052,7 +2891,6 @@ class Tool(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -3120,7 +2958,6 @@ class ToolResultContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -3167,7 +3004,6 @@ class UnsubscribeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3178,7 +3014,6 @@ class UnsubscribeRequest(WireModel):
 class ClientCapabilitiesTasksRequests(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     elicitation: ClientCapabilitiesTasksRequestsElicitation | MISSING = MISSING
     """
@@ -3193,7 +3028,6 @@ class ClientCapabilitiesTasksRequests(WireModel):
 class ServerCapabilitiesTasksRequests(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     tools: ServerCapabilitiesTasksRequestsTools | MISSING = MISSING
     """
@@ -3204,7 +3038,6 @@ class ServerCapabilitiesTasksRequests(WireModel):
 class URLElicitationRequiredErrorError(Error):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: Literal[-32042] = -32042
     """
@@ -3220,7 +3053,6 @@ class CallToolResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -3283,7 +3115,6 @@ class GetPromptResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -3303,7 +3134,6 @@ class ListToolsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -3372,7 +3202,6 @@ class URLElicitationRequiredError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     error: URLElicitationRequiredErrorError
     id: RequestId | MISSING = MISSING
@@ -3382,7 +3211,6 @@ class URLElicitationRequiredError(WireModel):
 class ClientCapabilitiesTasks(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cancel: ClientCapabilitiesTasksCancel | MISSING = MISSING
     """
@@ -3401,7 +3229,6 @@ class ClientCapabilitiesTasks(WireModel):
 class ElicitRequestFormParamsRequestedSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     schema_: Annotated[StrictStr | MISSING, Field(alias="$schema")] = MISSING
     properties: dict[str, PrimitiveSchemaDefinition]
@@ -3412,7 +3239,6 @@ class ElicitRequestFormParamsRequestedSchema(WireModel):
 class ServerCapabilitiesTasks(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cancel: ServerCapabilitiesTasksCancel | MISSING = MISSING
     """
@@ -3435,7 +3261,6 @@ class ClientCapabilities(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     elicitation: ClientCapabilitiesElicitation | MISSING = MISSING
     """
@@ -3468,7 +3293,6 @@ class CreateMessageResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -3508,7 +3332,6 @@ class ElicitRequestFormParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ElicitRequestFormParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -3555,7 +3378,6 @@ class InitializeRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[InitializeRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -3576,7 +3398,6 @@ class SamplingMessage(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -3600,7 +3421,6 @@ class ServerCapabilities(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     completions: ServerCapabilitiesCompletions | MISSING = MISSING
     """
@@ -3652,7 +3472,6 @@ class CreateMessageRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[CreateMessageRequestParamsMeta | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -3720,7 +3539,6 @@ class ElicitRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3735,7 +3553,6 @@ class InitializeRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3750,7 +3567,6 @@ class InitializeResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -3821,7 +3637,6 @@ class CreateMessageRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"

@@ -17,7 +17,6 @@ class BaseMetadata(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -37,7 +36,6 @@ class BaseMetadata(WireModel):
 class BooleanSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictBool | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -58,7 +56,6 @@ class ElicitRequestURLParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     message: StrictStr
     """
@@ -81,7 +78,6 @@ class ElicitResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     action: Literal["accept", "cancel", "decline"]
     """
@@ -103,7 +99,6 @@ class ElicitResult(WireModel):
 class Error(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: StrictInt
     """
@@ -126,7 +121,6 @@ class Icon(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     mime_type: Annotated[StrictStr | MISSING, Field(alias="mimeType")] = MISSING
     """
@@ -168,7 +162,6 @@ class Icons(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     icons: list[Icon] | MISSING = MISSING
     """
@@ -191,7 +184,6 @@ class Implementation(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     description: StrictStr | MISSING = MISSING
     """
@@ -243,7 +235,6 @@ class InternalError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: Literal[-32603] = -32603
     """
@@ -275,7 +266,6 @@ class InvalidParamsError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: Literal[-32602] = -32602
     """
@@ -298,7 +288,6 @@ class InvalidRequestError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: Literal[-32600] = -32600
     """
@@ -321,7 +310,6 @@ class JSONRPCNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: StrictStr
@@ -336,7 +324,6 @@ class LegacyTitledEnumSchema(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictStr | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -383,7 +370,6 @@ class MetaObject(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
@@ -398,7 +384,6 @@ class MethodNotFoundError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: Literal[-32601] = -32601
     """
@@ -424,7 +409,6 @@ class ModelHint(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr | MISSING = MISSING
     """
@@ -457,7 +441,6 @@ class ModelPreferences(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     cost_priority: Annotated[
         StrictInt | StrictFloat | MISSING, Field(alias="costPriority", ge=0.0, le=1.0)
@@ -498,7 +481,6 @@ class ModelPreferences(WireModel):
 class Notification(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: dict[str, Any] | MISSING = MISSING
@@ -507,7 +489,6 @@ class Notification(WireModel):
 class NumberSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictInt | StrictFloat | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -524,7 +505,6 @@ class ParseError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: Literal[-32700] = -32700
     """
@@ -553,7 +533,6 @@ class PromptArgument(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     description: StrictStr | MISSING = MISSING
     """
@@ -585,7 +564,6 @@ class PromptReference(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -606,7 +584,6 @@ class PromptReference(WireModel):
 class Request(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: StrictStr
     params: dict[str, Any] | MISSING = MISSING
@@ -625,7 +602,6 @@ class ResourceContents(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     mime_type: Annotated[StrictStr | MISSING, Field(alias="mimeType")] = MISSING
@@ -645,7 +621,6 @@ class ResourceTemplateReference(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     type: Literal["ref/resource"] = "ref/resource"
     uri: StrictStr
@@ -661,7 +636,6 @@ class ResultMetaObject(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     server_info: Annotated[
         Implementation | MISSING, Field(alias="io.modelcontextprotocol/serverInfo")
@@ -704,7 +678,6 @@ class Root(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     name: StrictStr | MISSING = MISSING
@@ -724,7 +697,6 @@ class Root(WireModel):
 class StringSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictStr | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -746,7 +718,6 @@ class SubscriptionFilter(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     prompts_list_changed: Annotated[StrictBool | MISSING, Field(alias="promptsListChanged")] = (
         MISSING
@@ -781,7 +752,6 @@ class SubscriptionsListenResultMetaObject(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     server_info: Annotated[
         Implementation | MISSING, Field(alias="io.modelcontextprotocol/serverInfo")
@@ -812,7 +782,6 @@ class SubscriptionsListenResultMetaObject(WireModel):
 class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     mime_type: Annotated[StrictStr | MISSING, Field(alias="mimeType")] = MISSING
@@ -843,7 +812,6 @@ class ToolAnnotations(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     destructive_hint: Annotated[StrictBool | MISSING, Field(alias="destructiveHint")] = MISSING
     """
@@ -891,7 +859,6 @@ class ToolChoice(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     mode: Literal["auto", "none", "required"] | MISSING = MISSING
     """
@@ -909,7 +876,6 @@ class ToolUseContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -940,7 +906,6 @@ class UntitledSingleSelectEnumSchema(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictStr | MISSING = MISSING
     """
@@ -964,14 +929,12 @@ class UntitledSingleSelectEnumSchema(WireModel):
 class ClientCapabilitiesRoots(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
 
 
 class CompleteRequestParamsArgument(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     name: StrictStr
     """
@@ -986,7 +949,6 @@ class CompleteRequestParamsArgument(WireModel):
 class CompleteRequestParamsContext(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     arguments: dict[str, StrictStr] | MISSING = MISSING
     """
@@ -997,7 +959,6 @@ class CompleteRequestParamsContext(WireModel):
 class CompleteResultCompletion(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     has_more: Annotated[StrictBool | MISSING, Field(alias="hasMore")] = MISSING
     """
@@ -1016,7 +977,6 @@ class CompleteResultCompletion(WireModel):
 class HeaderMismatchErrorError(Error):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: Literal[-32020] = -32020
     """
@@ -1027,7 +987,6 @@ class HeaderMismatchErrorError(Error):
 class ListRootsRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
 
@@ -1035,7 +994,6 @@ class ListRootsRequestParams(WireModel):
 class ServerCapabilitiesPrompts(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -1046,7 +1004,6 @@ class ServerCapabilitiesPrompts(WireModel):
 class ServerCapabilitiesResources(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -1061,7 +1018,6 @@ class ServerCapabilitiesResources(WireModel):
 class ServerCapabilitiesTools(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     list_changed: Annotated[StrictBool | MISSING, Field(alias="listChanged")] = MISSING
     """
@@ -1072,7 +1028,6 @@ class ServerCapabilitiesTools(WireModel):
 class TitledMultiSelectEnumSchemaItemsAnyOfItem(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     const: StrictStr
     """
@@ -1087,7 +1042,6 @@ class TitledMultiSelectEnumSchemaItemsAnyOfItem(WireModel):
 class TitledSingleSelectEnumSchemaOneOfItem(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     const: StrictStr
     """
@@ -1102,7 +1056,6 @@ class TitledSingleSelectEnumSchemaOneOfItem(WireModel):
 class ToolInputSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1114,7 +1067,6 @@ class ToolInputSchema(WireModel):
 class ToolOutputSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1125,7 +1077,6 @@ class ToolOutputSchema(WireModel):
 class UnsupportedProtocolVersionErrorErrorData(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     requested: StrictStr
     """
@@ -1141,7 +1092,6 @@ class UnsupportedProtocolVersionErrorErrorData(WireModel):
 class UntitledMultiSelectEnumSchemaItems(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     enum: list[StrictStr]
     """
@@ -1157,7 +1107,6 @@ class Annotations(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     audience: list[Role] | MISSING = MISSING
     """
@@ -1191,7 +1140,6 @@ class AudioContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -1212,7 +1160,6 @@ class AudioContent(WireModel):
 class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     blob: StrictStr
@@ -1236,7 +1183,6 @@ class CacheableResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     cache_scope: Annotated[Literal["private", "public"], Field(alias="cacheScope")]
@@ -1282,7 +1228,6 @@ class CompleteResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     completion: CompleteResultCompletion
@@ -1305,7 +1250,6 @@ class CompleteResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1322,7 +1266,6 @@ class EmbeddedResource(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -1343,7 +1286,6 @@ class HeaderMismatchError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     error: HeaderMismatchErrorError
     id: RequestId | MISSING = MISSING
@@ -1357,7 +1299,6 @@ class ImageContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -1382,7 +1323,6 @@ class JSONRPCErrorResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     error: Error
     id: RequestId | MISSING = MISSING
@@ -1396,7 +1336,6 @@ class JSONRPCRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1417,7 +1356,6 @@ class ListRootsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["roots/list"] = "roots/list"
     params: ListRootsRequestParams | MISSING = MISSING
@@ -1432,7 +1370,6 @@ class ListRootsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     roots: list[Root]
 
@@ -1444,7 +1381,6 @@ class NotificationMetaObject(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     subscription_id: Annotated[
         RequestId | MISSING, Field(alias="io.modelcontextprotocol/subscriptionId")
@@ -1470,7 +1406,6 @@ class NotificationParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[NotificationMetaObject | MISSING, Field(alias="_meta")] = MISSING
 
@@ -1478,7 +1413,6 @@ class NotificationParams(WireModel):
 class PaginatedResult(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     next_cursor: Annotated[StrictStr | MISSING, Field(alias="nextCursor")] = MISSING
@@ -1505,7 +1439,6 @@ class ProgressNotificationParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[NotificationMetaObject | MISSING, Field(alias="_meta")] = MISSING
     message: StrictStr | MISSING = MISSING
@@ -1533,7 +1466,6 @@ class Prompt(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     arguments: list[PromptArgument] | MISSING = MISSING
@@ -1578,7 +1510,6 @@ class PromptListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/prompts/list_changed"] = "notifications/prompts/list_changed"
@@ -1592,7 +1523,6 @@ class ReadResourceResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     cache_scope: Annotated[Literal["private", "public"], Field(alias="cacheScope")]
@@ -1639,7 +1569,6 @@ class Resource(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -1702,7 +1631,6 @@ class ResourceLink(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -1764,7 +1692,6 @@ class ResourceListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/resources/list_changed"] = "notifications/resources/list_changed"
@@ -1778,7 +1705,6 @@ class ResourceTemplate(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -1833,7 +1759,6 @@ class ResourceUpdatedNotificationParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[NotificationMetaObject | MISSING, Field(alias="_meta")] = MISSING
     uri: StrictStr
@@ -1849,7 +1774,6 @@ class Result(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1874,7 +1798,6 @@ class SubscriptionsAcknowledgedNotificationParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[NotificationMetaObject | MISSING, Field(alias="_meta")] = MISSING
     notifications: SubscriptionFilter
@@ -1897,7 +1820,6 @@ class SubscriptionsListenResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[SubscriptionsListenResultMetaObject, Field(alias="_meta")]
     result_type: Annotated[StrictStr, Field(alias="resultType")]
@@ -1920,7 +1842,6 @@ class SubscriptionsListenResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -1934,7 +1855,6 @@ class TextContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -1955,7 +1875,6 @@ class TitledSingleSelectEnumSchema(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: StrictStr | MISSING = MISSING
     """
@@ -1983,7 +1902,6 @@ class Tool(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     annotations: ToolAnnotations | MISSING = MISSING
@@ -2056,7 +1974,6 @@ class ToolListChangedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/tools/list_changed"] = "notifications/tools/list_changed"
@@ -2070,7 +1987,6 @@ class UntitledMultiSelectEnumSchema(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: list[StrictStr] | MISSING = MISSING
     """
@@ -2102,7 +2018,6 @@ class UntitledMultiSelectEnumSchema(WireModel):
 class TitledMultiSelectEnumSchemaItems(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     any_of: Annotated[list[TitledMultiSelectEnumSchemaItemsAnyOfItem], Field(alias="anyOf")]
     """
@@ -2113,7 +2028,6 @@ class TitledMultiSelectEnumSchemaItems(WireModel):
 class UnsupportedProtocolVersionErrorError(Error):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: Literal[-32022] = -32022
     """
@@ -2129,7 +2043,6 @@ class CancelledNotificationParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[NotificationMetaObject | MISSING, Field(alias="_meta")] = MISSING
     reason: StrictStr | MISSING = MISSING
@@ -2172,7 +2085,6 @@ class JSONRPCResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2186,7 +2098,6 @@ class ListPromptsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     cache_scope: Annotated[Literal["private", "public"], Field(alias="cacheScope")]
@@ -2238,7 +2149,6 @@ class ListPromptsResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2252,7 +2162,6 @@ class ListResourceTemplatesResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     cache_scope: Annotated[Literal["private", "public"], Field(alias="cacheScope")]
@@ -2304,7 +2213,6 @@ class ListResourceTemplatesResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2318,7 +2226,6 @@ class ListResourcesResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     cache_scope: Annotated[Literal["private", "public"], Field(alias="cacheScope")]
@@ -2370,7 +2277,6 @@ class ListResourcesResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2384,7 +2290,6 @@ class ListToolsResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     cache_scope: Annotated[Literal["private", "public"], Field(alias="cacheScope")]
@@ -2436,7 +2341,6 @@ class ListToolsResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2450,7 +2354,6 @@ class LoggingMessageNotificationParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[NotificationMetaObject | MISSING, Field(alias="_meta")] = MISSING
     data: Any
@@ -2474,7 +2377,6 @@ class ProgressNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/progress"] = "notifications/progress"
@@ -2491,7 +2393,6 @@ class PromptMessage(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     content: ContentBlock
     role: Role
@@ -2504,7 +2405,6 @@ class ResourceUpdatedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/resources/updated"] = "notifications/resources/updated"
@@ -2532,7 +2432,6 @@ class SubscriptionsAcknowledgedNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/subscriptions/acknowledged"] = (
@@ -2548,7 +2447,6 @@ class TitledMultiSelectEnumSchema(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     default: list[StrictStr] | MISSING = MISSING
     """
@@ -2584,7 +2482,6 @@ class ToolResultContent(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     """
@@ -2631,7 +2528,6 @@ class UnsupportedProtocolVersionError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     error: UnsupportedProtocolVersionErrorError
     id: RequestId | MISSING = MISSING
@@ -2645,7 +2541,6 @@ class CallToolResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     content: list[ContentBlock]
@@ -2699,7 +2594,6 @@ class CancelledNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/cancelled"] = "notifications/cancelled"
@@ -2726,7 +2620,6 @@ class GetPromptResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     description: StrictStr | MISSING = MISSING
@@ -2768,7 +2661,6 @@ class LoggingMessageNotification(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     jsonrpc: Literal["2.0"] = "2.0"
     method: Literal["notifications/message"] = "notifications/message"
@@ -2825,7 +2717,6 @@ ServerNotification = TypeAliasType(
 class ElicitRequestFormParamsRequestedSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     schema_: Annotated[StrictStr | MISSING, Field(alias="$schema")] = MISSING
     properties: dict[str, PrimitiveSchemaDefinition]
@@ -2842,7 +2733,6 @@ class CreateMessageResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     content: (
@@ -2879,7 +2769,6 @@ class ElicitRequestFormParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     message: StrictStr
     """
@@ -2924,7 +2813,6 @@ class SamplingMessage(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     content: (
@@ -2945,7 +2833,6 @@ class ElicitRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["elicitation/create"] = "elicitation/create"
     params: ElicitRequestParams
@@ -2958,7 +2845,6 @@ class CallToolRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -2973,7 +2859,6 @@ class CallToolRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[RequestMetaObject, Field(alias="_meta")]
     arguments: dict[str, Any] | MISSING = MISSING
@@ -2995,7 +2880,6 @@ class CallToolResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3009,7 +2893,6 @@ class ClientCapabilities(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     elicitation: ClientCapabilitiesElicitation | MISSING = MISSING
     """
@@ -3065,7 +2948,6 @@ class CompleteRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3080,7 +2962,6 @@ class CompleteRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[RequestMetaObject, Field(alias="_meta")]
     argument: CompleteRequestParamsArgument
@@ -3101,7 +2982,6 @@ class CreateMessageRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     method: Literal["sampling/createMessage"] = "sampling/createMessage"
     params: CreateMessageRequestParams
@@ -3114,7 +2994,6 @@ class CreateMessageRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     include_context: Annotated[
         Literal["allServers", "none", "thisServer"] | MISSING, Field(alias="includeContext")
@@ -3173,7 +3052,6 @@ class DiscoverRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3188,7 +3066,6 @@ class DiscoverResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     cache_scope: Annotated[Literal["private", "public"], Field(alias="cacheScope")]
@@ -3252,7 +3129,6 @@ class DiscoverResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3266,7 +3142,6 @@ class GetPromptRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3281,7 +3156,6 @@ class GetPromptRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[RequestMetaObject, Field(alias="_meta")]
     arguments: dict[str, StrictStr] | MISSING = MISSING
@@ -3303,7 +3177,6 @@ class GetPromptResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3335,7 +3208,6 @@ class InputRequiredResult(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     input_requests: Annotated[InputRequests | MISSING, Field(alias="inputRequests")] = MISSING
@@ -3355,7 +3227,6 @@ class InputRequiredResult(WireModel):
 class InputResponseRequestParams(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[RequestMetaObject, Field(alias="_meta")]
     input_responses: Annotated[InputResponses | MISSING, Field(alias="inputResponses")] = MISSING
@@ -3381,7 +3252,6 @@ class ListPromptsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3396,7 +3266,6 @@ class ListResourceTemplatesRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3411,7 +3280,6 @@ class ListResourcesRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3426,7 +3294,6 @@ class ListToolsRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3443,7 +3310,6 @@ class MissingRequiredClientCapabilityError(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     error: MissingRequiredClientCapabilityErrorError
     id: RequestId | MISSING = MISSING
@@ -3453,7 +3319,6 @@ class MissingRequiredClientCapabilityError(WireModel):
 class PaginatedRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3468,7 +3333,6 @@ class PaginatedRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[RequestMetaObject, Field(alias="_meta")]
     cursor: StrictStr | MISSING = MISSING
@@ -3485,7 +3349,6 @@ class ReadResourceRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3500,7 +3363,6 @@ class ReadResourceRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[RequestMetaObject, Field(alias="_meta")]
     input_responses: Annotated[InputResponses | MISSING, Field(alias="inputResponses")] = MISSING
@@ -3518,7 +3380,6 @@ class ReadResourceResultResponse(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3532,7 +3393,6 @@ class RequestMetaObject(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     client_capabilities: Annotated[
         ClientCapabilities, Field(alias="io.modelcontextprotocol/clientCapabilities")
@@ -3592,7 +3452,6 @@ class RequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[RequestMetaObject, Field(alias="_meta")]
 
@@ -3604,7 +3463,6 @@ class ResourceRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[RequestMetaObject, Field(alias="_meta")]
     uri: StrictStr
@@ -3620,7 +3478,6 @@ class ServerCapabilities(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     completions: JSONObject | MISSING = MISSING
     """
@@ -3683,7 +3540,6 @@ class SubscriptionsListenRequest(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -3698,7 +3554,6 @@ class SubscriptionsListenRequestParams(WireModel):
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     meta: Annotated[RequestMetaObject, Field(alias="_meta")]
     notifications: SubscriptionFilter
@@ -3712,7 +3567,6 @@ class SubscriptionsListenRequestParams(WireModel):
 class ClientCapabilitiesElicitation(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     form: JSONObject | MISSING = MISSING
     url: JSONObject | MISSING = MISSING
@@ -3721,7 +3575,6 @@ class ClientCapabilitiesElicitation(WireModel):
 class ClientCapabilitiesSampling(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     context: JSONObject | MISSING = MISSING
     """
@@ -3737,7 +3590,6 @@ class ClientCapabilitiesSampling(WireModel):
 class MissingRequiredClientCapabilityErrorError(Error):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     code: Literal[-32021] = -32021
     """
@@ -3749,7 +3601,6 @@ class MissingRequiredClientCapabilityErrorError(Error):
 class MissingRequiredClientCapabilityErrorErrorData(WireModel):
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
     )
     required_capabilities: Annotated[ClientCapabilities, Field(alias="requiredCapabilities")]
     """
