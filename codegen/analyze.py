@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from codegen.errors import GeneratorError
-from codegen.ir import Direction, Era, Kind, Method, Protocol
+from codegen.ir import Direction, Era, Kind, Method, Protocol, TypedError
 from codegen.load import LoadedSchema
 
 JSON = Any
@@ -158,6 +158,24 @@ class _Analyzer:
             raise self.fail(f"task-augmented params but no {self.overlay.task_result}", definition=params)
         return self.overlay.task_result
 
+    def const_code(self, node: JSON) -> int | None:
+        code = ((node.get("properties") or {}).get("code") or {}).get("const") if isinstance(node, dict) else None
+        return code if type(code) is int else None
+
+    def typed_errors(self) -> tuple[TypedError, ...]:
+        """Error responses whose ``error`` member pins its ``code`` (``allOf[Error, {code: const}]``)."""
+        found = []
+        for name, body in self.defs.items():
+            error_type = self.ref_name((body.get("properties") or {}).get("error"))
+            if error_type is None:
+                continue
+            codes = [c for b in self.defs[error_type].get("allOf", ()) if (c := self.const_code(b)) is not None]
+            if len(codes) == 1:
+                found.append(TypedError(code=codes[0], envelope=name, error_type=error_type))
+        if len({e.code for e in found}) != len(found):
+            raise self.fail("two error responses pin the same code")
+        return tuple(sorted(found, key=lambda e: -e.code))
+
     def build(self) -> Protocol:
         seen: dict[tuple[Kind, str], list[Direction]] = {}  # (kind, method) -> directions
         definition_of: dict[tuple[Kind, str], str] = {}
@@ -220,6 +238,8 @@ class _Analyzer:
             envelope_in_message=all(
                 "jsonrpc" in (self.defs[m.definition].get("properties") or {}) for m in methods if not m.embedded
             ),
+            typed_errors=self.typed_errors(),
+            input_required=INPUT_REQUIRED if any(m.mrtr for m in methods) else None,
         )
 
 

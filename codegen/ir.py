@@ -42,6 +42,15 @@ class Method:
 
 
 @dataclass(frozen=True)
+class TypedError:
+    """An error whose JSON-RPC ``error`` member the schema types (2026: -32020, -32021, -32022)."""
+
+    code: int
+    envelope: str  # the error response definition, e.g. "UnsupportedProtocolVersionError"
+    error_type: str  # the definition of its ``error`` member, e.g. "UnsupportedProtocolVersionErrorError"
+
+
+@dataclass(frozen=True)
 class Protocol:
     """One revision: its identity, era and method table."""
 
@@ -53,6 +62,8 @@ class Protocol:
     definitions: tuple[str, ...]  # every model name, after the prepass
     batching: bool  # the schema defines JSON-RPC batches (2025-03-26)
     envelope_in_message: bool  # request definitions carry jsonrpc/id themselves (>= 2025-11-25)
+    typed_errors: tuple[TypedError, ...] = ()  # error responses the schema defines with a const code
+    input_required: str | None = None  # the MRTR interim result definition (2026)
 
     @property
     def package(self) -> str:

@@ -60,6 +60,7 @@ def build_revision(lock: Lock, version: str, overlay: Overlay, renderer: Rendere
         "__init__.py": renderer.version_init(protocol),
         "models.py": head + "\n" + models,
         "protocol.py": renderer.protocol_module(protocol, package),
+        "codec.py": renderer.codec_module(protocol, package),
     }
     return Revision(schema, protocol, files)
 

@@ -28,7 +28,7 @@ class Renderer:
             loader=jinja2.FileSystemLoader(search),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
-            autoescape=False,  # we render Python source, not HTML
+            autoescape=False,
         )
 
     def render(self, name: str, **context: object) -> str:
@@ -46,6 +46,15 @@ class Renderer:
     def protocol_module(self, protocol: Protocol, package: str) -> str:
         return self.render(
             "protocol.py",
+            p=protocol,
+            package=package,
+            header=header(f"schema/{protocol.version}/schema.json", protocol.sha256),
+        )
+
+    def codec_module(self, protocol: Protocol, package: str) -> str:
+        """The revision's wire codec: the era's template (``codec_legacy``/``codec_modern``) bound to its table."""
+        return self.render(
+            f"codec_{protocol.era}.py",
             p=protocol,
             package=package,
             header=header(f"schema/{protocol.version}/schema.json", protocol.sha256),

@@ -1,0 +1,421 @@
+"""Wire codecs: bytes <-> typed messages, one codec class per era behind one interface.
+
+``Codec`` handles what every revision shares (JSON, the JSON-RPC envelope, ids, method
+lookup and direction, params validation, batches where the revision has them). The era
+classes ``LegacyCodec`` (``codec_legacy.py``) and ``ModernCodec`` (``codec_modern.py``) add
+their rules through a few hooks; a generated
+``<package>.vYYYY_MM_DD.codec`` module binds one of them to its revision's method table.
+
+Decoding never raises: it returns a typed message, or ``Rejected`` carrying a
+``ProtocolError`` with the JSON-RPC code (-32700 parse, -32600 envelope, -32601 not in this
+revision or direction, -32602 invalid params or result, -32022 unsupported version).
+Encoding raises ``ProtocolError`` on caller mistakes (unknown method, invalid params).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, TypeGuard
+
+from pydantic import MISSING, BaseModel, TypeAdapter, ValidationError
+from pydantic_core import from_json, to_json
+
+from .jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    Batch,
+    Decoded,
+    ErrorResponse,
+    Message,
+    Notification,
+    ProtocolError,
+    Rejected,
+    Request,
+    RequestId,
+    Response,
+)
+from .method_table import MethodSpec, MethodTable
+
+Side = Literal["client", "server"]
+JSONObject = dict[str, Any]
+Validator = Callable[[Any], Any]
+
+PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+RESULT_TYPE = "resultType"
+COMPLETE = "complete"
+INPUT_REQUIRED = "input_required"
+
+
+def validator_for(tp: Any) -> Validator:
+    """Validate wire data as ``tp`` (a model class, or an alias through a ``TypeAdapter``).
+
+    Wire names only: ``requestId``, never the Python name ``request_id``, whatever the model
+    config allows for Python callers.
+    """
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        model = tp
+        return lambda value: model.model_validate(value, by_alias=True, by_name=False)
+    adapter: TypeAdapter[Any] = TypeAdapter(tp)
+    return lambda value: adapter.validate_python(value, by_alias=True, by_name=False)
+
+
+def dump(value: Any) -> Any:
+    """A model (or a list or dict of them) as JSON-ready data, by wire names, unset fields omitted."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {k: dump(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [dump(v) for v in value]
+    return value
+
+
+def invalid(where: str, exc: ValidationError) -> ProtocolError:
+    """A pydantic failure as -32602, with each error's location under ``where``."""
+    errors = [
+        {"loc": [where, *e["loc"]], "msg": e["msg"], "type": e["type"]}
+        for e in exc.errors(include_url=False, include_input=False, include_context=False)
+    ]
+    return ProtocolError(INVALID_PARAMS, f"invalid {where}", {"errors": errors})
+
+
+def is_request_id(value: object) -> TypeGuard[RequestId]:
+    """A JSON-RPC id in MCP: a string or an integer; never null, a float or a boolean."""
+    return type(value) is str or type(value) is int
+
+
+@dataclass
+class Revision:
+    """What a codec needs from one generated revision: its table and a few era-specific models.
+
+    ``error_data`` maps an error code to the typed ``error`` model of the revision's error
+    envelopes (2026: -32021, -32022); ``input_required`` is the MRTR interim result model.
+    """
+
+    version: str
+    methods: MethodTable
+    batching: bool = False
+    error_types: Mapping[int, Any] = field(default_factory=dict)
+    input_required: Any = None
+    _validators: dict[int, Validator] = field(default_factory=dict, init=False, repr=False)
+
+    def validate(self, tp: Any, value: Any) -> Any:
+        key = id(tp)
+        check = self._validators.get(key)
+        if check is None:
+            check = self._validators[key] = validator_for(tp)
+        return check(value)
+
+
+class Codec:
+    """The era-independent part of a wire codec. Subclasses set ``era`` and override the hooks."""
+
+    era: ClassVar[str]
+
+    def __init__(self, revision: Revision, side: Side) -> None:
+        if side not in ("client", "server"):
+            raise ValueError(f"side must be 'client' or 'server', not {side!r}")
+        self.revision = revision
+        self.side = side
+        self.version = revision.version
+        self.methods = revision.methods
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.version!r}, side={self.side!r})"
+
+    # -- direction ---------------------------------------------------------------------------
+
+    def receives(self, spec: MethodSpec) -> bool:
+        """This side may receive ``spec`` as a JSON-RPC message."""
+        return spec.client_sends if self.side == "server" else spec.server_sends
+
+    def sends(self, spec: MethodSpec) -> bool:
+        return spec.server_sends if self.side == "server" else spec.client_sends
+
+    def receives_responses(self) -> bool:
+        return True
+
+    # -- decode ------------------------------------------------------------------------------
+
+    def decode(self, data: bytes | bytearray | str, *, pending: Mapping[RequestId, str] | None = None) -> Decoded:
+        """Bytes off the wire -> a typed message, a ``Batch`` (2025-03-26), or ``Rejected``.
+
+        ``pending`` maps the ids of this side's in-flight requests to their methods, so a
+        response's result is validated as that method's result; without it the result stays a dict.
+        """
+        try:
+            value = from_json(data, allow_inf_nan=False)
+        except ValueError as exc:
+            return Rejected(ProtocolError(PARSE_ERROR, data={"detail": str(exc)}))
+        return self.decode_value(value, pending=pending)
+
+    def decode_value(self, value: Any, *, pending: Mapping[RequestId, str] | None = None) -> Decoded:
+        """Like ``decode`` for already-parsed JSON."""
+        if isinstance(value, list):
+            if not self.revision.batching:
+                return Rejected(ProtocolError(INVALID_REQUEST, f"MCP {self.version} has no JSON-RPC batches"))
+            if not value:
+                return Rejected(ProtocolError(INVALID_REQUEST, "empty batch"))
+            return Batch(tuple(self._decode_message(item, pending) for item in value))
+        return self._decode_message(value, pending)
+
+    def _decode_message(self, obj: Any, pending: Mapping[RequestId, str] | None) -> Message | Rejected:
+        if not isinstance(obj, dict):
+            return Rejected(ProtocolError(INVALID_REQUEST, "a JSON-RPC message is an object"))
+        rid = obj.get("id")
+        readable = rid if is_request_id(rid) else None
+        if "method" in obj:
+            kind: Literal["request", "notification", "response"] | None = "request" if "id" in obj else "notification"
+        elif "result" in obj or "error" in obj:
+            kind = "response"
+        else:
+            kind = None
+        try:
+            if obj.get("jsonrpc") != "2.0":
+                raise ProtocolError(INVALID_REQUEST, 'jsonrpc must be "2.0"')
+            if kind == "request":
+                if readable is None:
+                    raise ProtocolError(INVALID_REQUEST, "id must be a string or an integer")
+                return self._decode_request(readable, obj)
+            if kind == "notification":
+                return self._decode_notification(obj)
+            if kind == "response":
+                return self._decode_response(obj, pending)
+            raise ProtocolError(INVALID_REQUEST, "not a request, notification or response")
+        except ProtocolError as error:
+            return Rejected(error, readable, kind)
+        except Exception as exc:  # the boundary: a bug below must not escape as a crash
+            return Rejected(ProtocolError(INTERNAL_ERROR, data={"detail": repr(exc)}), readable, kind)
+
+    def _lookup(self, method: str, kind: Literal["request", "notification"]) -> MethodSpec:
+        spec = self.methods.request(method) if kind == "request" else self.methods.notification(method)
+        if spec is None:
+            message = f"{method!r} is not a {kind} of MCP {self.version}"
+            raise ProtocolError(METHOD_NOT_FOUND, message, {"method": method})
+        return spec
+
+    def _method(self, obj: JSONObject, kind: Literal["request", "notification"]) -> MethodSpec:
+        method = obj["method"]
+        if type(method) is not str:
+            raise ProtocolError(INVALID_REQUEST, "method must be a string")
+        spec = self._lookup(method, kind)
+        if not self.receives(spec):
+            raise ProtocolError(METHOD_NOT_FOUND, f"a {self.side} does not receive {method!r}", {"method": method})
+        return spec
+
+    def _params(self, spec: MethodSpec, obj: JSONObject) -> Any:
+        if "params" not in obj:
+            if spec.params_required:
+                raise ProtocolError(INVALID_PARAMS, f"{spec.name!r} requires params")
+            return None
+        raw = obj["params"]
+        if not isinstance(raw, dict):
+            raise ProtocolError(INVALID_PARAMS, "params must be an object")
+        if spec.params is None:
+            return raw
+        self.check_params(spec, raw)
+        try:
+            return self.revision.validate(spec.params, raw)
+        except ValidationError as exc:
+            raise invalid("params", exc) from None
+
+    def _decode_request(self, rid: RequestId, obj: JSONObject) -> Request:
+        spec = self._method(obj, "request")
+        params = self._params(spec, obj)
+        return Request(rid, spec.name, params, meta_of(params))
+
+    def _decode_notification(self, obj: JSONObject) -> Notification:
+        spec = self._method(obj, "notification")
+        params = self._params(spec, obj)
+        return Notification(spec.name, params, meta_of(params))
+
+    def _decode_response(self, obj: JSONObject, pending: Mapping[RequestId, str] | None) -> Message:
+        if not self.receives_responses():
+            raise ProtocolError(INVALID_REQUEST, f"a {self.side} of MCP {self.version} receives no responses")
+        if "result" in obj and "error" in obj:
+            raise ProtocolError(INVALID_REQUEST, "a response has either result or error, not both")
+        rid = obj.get("id")
+        if "error" in obj:
+            if rid is not None and not is_request_id(rid):
+                raise ProtocolError(INVALID_REQUEST, "id must be a string, an integer or null")
+            return ErrorResponse(rid, self._decode_error(obj["error"]))
+        if not is_request_id(rid):
+            raise ProtocolError(INVALID_REQUEST, "id must be a string or an integer")
+        raw = obj["result"]
+        if not isinstance(raw, dict):
+            raise ProtocolError(INVALID_PARAMS, "result must be an object")
+        method = pending.get(rid) if pending is not None else None
+        if method is None:
+            return Response(rid, raw)
+        spec = self._lookup(method, "request")
+        if not self.sends(spec):  # answers only what this side asked
+            raise ProtocolError(METHOD_NOT_FOUND, f"a {self.side} does not send {method!r}", {"method": method})
+        return Response(rid, self.decode_result(spec, raw), method)
+
+    def _decode_error(self, raw: Any) -> ProtocolError:
+        if not isinstance(raw, dict):
+            raise ProtocolError(INVALID_REQUEST, "error must be an object")
+        code, message = raw.get("code"), raw.get("message")
+        if type(code) is not int or type(message) is not str:
+            raise ProtocolError(INVALID_REQUEST, "error needs an integer code and a string message")
+        typed = self.revision.error_types.get(code)
+        if typed is None:
+            return ProtocolError(code, message, raw.get("data"))
+        try:
+            data = self.revision.validate(typed, raw).data
+        except ValidationError as exc:
+            raise invalid("error", exc) from None
+        return ProtocolError(code, message, None if data is MISSING else data)
+
+    def decode_result(self, spec: MethodSpec, raw: JSONObject) -> Any:
+        """A raw result of ``spec`` -> its typed result (era rules apply)."""
+        tp, raw = self.result_type(spec, raw)
+        try:
+            return self.revision.validate(tp, raw)
+        except ValidationError as exc:
+            raise invalid("result", exc) from None
+
+    # -- era hooks ---------------------------------------------------------------------------
+
+    def check_params(self, spec: MethodSpec, raw: JSONObject) -> None:
+        """Checks on raw params before validation; raise ``ProtocolError`` to refuse."""
+
+    def result_type(self, spec: MethodSpec, raw: JSONObject) -> tuple[Any, JSONObject]:
+        """The type that validates ``raw`` as a result of ``spec``, and the result to validate."""
+        return spec.result, raw
+
+    def stamp_request_params(self, spec: MethodSpec, params: JSONObject, meta: Mapping[str, Any] | None) -> None:
+        """Add what this era requires on every outgoing request's params (in place)."""
+
+    def stamp_result(self, spec: MethodSpec, result: JSONObject, typed: Any) -> None:
+        """Add what this era requires on every outgoing result (in place)."""
+
+    # -- encode ------------------------------------------------------------------------------
+
+    def _outgoing(self, method: str, kind: Literal["request", "notification"]) -> MethodSpec:
+        spec = self._lookup(method, kind)
+        if not self.sends(spec):
+            raise ProtocolError(METHOD_NOT_FOUND, f"a {self.side} does not send {method!r}", {"method": method})
+        return spec
+
+    def _encode_params(
+        self, spec: MethodSpec, params: Any, stamp: Callable[[JSONObject], None] | None = None
+    ) -> JSONObject | None:
+        if params is None and stamp is None:
+            if spec.params_required:
+                raise ProtocolError(INVALID_PARAMS, f"{spec.name!r} requires params")
+            return None
+        if isinstance(params, BaseModel):
+            data: JSONObject = params.model_dump(mode="json")
+            if stamp is not None:
+                stamp(data)
+            return data
+        data = dict(dump(params or {}))
+        if stamp is not None:
+            stamp(data)
+        if spec.params is not None:  # a plain dict: check it as the receiver will
+            try:
+                self.revision.validate(spec.params, data)
+            except ValidationError as exc:
+                raise invalid("params", exc) from None
+        return data
+
+    def encode_request(
+        self, id: RequestId, method: str, params: Any = None, *, meta: Mapping[str, Any] | None = None
+    ) -> JSONObject:
+        """A request as a JSON-RPC object. ``params`` is a model or a dict (a dict is validated)."""
+        if not is_request_id(id):
+            raise ProtocolError(INVALID_REQUEST, "id must be a string or an integer")
+        spec = self._outgoing(method, "request")
+        stamp = self._request_stamp(spec, meta)
+        message: JSONObject = {"jsonrpc": "2.0", "id": id, "method": method}
+        data = self._encode_params(spec, params, stamp)
+        if data is not None:
+            message["params"] = data
+        return message
+
+    def _request_stamp(self, spec: MethodSpec, meta: Mapping[str, Any] | None) -> Callable[[JSONObject], None] | None:
+        return None
+
+    def encode_notification(self, method: str, params: Any = None) -> JSONObject:
+        spec = self._outgoing(method, "notification")
+        message: JSONObject = {"jsonrpc": "2.0", "method": method}
+        data = self._encode_params(spec, params)
+        if data is not None:
+            message["params"] = data
+        return message
+
+    def encode_result(self, id: RequestId, method: str, result: Any) -> JSONObject:
+        """The result of ``method`` as a response object; the era stamps what it requires."""
+        spec = self.methods.request(method)
+        if spec is None or spec.result is None:
+            raise ProtocolError(METHOD_NOT_FOUND, f"{method!r} is not a request of MCP {self.version}")
+        if isinstance(result, BaseModel):
+            data: JSONObject = result.model_dump(mode="json")
+            self.stamp_result(spec, data, result)
+        else:
+            data = dict(dump(result or {}))
+            self.stamp_result(spec, data, None)
+            self.decode_result(spec, data)  # a plain dict: check it as the receiver will
+        return {"jsonrpc": "2.0", "id": id, "result": data}
+
+    def dumps_request(
+        self, id: RequestId, method: str, params: Any = None, *, meta: Mapping[str, Any] | None = None
+    ) -> bytes:
+        """``encode_request`` straight to bytes; typed params the era need not stamp go out in one pass."""
+        if isinstance(params, BaseModel) and is_request_id(id) and self.request_sent_as_is(params, meta):
+            self._outgoing(method, "request")
+            return to_json({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        return to_json(self.encode_request(id, method, params, meta=meta))
+
+    def dumps_result(self, id: RequestId, method: str, result: Any) -> bytes:
+        """``encode_result`` straight to bytes; a typed result the era need not stamp goes out in one pass."""
+        if isinstance(result, BaseModel) and self.result_sent_as_is(result):
+            spec = self.methods.request(method)
+            if spec is not None and spec.result is not None:
+                return to_json({"jsonrpc": "2.0", "id": id, "result": result})
+        return to_json(self.encode_result(id, method, result))
+
+    def request_sent_as_is(self, params: BaseModel, meta: Mapping[str, Any] | None) -> bool:
+        """Typed params need nothing stamped by this era."""
+        return meta is None
+
+    def result_sent_as_is(self, result: BaseModel) -> bool:
+        """A typed result needs nothing stamped by this era."""
+        return True
+
+    def encode_error(self, id: RequestId | None, error: ProtocolError) -> JSONObject:
+        return {"jsonrpc": "2.0", "id": id, "error": error.to_error_object()}
+
+    def encode_message(self, message: Message) -> JSONObject:
+        """A decoded message back to its JSON-RPC object (the round trip of ``decode``)."""
+        if isinstance(message, Request):
+            return self._reencode(message.method, "request", {"id": message.id}, message.params)
+        if isinstance(message, Notification):
+            return self._reencode(message.method, "notification", {}, message.params)
+        if isinstance(message, Response):
+            return {"jsonrpc": "2.0", "id": message.id, "result": dump(message.result)}
+        return self.encode_error(message.id, message.error)
+
+    def _reencode(self, method: str, kind: str, head: JSONObject, params: Any) -> JSONObject:
+        message: JSONObject = {"jsonrpc": "2.0", **head, "method": method}
+        if params is not None:
+            message["params"] = dump(params)
+        return message
+
+    @staticmethod
+    def to_bytes(message: JSONObject | Sequence[JSONObject]) -> bytes:
+        """Compact UTF-8 JSON, one line (stdio framing adds the newline)."""
+        return to_json(message)
+
+
+def meta_of(params: Any) -> Any:
+    meta = getattr(params, "meta", None)
+    return None if meta is MISSING else meta

@@ -1,0 +1,130 @@
+"""The modern-era codec (2026-07-28 and later): stateless, ``_meta`` on every request."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import MISSING, BaseModel
+
+from .codec import (
+    CLIENT_CAPABILITIES_KEY,
+    CLIENT_INFO_KEY,
+    COMPLETE,
+    INPUT_REQUIRED,
+    PROTOCOL_VERSION_KEY,
+    RESULT_TYPE,
+    SERVER_INFO_KEY,
+    Codec,
+    JSONObject,
+    Revision,
+    Side,
+    dump,
+)
+from .jsonrpc import INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION, ProtocolError
+from .method_table import MethodSpec
+
+
+class ModernCodec(Codec):
+    """2026-07-28 and later: stateless. Every request carries the ``_meta`` envelope; results
+    carry ``resultType`` (missing means ``complete``), cacheable ones ``ttlMs``/``cacheScope``;
+    servers send no requests and clients no responses.
+
+    ``supported_versions`` are the versions a server answers (others get -32022);
+    ``client_info``/``client_capabilities`` are stamped on requests a client sends,
+    ``server_info`` on results a server sends, ``ttl_ms``/``cache_scope`` on cacheable
+    results that lack them.
+    """
+
+    era = "modern"
+
+    def __init__(
+        self,
+        revision: Revision,
+        side: Side,
+        *,
+        supported_versions: Sequence[str] | None = None,
+        client_info: Any = None,
+        client_capabilities: Any = None,
+        server_info: Any = None,
+        ttl_ms: int = 0,
+        cache_scope: Literal["public", "private"] = "private",
+    ) -> None:
+        super().__init__(revision, side)
+        self.supported_versions = tuple(supported_versions or (revision.version,))
+        self.client_info = dump(client_info)
+        self.client_capabilities = dump(client_capabilities) if client_capabilities is not None else {}
+        self.server_info = dump(server_info)
+        self.ttl_ms = ttl_ms
+        self.cache_scope = cache_scope
+
+    def receives_responses(self) -> bool:
+        return self.side == "client"
+
+    def check_params(self, spec: MethodSpec, raw: JSONObject) -> None:
+        if spec.kind != "request":
+            return
+        meta = raw.get("_meta")
+        requested = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
+        if type(requested) is str and requested not in self.supported_versions:
+            raise ProtocolError(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                f"protocol version {requested!r} is not supported",
+                {"supported": list(self.supported_versions), "requested": requested},
+            )
+
+    def result_type(self, spec: MethodSpec, raw: JSONObject) -> tuple[Any, JSONObject]:
+        if RESULT_TYPE not in raw:  # a result from a legacy server: complete
+            raw = {**raw, RESULT_TYPE: COMPLETE}
+        kind = raw[RESULT_TYPE]  # read raw, before validation
+        if kind == COMPLETE:
+            return spec.result, raw
+        if kind == INPUT_REQUIRED and spec.mrtr and self.revision.input_required is not None:
+            if "inputRequests" not in raw and "requestState" not in raw:
+                raise ProtocolError(INVALID_PARAMS, "input_required needs inputRequests or requestState")
+            return self.revision.input_required, raw
+        raise ProtocolError(INVALID_PARAMS, f"resultType {kind!r} is not valid for {spec.name!r}")
+
+    def _request_stamp(self, spec: MethodSpec, meta: Mapping[str, Any] | None) -> Callable[[JSONObject], None]:
+        def stamp(params: JSONObject) -> None:
+            envelope: JSONObject = {
+                PROTOCOL_VERSION_KEY: self.version,
+                CLIENT_CAPABILITIES_KEY: self.client_capabilities,
+            }
+            if self.client_info is not None:
+                envelope[CLIENT_INFO_KEY] = self.client_info
+            given = params.get("_meta")
+            if isinstance(given, dict):
+                envelope.update(given)
+            if meta is not None:
+                envelope.update(dump(meta))
+            params["_meta"] = envelope
+
+        return stamp
+
+    def request_sent_as_is(self, params: BaseModel, meta: Mapping[str, Any] | None) -> bool:
+        # a validated params model always holds the two required _meta keys
+        given = getattr(params, "meta", MISSING)
+        if meta is not None or given is MISSING:
+            return False
+        return self.client_info is None or getattr(given, "client_info", MISSING) is not MISSING
+
+    def result_sent_as_is(self, result: BaseModel) -> bool:
+        # resultType, ttlMs and cacheScope are required fields of the typed results
+        if self.server_info is None:
+            return True
+        return getattr(getattr(result, "meta", MISSING), "server_info", MISSING) is not MISSING
+
+    def stamp_result(self, spec: MethodSpec, result: JSONObject, typed: Any) -> None:
+        input_required = self.revision.input_required
+        if input_required is not None and isinstance(typed, input_required):
+            result.setdefault(RESULT_TYPE, INPUT_REQUIRED)
+        else:
+            result.setdefault(RESULT_TYPE, COMPLETE)
+        if self.server_info is not None:
+            meta = result.setdefault("_meta", {})
+            if isinstance(meta, dict):
+                meta.setdefault(SERVER_INFO_KEY, self.server_info)
+        if spec.cacheable and result[RESULT_TYPE] == COMPLETE:
+            result.setdefault("ttlMs", self.ttl_ms)
+            result.setdefault("cacheScope", self.cache_scope)

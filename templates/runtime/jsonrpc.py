@@ -1,0 +1,138 @@
+"""JSON-RPC 2.0 for every MCP revision: error codes, the runtime's one exception, decoded messages.
+
+Nothing here depends on a revision; the era codecs (``codec.py``) build on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+RequestId = str | int
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+# Modern era (2026-07-28 and later); -32020..-32099 are reserved for the specification.
+HEADER_MISMATCH = -32020
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+ERROR_NAMES: dict[int, str] = {
+    PARSE_ERROR: "Parse error",
+    INVALID_REQUEST: "Invalid request",
+    METHOD_NOT_FOUND: "Method not found",
+    INVALID_PARAMS: "Invalid params",
+    INTERNAL_ERROR: "Internal error",
+    HEADER_MISMATCH: "Header mismatch",
+    MISSING_REQUIRED_CLIENT_CAPABILITY: "Missing required client capability",
+    UNSUPPORTED_PROTOCOL_VERSION: "Unsupported protocol version",
+}
+
+
+class ProtocolError(Exception):
+    """The runtime's one exception: a JSON-RPC error with its code, message and data.
+
+    ``data`` is whatever the error carries; for the modern errors with a typed ``data``
+    (-32021, -32022) a decoded error holds the typed model.
+    """
+
+    def __init__(self, code: int, message: str | None = None, data: Any = None) -> None:
+        self.code = code
+        self.message = message if message is not None else ERROR_NAMES.get(code, "Error")
+        self.data = data
+        super().__init__(f"{self.code} {self.message}")
+
+    def to_error_object(self) -> dict[str, Any]:
+        """The JSON-RPC ``error`` member: ``{code, message, data?}``."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            dump = getattr(self.data, "model_dump", None)
+            error["data"] = dump(mode="json") if dump is not None else self.data
+        return error
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ProtocolError):
+            return NotImplemented
+        return (self.code, self.message, self.data) == (other.code, other.message, other.data)
+
+    __hash__ = Exception.__hash__
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A request: ``params`` is the typed params model (or None when the method has none).
+
+    ``meta`` is the request's ``_meta`` lifted out for handlers: in the modern era the typed
+    ``RequestMetaObject`` (protocol version, client capabilities, client info, ...; unknown
+    keys such as ``traceparent`` survive as extras); in the legacy era the optional
+    ``_meta`` (progress token) when sent.
+    """
+
+    id: RequestId
+    method: str
+    params: Any
+    meta: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    method: str
+    params: Any
+    meta: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """A result response. ``result`` is typed when the codec knew the request's method, else a dict.
+
+    ``method`` is the method of the request it answers, when known.
+    """
+
+    id: RequestId
+    result: Any
+    method: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorResponse:
+    """An error response; ``id`` is None only when the peer could not read the request's id."""
+
+    id: RequestId | None
+    error: ProtocolError
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """An incoming message the codec refused. Decoding never raises; it returns this.
+
+    ``kind`` says what the message looked like: a request (or unreadable: None) needs an
+    error response (see ``reply``); a rejected notification or response gets none.
+    """
+
+    error: ProtocolError
+    id: RequestId | None = None
+    kind: Literal["request", "notification", "response"] | None = None
+
+    @property
+    def needs_reply(self) -> bool:
+        return self.kind in ("request", None)
+
+    def reply(self) -> dict[str, Any]:
+        """The JSON-RPC error response to send back (``id`` null when it was unreadable)."""
+        return {"jsonrpc": "2.0", "id": self.id, "error": self.error.to_error_object()}
+
+
+Message = Request | Notification | Response | ErrorResponse
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """A JSON-RPC batch (2025-03-26 only): each entry decoded on its own."""
+
+    items: tuple[Message | Rejected, ...] = field(default_factory=tuple)
+
+
+Decoded = Message | Rejected | Batch
