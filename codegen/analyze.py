@@ -10,6 +10,7 @@ the overlay's ``empty_result`` list. Nothing here names a protocol version.
 from __future__ import annotations
 
 import json
+import keyword
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,8 +62,10 @@ def load_overlay(path: Path) -> Overlay:
 
 
 def stub_name(definition: str) -> str:
-    base = re.sub(r"(Request|Notification)$", "", definition)
-    return re.sub(r"(?<!^)(?=[A-Z][a-z])|(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
+    """``CallToolRequest`` -> ``call_tool``; a keyword gets a trailing underscore (``import_``)."""
+    base = re.sub(r"(Request|Notification)$", "", definition) or definition
+    name = re.sub(r"(?<!^)(?=[A-Z][a-z])|(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
+    return name + "_" if keyword.iskeyword(name) or keyword.issoftkeyword(name) else name
 
 
 class _Analyzer:

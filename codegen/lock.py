@@ -103,6 +103,8 @@ def load_lock(schema_dir: Path) -> Lock:
     except (KeyError, TypeError, ValueError) as exc:
         raise GeneratorError(f"{path} is malformed: missing or bad {exc}") from None
     for rev in revisions.values():
+        if not ("v" + rev.version.replace("-", "_")).isidentifier():
+            raise GeneratorError(f"{path}: revision {rev.version!r} must be letters, digits and '-' only")
         if rev.era not in ("legacy", "modern"):
             raise GeneratorError(f"{path}: revision {rev.version} has unknown era {rev.era!r}")
     return Lock(path=path, url_template=template, revisions=revisions)

@@ -8,6 +8,7 @@ by alias. datamodel-code-generator is pinned exactly: its output changes between
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import warnings
@@ -73,4 +74,31 @@ def generate_models(document: dict[str, JSON], *, version: str, base_class: str)
         raise GeneratorError(f"datamodel-code-generator failed: {exc}", version=version) from exc
     if not isinstance(source, str):
         raise GeneratorError("datamodel-code-generator returned several modules, expected one", version=version)
-    return _DMCG_HEADER.sub("", source, count=1)
+    source = _DMCG_HEADER.sub("", source, count=1)
+    check_names(source, document, version)
+    return source
+
+
+def check_names(source: str, document: dict[str, JSON], version: str) -> None:
+    """Every definition must be a top-level name of the module: templates refer to it by name.
+
+    The module is parsed, never executed.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise GeneratorError(
+            f"generated models do not compile: {exc.msg} at line {exc.lineno}", version=version
+        ) from None
+    names = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    names |= {
+        t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)
+    }
+    definitions = document.get("$defs") or document.get("definitions") or {}
+    for definition in definitions:
+        if definition not in names:
+            raise GeneratorError(
+                "datamodel-code-generator emitted no class of this name (renamed?)",
+                version=version,
+                definition=definition,
+            )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from codegen.analyze import Overlay, analyze, load_overlay
 from codegen.errors import GeneratorError
+from codegen.faults import crash_point
 from codegen.ir import Protocol
 from codegen.load import LoadedSchema, load
 from codegen.lock import Lock, load_lock
@@ -16,7 +17,7 @@ from codegen.models import generate_models
 from codegen.paths import templates_dir
 from codegen.prepass import prepass
 from codegen.render import Renderer, header
-from codegen.tree import clean_stale, format_tree, staging_dir, swap_in
+from codegen.tree import clean_stale, exclusive, format_tree, staging_dir, swap_in
 
 RUNTIME = "_runtime"
 
@@ -86,6 +87,7 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
     renderer = Renderer(templates_dir(), options.templates)
     inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates)
     revisions = [build_revision(lock, v, overlay, renderer, options.package) for v in versions]
+    crash_point("models")
     entries = {v: inputs.revision_entry(lock, v) for v in versions}
 
     dest.mkdir()
@@ -113,21 +115,25 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
         renderer.package_init([(v, lock.revisions[v].era) for v in present]), encoding="utf-8"
     )
     (dest / "py.typed").write_text("", encoding="utf-8")
+    crash_point("staged")
     format_tree(dest, options.package)
+    crash_point("formatted")
     write_manifest(dest, options.package, entries)
+    crash_point("manifest")
     return [r.protocol for r in revisions]
 
 
 def generate(options: Options) -> list[Protocol]:
     """Generate the package for the chosen revisions and swap it in atomically."""
     out = options.out
-    clean_stale(out)
     target = out / options.package
-    stage_root = staging_dir(out)
-    try:
-        staged = stage_root / options.package
-        protocols = render_package(options, staged, keep_from=target if target.is_dir() else None)
-        swap_in(staged, target)
-    finally:
-        shutil.rmtree(stage_root, ignore_errors=True)
+    with exclusive(out):
+        clean_stale(out)
+        stage_root = staging_dir(out)
+        try:
+            staged = stage_root / options.package
+            protocols = render_package(options, staged, keep_from=target if target.is_dir() else None)
+            swap_in(staged, target)
+        finally:
+            shutil.rmtree(stage_root, ignore_errors=True)
     return protocols

@@ -16,7 +16,9 @@ inside ``properties`` is data, not a keyword):
 
 from __future__ import annotations
 
+import builtins
 import copy
+import keyword
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -59,6 +61,70 @@ def pascal(name: str) -> str:
     if not text or not text[0].isalpha():
         text = "X" + text
     return text
+
+
+# Names the generated models module imports or relies on; a definition may not shadow them.
+MODULE_NAMES = frozenset(
+    {
+        "Annotated",
+        "Any",
+        "Literal",
+        "Union",
+        "Optional",
+        "Dict",
+        "List",
+        "TypeAliasType",
+        "BaseModel",
+        "ConfigDict",
+        "Field",
+        "MISSING",
+        "RootModel",
+        "StrictBool",
+        "StrictFloat",
+        "StrictInt",
+        "StrictStr",
+        "WireModel",
+        "annotations",
+    }
+)
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+
+
+def safe_definition_names(defs: dict[str, JSON], prefix: str) -> int:
+    """Refuse names that cannot be a class; rename ones that would shadow the module's imports.
+
+    A definition becomes a class (or type alias) of the same name, and templates refer to it
+    by that name, so a name must be a plain identifier. One that would shadow a name the
+    module uses (2024-11-05's ``Annotated``) or a builtin is renamed ``<Name>Model``, with
+    every ``$ref`` to it.
+    """
+    for name in defs:
+        if not _IDENTIFIER.match(name) or keyword.iskeyword(name) or keyword.issoftkeyword(name):
+            raise GeneratorError(
+                "definition name is not a valid Python class name (letters, digits and _ only)",
+                definition=name,
+            )
+    renames = {
+        name: name + "Model" for name in defs if name in MODULE_NAMES or hasattr(builtins, name) or name.startswith("_")
+    }
+    for old, new in renames.items():
+        if new in defs:
+            raise GeneratorError(f"would be renamed {new!r}, which is also defined", definition=old)
+    if not renames:
+        return 0
+    refs = {prefix + old: prefix + new for old, new in renames.items()}
+
+    def rewrite(node: JSON) -> JSON:
+        if isinstance(node, dict):
+            return {k: refs.get(v, v) if k == "$ref" and isinstance(v, str) else rewrite(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [rewrite(v) for v in node]
+        return node
+
+    renamed = {renames.get(name, name): rewrite(body) for name, body in defs.items()}
+    defs.clear()
+    defs.update(renamed)
+    return len(renames)
 
 
 def widen_numbers(defs: dict[str, JSON], container: str) -> int:
@@ -236,6 +302,7 @@ def prepass(schema: LoadedSchema) -> tuple[dict[str, JSON], dict[str, int]]:
     defs: dict[str, JSON] = document[schema.container]
     c, p = schema.container, schema.ref_prefix
     stats = {
+        "renamed": safe_definition_names(defs, p),
         "numbers": widen_numbers(defs, c),
         "direction_unions": dedupe_direction_unions(defs, p),
         "links": clean_links(defs, c),

@@ -28,8 +28,10 @@ class Renderer:
             loader=jinja2.FileSystemLoader(search),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
-            autoescape=False,
+            autoescape=False,  # we render Python source, not HTML
         )
+        # Every string from a schema or lock enters generated code as a Python literal.
+        self.env.filters["py"] = repr
 
     def render(self, name: str, **context: object) -> str:
         return self.env.get_template(name + TEMPLATE_SUFFIX).render(**context)

@@ -7,15 +7,19 @@ generator killed at any point leaves either the old tree or the new one, never a
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
+import fcntl
 import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from codegen.errors import GeneratorError
+from codegen.faults import crash_point, exchange_disabled
 
 TMP_PREFIX = ".mcpgen-tmp-"
 OLD_PREFIX = ".mcpgen-old-"
@@ -76,6 +80,21 @@ def _exchange(a: Path, b: Path) -> bool:
     return rc == 0
 
 
+LOCK_NAME = ".mcpgen-lock"
+
+
+@contextlib.contextmanager
+def exclusive(out: Path) -> Iterator[None]:
+    """Serialise generators writing into the same directory (another run waits its turn)."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / LOCK_NAME, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def clean_stale(out: Path) -> None:
     """Remove leftovers of a run that was killed; restore a tree stranded mid-swap."""
     if not out.is_dir():
@@ -101,10 +120,12 @@ def swap_in(staged: Path, target: Path) -> None:
     if not target.exists():
         staged.rename(target)
         return
-    if _exchange(staged, target):
+    crash_point("exchange")
+    if not exchange_disabled() and _exchange(staged, target):
         shutil.rmtree(staged)
         return
     old = target.with_name(OLD_PREFIX + target.name)
     target.rename(old)  # clean_stale() restores this if we die before the next line
+    crash_point("mid-swap")
     staged.rename(target)
     shutil.rmtree(old)

@@ -59,7 +59,7 @@ def test_sync_then_generate_into_another_package(tmp_path: Path) -> None:
     assert run("generate", "--version", "2026-07-28", "--out", "out", "--package", "mymcp", cwd=project).returncode == 0
     index = (project / "out" / "mymcp" / "__init__.py").read_text()
     assert '"2025-03-26": "legacy"' in index and '"2026-07-28": "modern"' in index
-    assert not list((project / "out").glob(".mcpgen-*"))
+    assert [p.name for p in (project / "out").glob(".mcpgen-*")] == [".mcpgen-lock"]
 
 
 def test_sync_refuses_a_hash_mismatch_and_installs_nothing(tmp_path: Path) -> None:

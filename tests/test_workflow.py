@@ -55,7 +55,7 @@ def test_diff_2025_11_25_to_2026_07_28_reports_the_era_change() -> None:
 
 
 def test_diff_finds_renames_by_structure_and_reports_no_change() -> None:
-    assert "  ~ AnnotatedAnnotations renamed to Annotations" in run("diff", "2024-11-05", "2025-03-26").stdout
+    assert "  ~ AnnotatedModelAnnotations renamed to Annotations" in run("diff", "2024-11-05", "2025-03-26").stdout
     same = run("diff", "2026-07-28", "2026-07-28")
     assert same.returncode == 0 and same.stdout.strip().endswith("no changes")
 

@@ -293,7 +293,7 @@ class TextResourceContents(WireModel):
     """
 
 
-class AnnotatedAnnotations(WireModel):
+class AnnotatedModelAnnotations(WireModel):
     model_config = ConfigDict(
         extra="allow",
     )
@@ -861,7 +861,7 @@ class AnnotatedModel(WireModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    annotations: AnnotatedAnnotations | MISSING = MISSING
+    annotations: AnnotatedModelAnnotations | MISSING = MISSING
 
 
 class CallToolRequest(WireModel):

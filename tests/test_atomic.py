@@ -1,0 +1,78 @@
+"""A generator killed at any point leaves the previous tree whole; the next run cleans up."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codegen.faults import CRASH_AT, NO_EXCHANGE, POINTS
+from tests.conftest import ROOT, SCHEMA_DIR
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def generate(out: Path, templates: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, "-m", "codegen", "--schema-dir", str(SCHEMA_DIR), "generate", "--out", str(out)]
+    args += ["--version", "2025-06-18", "--version", "2026-07-28"]
+    if templates is not None:
+        args += ["--templates", str(templates)]
+    return subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env={**os.environ, **env}, check=False)
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], Path, dict[str, str]]:
+    """An old tree, and a template override that makes every new run differ from it."""
+    base = tmp_path_factory.mktemp("atomic")
+    old = base / "old"
+    assert generate(old).returncode == 0
+    overrides = base / "templates"
+    overrides.mkdir()
+    builtin = (ROOT / "templates" / "version_init.py.j2").read_text()
+    (overrides / "version_init.py.j2").write_text(builtin + "\nREGENERATED = True\n")
+    new = base / "new"
+    assert generate(new, overrides).returncode == 0
+    old_tree, new_tree = snapshot(old / "mcpgen"), snapshot(new / "mcpgen")
+    assert old_tree != new_tree
+    return old, old_tree, overrides, new_tree
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "two-renames"])
+@pytest.mark.parametrize("point", POINTS)
+def test_killed_generation_leaves_old_or_new_tree(
+    trees: tuple[Path, dict[str, str], Path, dict[str, str]], tmp_path: Path, point: str, exchange: bool
+) -> None:
+    old, old_tree, overrides, new_tree = trees
+    out = tmp_path / "out"
+    shutil.copytree(old, out)
+    env = {CRASH_AT: point} if exchange else {CRASH_AT: point, NO_EXCHANGE: "1"}
+    killed = generate(out, overrides, **env)
+    package = out / "mcpgen"
+    if point == "mid-swap" and exchange:  # the atomic exchange has no midpoint: the run completes
+        assert killed.returncode == 0, killed.stderr
+        assert snapshot(package) == new_tree
+        return
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    if point == "mid-swap":
+        # Between the two renames of the fallback the old tree is parked beside the target;
+        # the next run puts it back before doing anything else.
+        assert not package.exists() and snapshot(out / ".mcpgen-old-mcpgen") == old_tree
+    else:
+        assert snapshot(package) == old_tree, f"killed at {point}: the tree changed"
+    leftovers = [p.name for p in out.iterdir() if p.name.startswith(".mcpgen-") and p.name != ".mcpgen-lock"]
+    assert leftovers, "a killed run leaves its staging directory behind"
+    assert generate(out, overrides).returncode == 0
+    assert snapshot(package) == new_tree
+    assert sorted(p.name for p in out.iterdir()) == [".mcpgen-lock", "mcpgen"]

@@ -1,0 +1,144 @@
+"""Schemas we did not write: hostile names and strings generate safe code or fail clearly.
+
+Every string a schema carries (descriptions, property names, enum values, consts, method
+names) reaches generated code only as data: the output compiles, imports, round-trips
+instances, and executes nothing the schema smuggled in. Names that cannot be classes fail
+with an error naming the definition.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen.errors import GeneratorError
+from codegen.pipeline import Options, generate
+from tests.conftest import ROOT, SCHEMA_DIR
+
+VERSION = "2026-07-28"
+
+
+def payloads(sentinel: Path) -> list[str]:
+    touch = f"__import__('pathlib').Path({str(sentinel)!r}).touch()"
+    return [
+        f'"""; {touch}; """',
+        f"'''; {touch}; '''",
+        f'\\"); {touch} #',
+        f"\n{touch}\n",
+        f"{{{{ {touch} }}}} {{% raw %}} {{# #}}",
+        f'\\n\\\\" \\u2028 \u2028 \x00 ünïcødé ✓ 🚀 {touch}',
+        "x" * 100_000,
+    ]
+
+
+def hostile_schema(sentinel: Path) -> dict[str, Any]:
+    schema = json.loads((SCHEMA_DIR / VERSION / "schema.json").read_text())
+    defs = schema["$defs"]
+    evil = payloads(sentinel)
+    for i, name in enumerate(sorted(defs)):
+        defs[name]["description"] = evil[i % len(evil)]
+    tool = defs["Tool"]["properties"]
+    for i, prop in enumerate(
+        [
+            "class",
+            "def",
+            "__init__",
+            "model_config",
+            "model_dump",
+            "self",
+            "x\"y'z",
+            "a b",
+            "ünï",
+            "_private",
+            "1abc",
+            "None",
+            "__class__",
+            "{{x}}",
+        ]
+    ):
+        tool[prop] = {"type": "string", "description": evil[i % len(evil)]}
+    defs["HostileValues"] = {
+        "type": "object",
+        "properties": {
+            "level": {"enum": [e[:200] for e in evil[:6]] + ['it\'s "quoted" \\'], "type": "string"},
+            "tag": {"const": evil[0], "type": "string"},
+        },
+        "required": ["tag"],
+    }
+    defs["ClientRequest"]["anyOf"].append({"$ref": "#/$defs/HostileRequest"})
+    defs["HostileRequest"] = copy.deepcopy(defs["DiscoverRequest"])
+    defs["HostileRequest"]["properties"]["method"]["const"] = evil[2]
+    defs["HostileResult"] = copy.deepcopy(defs["CompleteResult"])
+    defs["FieldRequest"] = copy.deepcopy(defs["DiscoverRequest"])  # a name the module could shadow
+    defs["Field"] = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    return schema
+
+
+def write_schema_dir(tmp: Path, schema: dict[str, Any]) -> Path:
+    root = tmp / "schema"
+    (root / VERSION).mkdir(parents=True)
+    data = json.dumps(schema).encode()
+    (root / VERSION / "schema.json").write_bytes(data)
+    (root / "patches").mkdir()
+    (root / "patches" / f"{VERSION}.json").write_bytes((SCHEMA_DIR / "patches" / f"{VERSION}.json").read_bytes())
+    (root / "overlay.json").write_bytes((SCHEMA_DIR / "overlay.json").read_bytes())
+    lock = json.loads((SCHEMA_DIR / "lock.json").read_text())
+    entry = {"era": "modern", "sha256": hashlib.sha256(data).hexdigest(), "size": len(data), "url": "file:///hostile"}
+    lock["versions"] = {VERSION: entry}
+    (root / "lock.json").write_text(json.dumps(lock))
+    return root
+
+
+def test_hostile_strings_stay_data(tmp_path: Path) -> None:
+    sentinel = tmp_path / "PWNED"
+    schema_dir = write_schema_dir(tmp_path, hostile_schema(sentinel))
+    out = tmp_path / "out"
+    generate(Options(schema_dir=schema_dir, out=out))
+    assert not sentinel.exists()
+    package = out / "mcpgen" / "v2026_07_28"
+    for path in sorted((out / "mcpgen").rglob("*.py")):
+        compile(path.read_text(encoding="utf-8"), str(path), "exec")  # compiles; nothing runs
+    probe = f"""
+import json, pathlib
+from mcpgen.v2026_07_28 import models as m, METHODS
+assert not pathlib.Path({str(sentinel)!r}).exists()
+tool = {{"name": "t", "inputSchema": {{"type": "object"}}, "class": "c", "x\\"y'z": "q", "a b": "s", "None": "n"}}
+parsed = m.Tool.model_validate_json(json.dumps(tool))
+assert json.loads(parsed.model_dump_json()) == tool, parsed.model_dump_json()
+spec = [s for s in METHODS if s.message is m.HostileRequest][0]
+print(json.dumps({{"method": spec.name, "field": m.FieldModel.__name__}}))
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=out, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["method"] == payloads(sentinel)[2] and result["field"] == "FieldModel"
+    assert not sentinel.exists()
+    assert "HostileValues" in (package / "models.py").read_text()
+
+
+@pytest.mark.parametrize("name", ['Evil"Name', "has space", "class", "9lives", "ünïcødé", "a.b", "match"])
+def test_a_definition_name_that_is_no_class_name_fails_naming_it(tmp_path: Path, name: str) -> None:
+    schema = json.loads((SCHEMA_DIR / VERSION / "schema.json").read_text())
+    schema["$defs"][name] = {"type": "object", "properties": {"x": {"type": "string"}}}
+    schema_dir = write_schema_dir(tmp_path, schema)
+    with pytest.raises(GeneratorError) as info:
+        generate(Options(schema_dir=schema_dir, out=tmp_path / "out"))
+    assert f"definition {name!r}" in str(info.value) and "not a valid Python class name" in str(info.value)
+    assert not (tmp_path / "out" / "mcpgen").exists()
+
+
+def test_no_eval_or_exec_anywhere_in_the_generator_or_runtime() -> None:
+    pattern = re.compile(r"(?<![.\w])(eval|exec|compile)\s*\(")  # re.compile( is fine
+    for root in (ROOT / "codegen", ROOT / "templates"):
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and path.suffix in (".py", ".j2"):
+                hits = [line for line in path.read_text(encoding="utf-8").splitlines() if pattern.search(line)]
+                assert hits == [], f"{path}: {hits}"
