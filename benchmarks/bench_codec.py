@@ -1,17 +1,21 @@
-"""Wire codec throughput (bytes <-> typed messages, envelope included) against mcp-types 2.3.0.
+"""Wire codec throughput (bytes <-> typed messages, envelope included), per era, against mcp-types 2.3.0.
 
-Two messages of the 2026-07-28 revision, as ``bench_models.py`` builds them:
+Four messages, each in the legacy era (2025-11-25) and the modern era (2026-07-28):
 
-* (a) ``tools/call`` request, the official example: a server decodes it; a client encodes it.
-* (b) ``tools/list`` response with 100 tools: a client decodes it; a server encodes it.
+* tools/call request (the official example): a server decodes it, a client encodes it;
+* tools/call result (the official example): a client decodes it against its pending request;
+* tools/list result with 100 tools: a client decodes it, a server encodes it;
+* tools/call result holding 1 MiB of text.
 
-"ours, codec" is the full receive/send path of ``mcpgen.v2026_07_28.codec``: JSON parse, the
-JSON-RPC envelope, method and direction lookup, params or result validation by method (with
-``resultType`` read first), the ``_meta`` lift, and on encode the era's stamping and bytes.
-"ours, model" is one ``model_validate_json``/``model_dump_json`` of the envelope model, to show
-what the codec adds. The peer is mcp-types as an SDK uses it (``jsonrpc_message_adapter``, then
-``parse_client_request``/``parse_server_result``), measured in the same run, interleaved; each
-figure is the best of N short loops with the garbage collector off. Ratios matter, not msgs/s.
+Per message and direction three figures from one run, interleaved: ``orjson.loads``/``dumps``
+of the same bytes/dict (the floor: parsing without any typing), ours (the full codec path:
+``SERVER.decode(raw)``/``CLIENT.decode(raw, pending=...)``, envelope checks, method and
+direction lookup, typed params or result with the era's rules; on encode the era's stamping and
+bytes), and mcp-types as an SDK uses it (``jsonrpc_message_adapter.validate_json``, then
+``parse_client_request``/``parse_server_result``). A fourth decode figure, the "pydantic
+bound", is one ``model_validate_json`` of the bare params/result model: what validation alone
+costs with these models. Each figure is the best of N short loops with the garbage collector
+off. Targets (issue 3): decode within 3x of the orjson floor and at least 4x faster than mcp-types.
 
 Usage::
 
@@ -21,6 +25,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import copy
 import gc
 import json
 import platform
@@ -34,30 +39,67 @@ from typing import Any
 import orjson
 
 REPO = Path(__file__).resolve().parent.parent
-VERSION = "2026-07-28"
-EXAMPLES = Path("/work/shared/mcp-schema") / VERSION / "examples"
+EXAMPLES = Path("/work/shared/mcp-schema") / "2026-07-28" / "examples"
 if str(REPO / "generated") not in sys.path:
     sys.path.insert(0, str(REPO / "generated"))
+
+ERAS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
+MODERN_RESULT_KEYS = ("resultType", "ttlMs", "cacheScope", "_meta")
 
 
 @dataclass
 class Variant:
     message: str
+    era: str
     kind: str  # decode | encode
-    label: str
+    who: str  # floor | ours | mcp-types | pydantic
     call: Callable[[], object]
     per_loop: int = 1
     best: float = float("inf")
 
 
-def tools_list_data(count: int = 100) -> dict[str, Any]:
+def example(definition: str) -> dict[str, Any]:
+    (path,) = sorted((EXAMPLES / definition).glob("*.json"))
+    data: dict[str, Any] = json.loads(path.read_bytes())
+    return data
+
+
+def tools_list_result(count: int = 100) -> dict[str, Any]:
     templates = [json.loads(p.read_bytes()) for p in sorted((EXAMPLES / "Tool").glob("*.json"))]
     tools = []
     for i in range(count):
-        tool = json.loads(json.dumps(templates[i % len(templates)]))
+        tool = copy.deepcopy(templates[i % len(templates)])
         tool["name"] = f"{tool['name']}_{i:03d}"
         tools.append(tool)
     return {"resultType": "complete", "tools": tools, "nextCursor": "next", "ttlMs": 300000, "cacheScope": "public"}
+
+
+def messages(era: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """(label, method, JSON-RPC message) of the four benchmark messages, as this era sends them."""
+    request = example("CallToolRequest")
+    call_result = example("CallToolResultResponse")
+    big_text = "".join(f"line {i:07d}: the quick brown fox jumps over the lazy dog\n" for i in range(20000))[: 2**20]
+    big = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "result": {"resultType": "complete", "content": [{"type": "text", "text": big_text}], "isError": False},
+    }
+    listed = {"jsonrpc": "2.0", "id": 2, "result": tools_list_result()}
+    if era == "legacy":
+        del request["params"]["_meta"]
+        for message in (call_result, big, listed):
+            for key in MODERN_RESULT_KEYS:
+                message["result"].pop(key, None)
+        for tool in listed["result"]["tools"]:  # 2025-11-25 output schemas are objects
+            if tool.get("outputSchema", {}).get("type", "object") != "object":
+                del tool["outputSchema"]
+    size = len(orjson.dumps(big))
+    return [
+        ("tools/call request", "tools/call", request),
+        ("tools/call result", "tools/call", call_result),
+        (f"tools/list result, 100 tools ({len(orjson.dumps(listed)) // 1024} KiB)", "tools/list", listed),
+        (f"tools/call result, 1 MiB text ({size / 2**20:.2f} MiB)", "tools/call", big),
+    ]
 
 
 def same(label: str, raw: bytes, encoded: bytes | str) -> None:
@@ -66,110 +108,88 @@ def same(label: str, raw: bytes, encoded: bytes | str) -> None:
 
 
 def variants() -> list[Variant]:
+    import importlib
+
     from mcp_types.jsonrpc import JSONRPCResponse, jsonrpc_message_adapter
     from mcp_types.methods import parse_client_request, parse_server_result, serialize_server_result
-    from mcpgen.v2026_07_28 import codec, models
 
     out: list[Variant] = []
-    # (a) tools/call request
-    (path,) = sorted((EXAMPLES / "CallToolRequest").glob("*.json"))
-    request_data = json.loads(path.read_bytes())
-    request_raw = orjson.dumps(request_data)
-    decoded = codec.SERVER.decode(request_raw)
-    assert type(decoded.params) is models.CallToolRequestParams  # type: ignore[union-attr]
-    params, rid = decoded.params, decoded.id  # type: ignore[union-attr]
-    same("ours codec request", request_raw, codec.CLIENT.dumps_request(rid, "tools/call", params))
-    same(
-        "ours codec request, dict path",
-        request_raw,
-        codec.CLIENT.to_bytes(codec.CLIENT.encode_request(rid, "tools/call", params)),
-    )
-    message_model = models.CallToolRequest.model_validate_json(request_raw)
+    for era, version in ERAS.items():
+        package = importlib.import_module(f"mcpgen.v{version.replace('-', '_')}")
+        client, server = package.CLIENT, package.SERVER
+        for label, method, data in messages(era):
+            raw = orjson.dumps(data)
+            spec = package.METHODS.request(method)
+            tag = f"{label} [{era}]"
+            if "method" in data:  # a request: the server decodes, the client encodes
+                decoded = server.decode(raw)
+                params, rid = decoded.params, decoded.id
+                assert type(params) is spec.params, decoded
+                same(tag, raw, client.dumps_request(rid, method, params))
+                body = orjson.dumps(data["params"])
+                bound = spec.params
 
-    def sdk_request_decode() -> object:
-        envelope = jsonrpc_message_adapter.validate_json(request_raw)
-        return parse_client_request(envelope.method, VERSION, envelope.params)  # type: ignore[union-attr]
+                def ours_decode(raw: bytes = raw, server: Any = server) -> object:
+                    return server.decode(raw)
 
-    def sdk_request_encode() -> bytes:
-        return jsonrpc_message_adapter.dump_json(jsonrpc_message_adapter.validate_python(request_data))
+                def sdk_decode(raw: bytes = raw, version: str = version) -> object:
+                    envelope = jsonrpc_message_adapter.validate_json(raw)
+                    return parse_client_request(envelope.method, version, envelope.params)
 
-    same("sdk request", request_raw, sdk_request_encode())
-    a = "(a) tools/call request"
-    out += [
-        Variant(a, "decode", "orjson.loads (floor)", lambda: orjson.loads(request_raw)),
-        Variant(a, "decode", "ours, codec: `SERVER.decode(raw)`", lambda: codec.SERVER.decode(request_raw)),
-        Variant(
-            a,
-            "decode",
-            "ours, model: `CallToolRequest.model_validate_json`",
-            lambda: models.CallToolRequest.model_validate_json(request_raw),
-        ),
-        Variant(a, "decode", "mcp-types SDK path", sdk_request_decode),
-        Variant(a, "encode", "orjson.dumps (floor)", lambda: orjson.dumps(request_data)),
-        Variant(
-            a,
-            "encode",
-            "ours, codec: `CLIENT.dumps_request(...)`",
-            lambda: codec.CLIENT.dumps_request(rid, "tools/call", params),
-        ),
-        Variant(a, "encode", "ours, model: `CallToolRequest.model_dump_json()`", message_model.model_dump_json),
-        Variant(a, "encode", "mcp-types SDK path (untyped JSONRPCRequest envelope)", sdk_request_encode),
-    ]
-    # (b) tools/list response, 100 tools
-    result_data = tools_list_data()
-    response_data = {"jsonrpc": "2.0", "id": 1, "result": result_data}
-    response_raw = orjson.dumps(response_data)
-    pending = {1: "tools/list"}
-    result = codec.CLIENT.decode(response_raw, pending=pending).result  # type: ignore[union-attr]
-    assert type(result) is models.ListToolsResult
-    same("ours codec result", response_raw, codec.SERVER.dumps_result(1, "tools/list", result))
-    same(
-        "ours codec result, dict path",
-        response_raw,
-        codec.SERVER.to_bytes(codec.SERVER.encode_result(1, "tools/list", result)),
-    )
-    response_model = models.ListToolsResultResponse.model_validate_json(response_raw)
+                def ours_encode(
+                    client: Any = client, rid: Any = rid, method: str = method, params: Any = params
+                ) -> bytes:
+                    return bytes(client.dumps_request(rid, method, params))
 
-    def sdk_result_decode() -> object:
-        envelope = jsonrpc_message_adapter.validate_json(response_raw)
-        return parse_server_result("tools/list", VERSION, envelope.result)  # type: ignore[union-attr]
+                def sdk_encode(data: dict[str, Any] = data) -> bytes:
+                    return jsonrpc_message_adapter.dump_json(jsonrpc_message_adapter.validate_python(data))
 
-    monolith = sdk_result_decode()
+            else:  # a result: the client decodes against its pending request, the server encodes
+                pending = {data["id"]: method}
+                decoded = client.decode(raw, pending=pending)
+                result, rid = decoded.result, decoded.id
+                assert type(result) is spec.result, decoded
+                same(tag, raw, server.dumps_result(rid, method, result))
+                body = orjson.dumps(data["result"])
+                bound = spec.result
 
-    def sdk_result_encode() -> str:
-        body = serialize_server_result(
-            "tools/list", VERSION, monolith.model_dump(by_alias=True, mode="json", exclude_none=True)
-        )  # type: ignore[attr-defined]
-        return JSONRPCResponse(jsonrpc="2.0", id=1, result=body).model_dump_json(by_alias=True, exclude_none=True)
+                def ours_decode(raw: bytes = raw, client: Any = client, pending: Any = pending) -> object:
+                    return client.decode(raw, pending=pending)
 
-    b = f"(b) tools/list response, 100 tools ({len(response_raw):,} B)"
-    out += [
-        Variant(b, "decode", "orjson.loads (floor)", lambda: orjson.loads(response_raw)),
-        Variant(
-            b,
-            "decode",
-            "ours, codec: `CLIENT.decode(raw, pending=...)`",
-            lambda: codec.CLIENT.decode(response_raw, pending=pending),
-        ),
-        Variant(
-            b,
-            "decode",
-            "ours, model: `ListToolsResultResponse.model_validate_json`",
-            lambda: models.ListToolsResultResponse.model_validate_json(response_raw),
-        ),
-        Variant(b, "decode", "mcp-types SDK path", sdk_result_decode),
-        Variant(b, "encode", "orjson.dumps (floor)", lambda: orjson.dumps(response_data)),
-        Variant(
-            b,
-            "encode",
-            "ours, codec: `SERVER.dumps_result(...)`",
-            lambda: codec.SERVER.dumps_result(1, "tools/list", result),
-        ),
-        Variant(
-            b, "encode", "ours, model: `ListToolsResultResponse.model_dump_json()`", response_model.model_dump_json
-        ),
-        Variant(b, "encode", "mcp-types SDK path", sdk_result_encode),
-    ]
+                def sdk_decode(raw: bytes = raw, version: str = version, method: str = method) -> object:
+                    envelope = jsonrpc_message_adapter.validate_json(raw)
+                    return parse_server_result(method, version, envelope.result)
+
+                monolith = sdk_decode()
+
+                def ours_encode(
+                    server: Any = server, rid: Any = rid, method: str = method, result: Any = result
+                ) -> bytes:
+                    return bytes(server.dumps_result(rid, method, result))
+
+                def sdk_encode(
+                    monolith: Any = monolith, method: str = method, version: str = version, rid: Any = rid
+                ) -> str:
+                    dumped = monolith.model_dump(by_alias=True, mode="json", exclude_none=True)
+                    body = serialize_server_result(method, version, dumped)
+                    return JSONRPCResponse(jsonrpc="2.0", id=rid, result=body).model_dump_json(
+                        by_alias=True, exclude_none=True
+                    )
+
+            same(f"{tag} mcp-types", raw, sdk_encode())
+
+            def pydantic_bound(body: bytes = body, bound: Any = bound) -> object:
+                return bound.model_validate_json(body, by_alias=True, by_name=False)
+
+            out += [
+                Variant(tag, era, "decode", "floor", lambda raw=raw: orjson.loads(raw)),
+                Variant(tag, era, "decode", "ours", ours_decode),
+                Variant(tag, era, "decode", "mcp-types", sdk_decode),
+                Variant(tag, era, "decode", "pydantic", pydantic_bound),
+                Variant(tag, era, "encode", "floor", lambda data=data: orjson.dumps(data)),
+                Variant(tag, era, "encode", "ours", ours_encode),
+                Variant(tag, era, "encode", "mcp-types", sdk_encode),
+            ]
     return out
 
 
@@ -199,22 +219,26 @@ def run(rounds: int, loop_ms: float) -> list[Variant]:
 
 
 def report(results: list[Variant], rounds: int, loop_ms: float) -> str:
+    best = {(v.message, v.kind, v.who): v.best for v in results}
     lines = [
         f"Python {platform.python_version()}; best of {rounds} loops of ~{loop_ms:g} ms per variant, interleaved.",
+        "x floor: ours / orjson (target <= 3); vs mcp-types: mcp-types / ours (target >= 4).",
+        "pydantic: one model_validate_json of the bare params/result model, x floor; ceiling: mcp-types / that,",
+        "the most any decoder validating with these models could gain over mcp-types.",
         "",
+        "| message [era] | decode µs | x floor | vs mcp-types | pydantic x floor | ceiling "
+        "| encode µs | x floor | vs mcp-types |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for message in dict.fromkeys(v.message for v in results):
-        lines += [f"### {message}", "", "| variant | msgs/s | x floor | x mcp-types |", "|---|---:|---:|---:|"]
-        for kind in ("decode", "encode"):
-            rows = [v for v in results if v.message == message and v.kind == kind]
-            floor, peer = rows[0], rows[-1]
-            lines.append(f"| **{kind}** | | | |")
-            for v in rows:
-                lines.append(
-                    f"| {v.label} | {1 / v.best:,.0f} | {v.best / floor.best:.2f} | {v.best / peer.best:.2f} |"
-                )
-        lines.append("")
-    lines.append("x mcp-types below 1: ours takes less time than the SDK path.")
+        d = {who: best[(message, "decode", who)] for who in ("floor", "ours", "mcp-types", "pydantic")}
+        e = {who: best[(message, "encode", who)] for who in ("floor", "ours", "mcp-types")}
+        lines.append(
+            f"| {message} | {d['ours'] * 1e6:,.1f} | {d['ours'] / d['floor']:.2f} | {d['mcp-types'] / d['ours']:.1f}x "
+            f"| {d['pydantic'] / d['floor']:.2f} | {d['mcp-types'] / d['pydantic']:.1f}x "
+            f"| {e['ours'] * 1e6:,.1f} | {e['ours'] / e['floor']:.2f} "
+            f"| {e['mcp-types'] / e['ours']:.1f}x |"
+        )
     return "\n".join(lines)
 
 
@@ -227,7 +251,7 @@ def main(argv: list[str] | None = None) -> None:
     results = run(args.rounds, args.loop_ms)
     print(report(results, args.rounds, args.loop_ms))
     if args.json:
-        rows = [{"message": v.message, "kind": v.kind, "label": v.label, "seconds": v.best} for v in results]
+        rows = [{"message": v.message, "era": v.era, "kind": v.kind, "who": v.who, "seconds": v.best} for v in results]
         args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")
 
 

@@ -16,6 +16,7 @@ SCHEMA_DIR = ROOT / "schema"
 SCHEMA_SOURCE = Path(os.environ.get("MCP_SCHEMA_SOURCE", ROOT.parent / "shared" / "mcp-schema"))
 EXAMPLES = SCHEMA_SOURCE / "2026-07-28" / "examples"
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+pytest_plugins = ["tests.codec.goldens"]  # --update-goldens
 
 if str(GENERATED) not in sys.path:
     sys.path.insert(0, str(GENERATED))

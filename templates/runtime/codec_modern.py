@@ -11,6 +11,7 @@ from .codec import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
     COMPLETE,
+    DEFAULT_MAX_MESSAGE_SIZE,
     INPUT_REQUIRED,
     PROTOCOL_VERSION_KEY,
     RESULT_TYPE,
@@ -21,7 +22,13 @@ from .codec import (
     Side,
     dump,
 )
-from .jsonrpc import INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION, ProtocolError
+from .jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    ProtocolError,
+)
 from .method_table import MethodSpec
 
 
@@ -49,8 +56,9 @@ class ModernCodec(Codec):
         server_info: Any = None,
         ttl_ms: int = 0,
         cache_scope: Literal["public", "private"] = "private",
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     ) -> None:
-        super().__init__(revision, side)
+        super().__init__(revision, side, max_message_size=max_message_size)
         self.supported_versions = tuple(supported_versions or (revision.version,))
         self.client_info = dump(client_info)
         self.client_capabilities = dump(client_capabilities) if client_capabilities is not None else {}
@@ -67,11 +75,12 @@ class ModernCodec(Codec):
         meta = raw.get("_meta")
         requested = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
         if type(requested) is str and requested not in self.supported_versions:
-            raise ProtocolError(
-                UNSUPPORTED_PROTOCOL_VERSION,
-                f"protocol version {requested!r} is not supported",
-                {"supported": list(self.supported_versions), "requested": requested},
-            )
+            raise unsupported_protocol_version(self.supported_versions, requested)
+
+    def accepts(self, spec: MethodSpec, params: Any) -> bool:
+        if spec.kind != "request":
+            return True
+        return getattr(getattr(params, "meta", None), "protocol_version", None) in self.supported_versions
 
     def result_type(self, spec: MethodSpec, raw: JSONObject) -> tuple[Any, JSONObject]:
         if RESULT_TYPE not in raw:  # a result from a legacy server: complete
@@ -128,3 +137,27 @@ class ModernCodec(Codec):
         if spec.cacheable and result[RESULT_TYPE] == COMPLETE:
             result.setdefault("ttlMs", self.ttl_ms)
             result.setdefault("cacheScope", self.cache_scope)
+
+
+# -- the modern era's typed errors, as the runtime's one exception --------------------------
+
+
+def unsupported_protocol_version(supported: Sequence[str], requested: str) -> ProtocolError:
+    """-32022: the request's ``protocolVersion`` is not one the server speaks; ``data`` lists what it does."""
+    return ProtocolError(
+        UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+        {"supported": list(supported), "requested": requested},
+    )
+
+
+def missing_required_client_capability(
+    required: Mapping[str, Any] | BaseModel, message: str = "Missing required client capability"
+) -> ProtocolError:
+    """-32021: the request needs client capabilities its ``_meta`` did not declare."""
+    return ProtocolError(MISSING_REQUIRED_CLIENT_CAPABILITY, message, {"requiredCapabilities": dump(required)})
+
+
+def header_mismatch(message: str = "Header mismatch") -> ProtocolError:
+    """-32020 (Streamable HTTP): the ``MCP-*`` headers disagree with the body, or are missing or malformed."""
+    return ProtocolError(HEADER_MISMATCH, message)

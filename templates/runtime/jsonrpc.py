@@ -32,18 +32,45 @@ ERROR_NAMES: dict[int, str] = {
 }
 
 
+MessageKind = Literal["request", "notification", "response"]
+
+
 class ProtocolError(Exception):
     """The runtime's one exception: a JSON-RPC error with its code, message and data.
 
     ``data`` is whatever the error carries; for the modern errors with a typed ``data``
     (-32021, -32022) a decoded error holds the typed model.
+
+    Raised by decoding, ``id`` is the offending message's id when it could be read and
+    ``kind`` what the message looked like (None: unreadable). A request, or a message too
+    broken to tell, needs an error response (``needs_reply``, ``reply()``); a refused
+    notification or response gets none.
     """
 
-    def __init__(self, code: int, message: str | None = None, data: Any = None) -> None:
+    def __init__(
+        self,
+        code: int,
+        message: str | None = None,
+        data: Any = None,
+        *,
+        id: RequestId | None = None,
+        kind: MessageKind | None = None,
+    ) -> None:
         self.code = code
         self.message = message if message is not None else ERROR_NAMES.get(code, "Error")
         self.data = data
+        self.id = id
+        self.kind = kind
         super().__init__(f"{self.code} {self.message}")
+
+    @property
+    def needs_reply(self) -> bool:
+        """The peer expects an error response: the message was a request, or unreadable."""
+        return self.kind in ("request", None)
+
+    def reply(self) -> dict[str, Any]:
+        """The JSON-RPC error response to send back (``id`` null when it was unreadable)."""
+        return {"jsonrpc": "2.0", "id": self.id, "error": self.to_error_object()}
 
     def to_error_object(self) -> dict[str, Any]:
         """The JSON-RPC ``error`` member: ``{code, message, data?}``."""
@@ -52,6 +79,9 @@ class ProtocolError(Exception):
             dump = getattr(self.data, "model_dump", None)
             error["data"] = dump(mode="json") if dump is not None else self.data
         return error
+
+    def __repr__(self) -> str:
+        return f"ProtocolError({self.code}, {self.message!r}, data={self.data!r}, id={self.id!r}, kind={self.kind!r})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ProtocolError):
@@ -104,35 +134,14 @@ class ErrorResponse:
     error: ProtocolError
 
 
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """An incoming message the codec refused. Decoding never raises; it returns this.
-
-    ``kind`` says what the message looked like: a request (or unreadable: None) needs an
-    error response (see ``reply``); a rejected notification or response gets none.
-    """
-
-    error: ProtocolError
-    id: RequestId | None = None
-    kind: Literal["request", "notification", "response"] | None = None
-
-    @property
-    def needs_reply(self) -> bool:
-        return self.kind in ("request", None)
-
-    def reply(self) -> dict[str, Any]:
-        """The JSON-RPC error response to send back (``id`` null when it was unreadable)."""
-        return {"jsonrpc": "2.0", "id": self.id, "error": self.error.to_error_object()}
-
-
 Message = Request | Notification | Response | ErrorResponse
 
 
 @dataclass(frozen=True, slots=True)
 class Batch:
-    """A JSON-RPC batch (2025-03-26 only): each entry decoded on its own."""
+    """A JSON-RPC batch (2025-03-26 only): each entry decoded on its own; a refused entry is its error."""
 
-    items: tuple[Message | Rejected, ...] = field(default_factory=tuple)
+    items: tuple[Message | ProtocolError, ...] = field(default_factory=tuple)
 
 
-Decoded = Message | Rejected | Batch
+Decoded = Message | Batch

@@ -1,4 +1,4 @@
-"""Bad input never escapes the codec: each case decodes to ``Rejected`` with the right JSON-RPC code.
+"""Bad input never escapes the codec: each case raises ``ProtocolError`` with the right JSON-RPC code.
 
 Read a row as: revision, the side that receives, the bytes on the wire, the code it must
 answer, and whether the peer gets an error response (requests do; notifications and
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,338 +34,100 @@ def j(value: object) -> bytes:
     return json.dumps(value).encode()
 
 
-# (case, version, receiving side, wire bytes, code, needs an error response)
-CASES: list[tuple[str, str, str, bytes, int, bool]] = [
-    # -- JSON and the envelope, any era
-    ("not json", "2026-07-28", "server", b"{nope", -32700, True),
-    ("truncated", "2025-06-18", "server", b'{"jsonrpc":"2.0","id":1', -32700, True),
-    ("NaN is not JSON", "2026-07-28", "server", b'{"jsonrpc":"2.0","id":NaN,"method":"tools/list"}', -32700, True),
-    ("empty input", "2025-11-25", "client", b"", -32700, True),
-    ("invalid utf-8", "2026-07-28", "server", b'{"jsonrpc":"2.0","method":"\xff"}', -32700, True),
-    ("a string", "2026-07-28", "server", b'"hello"', -32600, True),
-    ("a number", "2024-11-05", "server", b"42", -32600, True),
-    ("null", "2024-11-05", "server", b"null", -32600, True),
-    ("no jsonrpc", "2026-07-28", "server", j({k: v for k, v in LIST_TOOLS.items() if k != "jsonrpc"}), -32600, True),
-    ("jsonrpc 1.0", "2025-06-18", "server", j({"jsonrpc": "1.0", "id": 1, "method": "ping"}), -32600, True),
-    ("neither method nor result", "2025-06-18", "server", j({"jsonrpc": "2.0", "id": 1}), -32600, True),
-    ("id null", "2025-06-18", "server", j({"jsonrpc": "2.0", "id": None, "method": "ping"}), -32600, True),
-    ("id float", "2026-07-28", "server", j({**LIST_TOOLS, "id": 1.5}), -32600, True),
-    ("id true (not 1)", "2025-06-18", "server", j({"jsonrpc": "2.0", "id": True, "method": "ping"}), -32600, True),
-    ("id object", "2025-06-18", "server", j({"jsonrpc": "2.0", "id": {}, "method": "ping"}), -32600, True),
-    ("method not a string", "2025-06-18", "server", j({"jsonrpc": "2.0", "id": 1, "method": 5}), -32600, True),
-    (
-        "result and error",
-        "2025-06-18",
-        "client",
-        j({"jsonrpc": "2.0", "id": 1, "result": {}, "error": {}}),
-        -32600,
-        False,
-    ),
-    (
-        "error without code",
-        "2025-11-25",
-        "client",
-        j({"jsonrpc": "2.0", "id": 1, "error": {"message": "x"}}),
-        -32600,
-        False,
-    ),
-    (
-        "error code float",
-        "2025-11-25",
-        "client",
-        j({"jsonrpc": "2.0", "id": 1, "error": {"code": 1.0, "message": "x"}}),
-        -32600,
-        False,
-    ),
-    ("result id missing", "2025-11-25", "client", j({"jsonrpc": "2.0", "result": {}}), -32600, False),
-    ("result not an object", "2025-11-25", "client", j({"jsonrpc": "2.0", "id": 1, "result": [1]}), -32602, False),
-    # -- batches: only 2025-03-26 has them
-    ("batch in 2025-06-18", "2025-06-18", "server", j([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]), -32600, True),
-    ("batch in 2026-07-28", "2026-07-28", "server", j([LIST_TOOLS]), -32600, True),
-    ("batch in 2024-11-05", "2024-11-05", "server", j([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]), -32600, True),
-    ("empty batch", "2025-03-26", "server", b"[]", -32600, True),
-    # -- method: not in this revision, or not in this direction (-32601)
-    ("unknown method", "2025-06-18", "server", j({"jsonrpc": "2.0", "id": 1, "method": "tools/explode"}), -32601, True),
-    (
-        "initialize is gone in 2026",
-        "2026-07-28",
-        "server",
-        j({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}),
-        -32601,
-        True,
-    ),
-    ("ping is gone in 2026", "2026-07-28", "server", j({"jsonrpc": "2.0", "id": 1, "method": "ping"}), -32601, True),
-    (
-        "discover is new in 2026",
-        "2025-11-25",
-        "server",
-        j({"jsonrpc": "2.0", "id": 1, "method": "server/discover"}),
-        -32601,
-        True,
-    ),
-    (
-        "elicitation only from 2025-06-18",
-        "2025-03-26",
-        "client",
-        j({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {}}),
-        -32601,
-        True,
-    ),
-    (
-        "server asks a server",
-        "2025-06-18",
-        "server",
-        j({"jsonrpc": "2.0", "id": 1, "method": "roots/list"}),
-        -32601,
-        True,
-    ),
-    (
-        "client asked to list tools",
-        "2025-06-18",
-        "client",
-        j({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-        -32601,
-        True,
-    ),
-    (
-        "embedded request over the wire",
-        "2026-07-28",
-        "client",
-        j(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "elicitation/create",
-                "params": {"message": "x", "requestedSchema": {"type": "object", "properties": {}}},
-            }
-        ),
-        -32601,
-        True,
-    ),
-    (
-        "client sends progress in 2026",
-        "2026-07-28",
-        "server",
-        j({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}}),
-        -32601,
-        False,
-    ),
-    (
-        "unknown notification",
-        "2025-06-18",
-        "server",
-        j({"jsonrpc": "2.0", "method": "notifications/whatever"}),
-        -32601,
-        False,
-    ),
-    # -- params (-32602)
-    (
-        "params an array",
-        "2025-06-18",
-        "server",
-        j({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ["x"]}),
-        -32602,
-        True,
-    ),
-    (
-        "tools/call without params",
-        "2025-06-18",
-        "server",
-        j({"jsonrpc": "2.0", "id": 1, "method": "tools/call"}),
-        -32602,
-        True,
-    ),
-    (
-        "tool name an int",
-        "2025-06-18",
-        "server",
-        j({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 1}}),
-        -32602,
-        True,
-    ),
-    (
-        "lax types refused",
-        "2025-11-25",
-        "server",
-        j({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": 5}}),
-        -32602,
-        True,
-    ),
-    (
-        "bad notification params",
-        "2025-06-18",
-        "client",
-        j({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}),
-        -32602,
-        False,
-    ),
-    (
-        "2026 request without params",
-        "2026-07-28",
-        "server",
-        j({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-        -32602,
-        True,
-    ),
-    ("2026 request without _meta", "2026-07-28", "server", j({**LIST_TOOLS, "params": {}}), -32602, True),
-    (
-        "2026 _meta without protocolVersion",
-        "2026-07-28",
-        "server",
-        j({**LIST_TOOLS, "params": {"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}}),
-        -32602,
-        True,
-    ),
-    (
-        "2026 _meta without clientCapabilities",
-        "2026-07-28",
-        "server",
-        j({**LIST_TOOLS, "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}),
-        -32602,
-        True,
-    ),
-    (
-        "2026 bad logLevel",
-        "2026-07-28",
-        "server",
-        j({**LIST_TOOLS, "params": {"_meta": {**MODERN_META, "io.modelcontextprotocol/logLevel": "loud"}}}),
-        -32602,
-        True,
-    ),
-    (
-        "Python name instead of the wire name",
-        "2024-11-05",
-        "client",
-        j({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"request_id": 1}}),
-        -32602,
-        False,
-    ),
-    (
-        "nested Python name",
-        "2025-06-18",
-        "server",
-        j(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocol_version": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "c", "version": "1"},
-                },
-            }
-        ),
-        -32602,
-        True,
-    ),
-    (
-        "2026 meta instead of _meta",
-        "2026-07-28",
-        "server",
-        j({**LIST_TOOLS, "params": {"meta": MODERN_META}}),
-        -32602,
-        True,
-    ),
-    (
-        "2026 Python names inside _meta",
-        "2026-07-28",
-        "server",
-        j({**LIST_TOOLS, "params": {"_meta": {"protocol_version": "2026-07-28", "client_capabilities": {}}}}),
-        -32602,
-        True,
-    ),
-    # -- 2026 version and response rules
-    (
-        "2026 unsupported version",
-        "2026-07-28",
-        "server",
-        j(
-            {
-                **LIST_TOOLS,
-                "params": {"_meta": {**MODERN_META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}},
-            }
-        ),
-        -32022,
-        True,
-    ),
-    (
-        "2026 server receives a response",
-        "2026-07-28",
-        "server",
-        j({"jsonrpc": "2.0", "id": 1, "result": {}}),
-        -32600,
-        False,
-    ),
-    (
-        "2026 MCP error with bad data",
-        "2026-07-28",
-        "client",
-        j({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "x", "data": {"supported": "2026-07-28"}}}),
-        -32602,
-        False,
-    ),
-]
-RESULT_CASES: list[tuple[str, str, str, dict[str, Any], int]] = [
-    ("unknown resultType", "2026-07-28", "tools/call", {"resultType": "later", "content": []}, -32602),
-    (
-        "input_required on a non-MRTR method",
-        "2026-07-28",
-        "tools/list",
-        {"resultType": "input_required", "requestState": "s"},
-        -32602,
-    ),
-    ("input_required with nothing to ask", "2026-07-28", "tools/call", {"resultType": "input_required"}, -32602),
-    (
-        "cacheable result without ttlMs",
-        "2026-07-28",
-        "tools/list",
-        {"resultType": "complete", "tools": [], "cacheScope": "public"},
-        -32602,
-    ),
-    ("negative ttlMs", "2026-07-28", "tools/list", {"tools": [], "ttlMs": -1, "cacheScope": "public"}, -32602),
-    ("bad cacheScope", "2026-07-28", "tools/list", {"tools": [], "ttlMs": 0, "cacheScope": "shared"}, -32602),
-    ("legacy tools/list result", "2025-06-18", "tools/list", {"tools": [{"name": 1}]}, -32602),
-    ("legacy bad ping result", "2024-11-05", "ping", {"_meta": 5}, -32602),
+def refuse(codec: Any, wire: bytes, **kwargs: Any) -> Any:
+    """The ``ProtocolError`` decoding ``wire`` raises (fails if it decodes)."""
+    from mcpgen._runtime.jsonrpc import ProtocolError
+
+    with pytest.raises(ProtocolError) as raised:
+        decoded = codec.decode(wire, **kwargs)
+        pytest.fail(f"accepted as {decoded!r}")
+    return raised.value
+
+
+CORPUS = Path(__file__).parent / "bad_input"
+# What every era's corpus must hold (by case name), so a trimmed file fails loudly.
+REQUIRED = [
+    "malformed JSON",
+    "jsonrpc missing",
+    "jsonrpc 2 as a number",
+    "id a boolean",
+    "id a float",
+    "id an object",
+    "unknown method, id kept",
+    "tools/call params missing",
+    "tools/call arguments an array",
+    "oversized (limit 256 bytes)",
 ]
 
 
-@pytest.mark.parametrize(("case", "version", "side", "wire", "code", "reply"), CASES, ids=[c[0] for c in CASES])
-def test_bad_input_is_rejected_with_its_code(
-    case: str, version: str, side: str, wire: bytes, code: int, reply: bool
-) -> None:
-    from mcpgen._runtime.jsonrpc import Rejected
+def load_corpus() -> list[tuple[str, dict[str, Any]]]:
+    """Every row of tests/codec/bad_input/<version>.jsonl, as (version, row)."""
+    rows = []
+    for path in sorted(CORPUS.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rows.append((path.stem, json.loads(line)))
+    return rows
 
-    decoded = codec(version, side).decode(wire)
-    assert isinstance(decoded, Rejected), f"{case}: accepted as {decoded!r}"
-    assert decoded.error.code == code, f"{case}: {decoded.error!r} {decoded.error.data}"
-    assert decoded.needs_reply is reply
-    response = decoded.reply()
-    assert response["error"]["code"] == code and response["jsonrpc"] == "2.0"
+
+def wire_of(row: dict[str, Any]) -> bytes:
+    """A row's input: ``message`` (JSON, as ``json.dumps`` writes it), ``raw`` text or ``hex`` bytes."""
+    if "message" in row:
+        return json.dumps(row["message"]).encode()
+    if "raw" in row:
+        return str(row["raw"]).encode()
+    return bytes.fromhex(row["hex"])
+
+
+ROWS = load_corpus()
+
+
+def test_each_era_has_the_whole_corpus() -> None:
+    cases = {version: {row["case"] for v, row in ROWS if v == version} for version in VERSIONS}
+    for version in ("2025-11-25", "2026-07-28"):
+        assert set(REQUIRED) <= cases[version], set(REQUIRED) - cases[version]
+    assert "initialize is gone in 2026" in cases["2026-07-28"]
+    assert "discover is new in 2026" in cases["2025-11-25"]
+    assert {"2026 _meta without protocolVersion", "2026 _meta without clientCapabilities"} <= cases["2026-07-28"]
+    for _, row in ROWS:
+        assert set(row) <= {
+            "case",
+            "side",
+            "message",
+            "raw",
+            "hex",
+            "pending",
+            "max_message_size",
+            "code",
+            "id",
+            "reply",
+        }
+
+
+@pytest.mark.parametrize(("version", "row"), ROWS, ids=[f"{v}: {r['case']}" for v, r in ROWS])
+def test_bad_input_is_refused_with_its_code_and_id(version: str, row: dict[str, Any]) -> None:
+    receiver = codec(version, row["side"])
+    if "max_message_size" in row:
+        receiver = type(receiver)(receiver.revision, receiver.side, max_message_size=row["max_message_size"])
+    pending = {(int(k) if k.isdigit() else k): m for k, m in row.get("pending", {}).items()} or None
+    error = refuse(receiver, wire_of(row), pending=pending)
+    assert (error.code, error.id) == (row["code"], row["id"]), f"{row['case']}: {error!r}"
+    assert error.needs_reply is row["reply"]
+    response = error.reply()
+    assert response["error"]["code"] == row["code"] and response["jsonrpc"] == "2.0" and response["id"] == row["id"]
     json.dumps(response)  # always serializable, data included
 
 
-@pytest.mark.parametrize(
-    ("case", "version", "method", "result", "code"), RESULT_CASES, ids=[c[0] for c in RESULT_CASES]
-)
-def test_bad_result_is_rejected(case: str, version: str, method: str, result: dict[str, Any], code: int) -> None:
-    from mcpgen._runtime.jsonrpc import Rejected
-
-    decoded = codec(version, "client").decode(j({"jsonrpc": "2.0", "id": "r", "result": result}), pending={"r": method})
-    assert isinstance(decoded, Rejected) and decoded.error.code == code, decoded
-    assert decoded.id == "r" and not decoded.needs_reply
-
-
 def test_rejection_keeps_the_id_so_the_reply_reaches_the_caller() -> None:
-    decoded = codec("2025-06-18", "server").decode(j({"jsonrpc": "2.0", "id": "abc", "method": "tools/call"}))
-    assert decoded.reply()["id"] == "abc"
-    decoded = codec("2025-06-18", "server").decode(b"{")
+    decoded = refuse(codec("2025-06-18", "server"), j({"jsonrpc": "2.0", "id": "abc", "method": "tools/call"}))
+    assert decoded.reply()["id"] == "abc" and decoded.id == "abc" and decoded.kind == "request"
+    decoded = refuse(codec("2025-06-18", "server"), b"{")
     assert decoded.reply()["id"] is None
 
 
 def test_invalid_params_name_the_field() -> None:
-    decoded = codec("2026-07-28", "server").decode(j({**LIST_TOOLS, "params": {"_meta": {}}}))
-    locs = [e["loc"] for e in decoded.error.data["errors"]]
+    decoded = refuse(codec("2026-07-28", "server"), j({**LIST_TOOLS, "params": {"_meta": {}}}))
+    locs = [e["loc"] for e in decoded.data["errors"]]
     assert ["params", "_meta", "io.modelcontextprotocol/protocolVersion"] in locs
 
 
@@ -373,12 +136,12 @@ def test_unsupported_version_lists_what_is_supported() -> None:
 
     server = ModernCodec(REVISION, "server", supported_versions=["2026-07-28", "2027-01-01"])
     meta = {**MODERN_META, "io.modelcontextprotocol/protocolVersion": "2025-11-25"}
-    decoded = server.decode(j({**LIST_TOOLS, "params": {"_meta": meta}}))
+    decoded = refuse(server, j({**LIST_TOOLS, "params": {"_meta": meta}}))
     assert decoded.reply()["error"]["data"] == {"supported": ["2026-07-28", "2027-01-01"], "requested": "2025-11-25"}
 
 
 def test_a_batch_decodes_each_entry_on_its_own() -> None:
-    from mcpgen._runtime.jsonrpc import Batch, Notification, Rejected, Request
+    from mcpgen._runtime.jsonrpc import Batch, Notification, ProtocolError, Request
 
     wire = j(
         [
@@ -393,8 +156,8 @@ def test_a_batch_decodes_each_entry_on_its_own() -> None:
     ping, initialized, bad_call, junk = decoded.items
     assert isinstance(ping, Request) and ping.id == 1
     assert isinstance(initialized, Notification)
-    assert isinstance(bad_call, Rejected) and bad_call.error.code == -32602 and bad_call.id == 2
-    assert isinstance(junk, Rejected) and junk.error.code == -32600
+    assert isinstance(bad_call, ProtocolError) and bad_call.code == -32602 and bad_call.id == 2
+    assert isinstance(junk, ProtocolError) and junk.code == -32600
 
 
 JSON_VALUES = st.recursive(
@@ -419,20 +182,109 @@ MESSAGE_LIKE = st.fixed_dictionaries(
 @settings(max_examples=300, deadline=None)
 @given(version=st.sampled_from(VERSIONS), side=st.sampled_from(["client", "server"]), value=MESSAGE_LIKE | JSON_VALUES)
 def test_decode_never_raises(version: str, side: str, value: object) -> None:
-    from mcpgen._runtime.jsonrpc import Batch, Rejected
+    from mcpgen._runtime.jsonrpc import Batch, ProtocolError
 
-    decoded = codec(version, side).decode(j(value), pending={1: "tools/call", "a": "ping"})
-    items = decoded.items if isinstance(decoded, Batch) else (decoded,)
+    try:
+        decoded = codec(version, side).decode(j(value), pending={1: "tools/call", "a": "ping"})
+    except ProtocolError as error:
+        items: tuple[object, ...] = (error,)
+    else:
+        items = decoded.items if isinstance(decoded, Batch) else (decoded,)
     for item in items:
-        if isinstance(item, Rejected):
-            assert item.error.code != -32603, item.error.data  # an internal error means a codec bug
+        if isinstance(item, ProtocolError):
+            assert item.code != -32603, item.data  # an internal error means a codec bug
             json.dumps(item.reply())
 
 
 @settings(max_examples=200, deadline=None)
 @given(data=st.binary(max_size=40))
 def test_decode_never_raises_on_bytes(data: bytes) -> None:
-    from mcpgen._runtime.jsonrpc import Rejected
+    from mcpgen._runtime.jsonrpc import ProtocolError
 
-    decoded = codec("2026-07-28", "server").decode(data)
-    assert not isinstance(decoded, Rejected) or decoded.error.code != -32603
+    try:
+        codec("2026-07-28", "server").decode(data)
+    except ProtocolError as error:
+        assert error.code != -32603, error.data
+
+
+@pytest.mark.parametrize("as_text", [False, True])
+def test_oversized_input_is_refused_before_parsing(as_text: bool) -> None:
+    from mcpgen.v2026_07_28.codec import REVISION, ModernCodec
+
+    server = ModernCodec(REVISION, "server", max_message_size=64)
+    wire = j({**LIST_TOOLS, "params": {"_meta": MODERN_META, "cursor": "x" * 100}})
+    refused = refuse(server, wire.decode() if as_text else wire)
+    assert refused.code == -32600 and refused.data == {"size": len(wire), "limit": 64}
+    assert refused.id is None and refused.needs_reply  # the id is not read
+    assert codec("2026-07-28", "server").max_message_size == 16 * 1024 * 1024
+
+
+def test_each_version_package_exports_its_codec() -> None:
+    import importlib
+
+    for version in VERSIONS:
+        package = importlib.import_module(f"mcpgen.v{version.replace('-', '_')}")
+        module = importlib.import_module(f"mcpgen.v{version.replace('-', '_')}.codec")
+        assert (package.CLIENT, package.SERVER, package.REVISION) == (module.CLIENT, module.SERVER, module.REVISION)
+        assert package.REVISION.methods is package.METHODS
+
+
+def _golden_lines() -> list[tuple[str, str, bytes]]:
+    """(version, receiving side, wire) of every line of the conversation goldens."""
+    lines = []
+    for path in sorted((Path(__file__).parent / "conversations").glob("*/*.txt")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            prefix, _, text = line.partition(" ")
+            if prefix in ("C>", "S>", "C!>", "S!>"):
+                lines.append((path.parent.name, "server" if prefix[0] == "C" else "client", text.encode()))
+    return lines
+
+
+GOLDEN_LINES = _golden_lines()
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> tuple[str, str, bytes]:
+    """A real message with one thing broken: a value replaced or dropped somewhere, or its bytes cut."""
+    version, side, wire = draw(st.sampled_from(GOLDEN_LINES))
+    if draw(st.booleans()):
+        cut = draw(st.integers(0, len(wire)))
+        flip = draw(st.integers(0, 255))
+        return version, side, wire[:cut] + bytes([flip]) + wire[cut + 1 :]
+    value = json.loads(wire)
+    node = value
+    for _ in range(draw(st.integers(0, 4))):
+        keys = list(node) if isinstance(node, dict) else list(range(len(node))) if isinstance(node, list) else []
+        if not keys:
+            break
+        key = draw(st.sampled_from(keys))
+        child = node[key]
+        if not isinstance(child, dict | list) or not child or draw(st.booleans()):
+            if isinstance(node, dict) and draw(st.booleans()):
+                del node[key]
+            else:
+                node[key] = draw(JSON_VALUES)
+            break
+        node = child
+    return version, side, j(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=mutated())
+def test_mutated_messages_decode_or_raise_the_protocol_error(case: tuple[str, str, bytes]) -> None:
+    from mcpgen._runtime.jsonrpc import Batch, ProtocolError
+
+    version, side, wire = case
+    receiver = codec(version, side)
+    pending = {i: "tools/call" for i in range(12)} | {"discover-1": "server/discover"}
+    try:
+        decoded = receiver.decode(wire, pending=pending)
+    except ProtocolError as error:
+        assert error.code != -32603, error.data  # an internal error means a codec bug
+        json.dumps(error.reply())
+        return
+    items = decoded.items if isinstance(decoded, Batch) else (decoded,)
+    assert decoded == receiver.decode_value(json.loads(wire), pending=pending)  # one-pass == step by step
+    for item in items:
+        if not isinstance(item, ProtocolError):
+            receiver.to_bytes(receiver.encode_message(item))

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 
@@ -92,3 +97,98 @@ def test_legacy_session_2025_03_26_with_a_batch() -> None:
     assert isinstance(tools, Response) and isinstance(tools.result, models.ListToolsResult)
     assert isinstance(pong, Response) and pong.method == "ping"
     assert "resultType" not in codec.SERVER.to_bytes(replies).decode()  # legacy results carry none
+
+
+# -- conversation goldens ------------------------------------------------------------------
+#
+# tests/codec/conversations/<version>/*.txt: one exchange per file, read top to bottom.
+# ``C> json`` is a line the client sends (the server's codec decodes it), ``S> json`` one the
+# server sends; ``C!>``/``S!>`` is a line the receiver refuses, and the next line must be the
+# receiver's error reply. ``#`` starts a comment. Responses decode against the sender's pending
+# requests (id correlation). Every accepted line must re-encode to exactly its own bytes;
+# ``pytest --update-goldens`` rewrites the files from re-encoding instead.
+
+CONVERSATIONS = Path(__file__).parent / "conversations"
+GOLDENS = sorted(CONVERSATIONS.glob("*/*.txt"))
+
+
+def test_goldens_cover_both_eras_and_a_batch() -> None:
+    names = {f"{p.parent.name}/{p.stem}" for p in GOLDENS}
+    assert {p.parent.name for p in GOLDENS} >= {"2026-07-28", "2025-11-25", "2025-03-26"}
+    assert any("mrtr" in n for n in names) and any("batch" in n for n in names), names
+
+
+@pytest.mark.parametrize("path", GOLDENS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_conversation_golden(path: Path, request: pytest.FixtureRequest) -> None:
+    from mcpgen._runtime.jsonrpc import Batch, ErrorResponse, ProtocolError, Request, Response
+
+    update = bool(request.config.getoption("--update-goldens"))
+    module = importlib.import_module(f"mcpgen.v{path.parent.name.replace('-', '_')}")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    pending: dict[str, dict[Any, str]] = {"C": {}, "S": {}}  # what each side asked, by id
+    states: set[str] = set()  # requestState values handed out by input_required results
+    expected_reply: bytes | None = None
+    out: list[str] = []
+    for number, line in enumerate(lines, 1):
+        where = f"{path.name}:{number}"
+        if not line.strip() or line.startswith("#"):
+            out.append(line)
+            continue
+        prefix, _, text = line.partition(" ")
+        sender, refused = prefix[0], prefix.endswith("!>")
+        assert prefix in ("C>", "S>", "C!>", "S!>"), f"{where}: unknown prefix {prefix!r}"
+        receiver = module.SERVER if sender == "C" else module.CLIENT
+        other = "S" if sender == "C" else "C"
+        wire = text.encode()
+        if expected_reply is not None:
+            if update:
+                wire = expected_reply
+            assert json.loads(wire) == json.loads(expected_reply), (
+                f"{where}: not the refusal's reply\n  {expected_reply!r}"
+            )
+            expected_reply = None
+        if refused:
+            with pytest.raises(ProtocolError) as raised:
+                receiver.decode(wire, pending=pending[other])
+            error = raised.value
+            if error.kind == "request" and error.id is not None:
+                pending[sender][error.id] = json.loads(wire)["method"]
+            assert error.needs_reply, f"{where}: refused, but nothing to reply to"
+            expected_reply = receiver.to_bytes(error.reply())
+            out.append(line)
+            continue
+        try:
+            decoded = receiver.decode(wire, pending=pending[other])
+        except ProtocolError as error:
+            raise AssertionError(f"{where}: refused: {error!r}") from None
+        step_by_step = receiver.decode_value(json.loads(wire), pending=pending[other])
+        assert step_by_step == decoded, f"{where}: the one-pass and step-by-step decoders disagree"
+        items = decoded.items if isinstance(decoded, Batch) else (decoded,)
+        for item in items:
+            assert not isinstance(item, ProtocolError), f"{where}: batch entry refused: {item!r}"
+            if isinstance(item, Request):
+                pending[sender][item.id] = item.method
+                state = getattr(item.params, "request_state", None)
+                if isinstance(state, str):
+                    assert state in states, f"{where}: requestState {state!r} was never handed out"
+            elif isinstance(item, Response | ErrorResponse):
+                method = pending[other].pop(item.id, None) if item.id is not None else None
+                if isinstance(item, Response):
+                    assert method is not None and item.method == method, f"{where}: answers no pending request"
+                    assert not isinstance(item.result, dict), f"{where}: result left untyped"
+                    state = getattr(item.result, "request_state", None)
+                    if isinstance(state, str):
+                        states.add(state)
+        again = receiver.to_bytes(
+            [receiver.encode_message(i) for i in items]
+            if isinstance(decoded, Batch)
+            else receiver.encode_message(decoded)
+        )
+        if update:
+            out.append(f"{prefix} {again.decode()}")
+        else:
+            assert again == wire, f"{where}: re-encodes differently\n  {again.decode()}"
+    assert expected_reply is None, f"{path.name}: ends with a refusal but no reply"
+    assert not pending["C"], f"{path.name}: client requests left unanswered: {pending['C']}"
+    if update:
+        path.write_text("\n".join(out) + "\n", encoding="utf-8")

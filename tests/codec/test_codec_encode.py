@@ -231,3 +231,46 @@ def test_dumps_equals_encode_then_to_bytes(server_info: Any) -> None:
     fast = client.dumps_request(1, "tools/call", params)
     assert json.loads(fast) == client.encode_request(1, "tools/call", params)
     assert (CLIENT_INFO in fast.decode()) is (server_info is not None)
+
+
+def test_batches_are_produced_only_where_the_revision_has_them() -> None:
+    from mcpgen._runtime.jsonrpc import Batch, ProtocolError
+    from mcpgen.v2025_03_26 import CLIENT, SERVER
+    from mcpgen.v2025_11_25 import CLIENT as CLIENT_1125
+
+    batch = CLIENT.encode_batch(
+        [CLIENT.encode_request(1, "ping"), CLIENT.encode_notification("notifications/initialized")]
+    )
+    decoded = SERVER.decode(CLIENT.to_bytes(batch))
+    assert isinstance(decoded, Batch) and [SERVER.encode_message(m) for m in decoded.items] == batch
+    for codec, messages in ((CLIENT_1125, [CLIENT_1125.encode_request(1, "ping")]), (CLIENT, [])):
+        with pytest.raises(ProtocolError) as refused:
+            codec.encode_batch(messages)
+        assert refused.value.code == -32600
+
+
+def test_modern_typed_errors_round_trip_into_their_models() -> None:
+    from mcpgen._runtime.codec_modern import (
+        header_mismatch,
+        missing_required_client_capability,
+        unsupported_protocol_version,
+    )
+    from mcpgen.v2026_07_28 import CLIENT, SERVER, models
+
+    errors = [
+        unsupported_protocol_version(["2026-07-28"], "2025-01-01"),
+        missing_required_client_capability(models.ClientCapabilities(elicitation={})),
+        header_mismatch("Mcp-Method does not match the body"),
+    ]
+    for rid, error in enumerate(errors):
+        decoded = CLIENT.decode(SERVER.to_bytes(SERVER.encode_error(rid, error)))
+        assert decoded.error.code == error.code and decoded.error.message == error.message
+    assert isinstance(
+        CLIENT.decode(SERVER.to_bytes(SERVER.encode_error(0, errors[0]))).error.data,
+        models.UnsupportedProtocolVersionErrorErrorData,
+    )
+    data = CLIENT.decode(SERVER.to_bytes(SERVER.encode_error(1, errors[1]))).error.data
+    assert (
+        isinstance(data, models.MissingRequiredClientCapabilityErrorErrorData)
+        and data.required_capabilities.elicitation
+    )

@@ -82,16 +82,16 @@ def test_the_wire_examples_cover_every_message_kind() -> None:
 
 @pytest.mark.parametrize("path", WIRE_EXAMPLES, ids=_name)
 def test_example_decodes_and_reencodes_exactly(path: Path) -> None:
-    from mcpgen._runtime.jsonrpc import ErrorResponse, Notification, Rejected, Request, Response
+    from mcpgen._runtime.jsonrpc import ErrorResponse, Notification, ProtocolError, Request, Response
 
     codec, models = _v2026()
     definition = path.parent.name
     raw = json.loads(path.read_bytes())
 
     if definition in EMBEDDED_REQUESTS:  # MRTR-only: never a JSON-RPC message of its own in 2026
-        rejected = codec.SERVER.decode(path.read_bytes())
-        assert isinstance(rejected, Rejected)
-        assert rejected.error.code in (-32600, -32601)
+        with pytest.raises(ProtocolError) as rejected:
+            codec.SERVER.decode(path.read_bytes())
+        assert rejected.value.code in (-32600, -32601)
         return
 
     if definition.endswith("Request"):
@@ -116,13 +116,13 @@ def test_example_decodes_and_reencodes_exactly(path: Path) -> None:
     else:  # a whole error response
         side, wire, pending = codec.CLIENT, raw, None
 
-    decoded = side.decode(json.dumps(wire).encode(), pending=pending)
-
     if _name(path) in SEMANTICALLY_INVALID:
-        assert isinstance(decoded, Rejected) and decoded.error.code == -32602
-        assert not decoded.needs_reply  # a bad response is reported, never answered
+        with pytest.raises(ProtocolError) as refused:
+            side.decode(json.dumps(wire).encode(), pending=pending)
+        assert refused.value.code == -32602
+        assert not refused.value.needs_reply  # a bad response is reported, never answered
         return
-    assert not isinstance(decoded, Rejected), decoded.error.data
+    decoded = side.decode(json.dumps(wire).encode(), pending=pending)
     if definition.endswith("Request") and definition not in EMBEDDED_RESULTS:
         assert isinstance(decoded, Request)
         assert isinstance(decoded.params, getattr(models, definition).model_fields["params"].annotation)
@@ -161,9 +161,10 @@ def test_typed_error_data_is_decoded_into_its_model() -> None:
 
 
 def test_an_embedded_request_has_no_json_rpc_response_in_2026() -> None:
-    from mcpgen._runtime.jsonrpc import Rejected
+    from mcpgen._runtime.jsonrpc import ProtocolError
 
     codec, _ = _v2026()
     wire = b'{"jsonrpc":"2.0","id":1,"result":{"roots":[]}}'
-    decoded = codec.CLIENT.decode(wire, pending={1: "roots/list"})
-    assert isinstance(decoded, Rejected) and decoded.error.code == -32601
+    with pytest.raises(ProtocolError) as refused:
+        codec.CLIENT.decode(wire, pending={1: "roots/list"})
+    assert refused.value.code == -32601 and refused.value.id == 1 and refused.value.kind == "response"

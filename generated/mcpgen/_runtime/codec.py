@@ -7,19 +7,22 @@ classes ``LegacyCodec`` (``codec_legacy.py``) and ``ModernCodec`` (``codec_moder
 their rules through a few hooks; a generated
 ``<package>.vYYYY_MM_DD.codec`` module binds one of them to its revision's method table.
 
-Decoding never raises: it returns a typed message, or ``Rejected`` carrying a
-``ProtocolError`` with the JSON-RPC code (-32700 parse, -32600 envelope, -32601 not in this
-revision or direction, -32602 invalid params or result, -32022 unsupported version).
-Encoding raises ``ProtocolError`` on caller mistakes (unknown method, invalid params).
+Decoding returns a typed message or raises ``ProtocolError`` (and nothing else) with the
+JSON-RPC code (-32700 parse, -32600 envelope or oversized input, -32601 not in this revision
+or direction, -32602 invalid params or result, -32022 unsupported version), the message's id
+when it could be read, and its kind. Encoding raises ``ProtocolError`` on caller mistakes
+(unknown method, invalid params).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, TypeGuard
+from functools import partial, reduce
+from typing import Annotated, Any, ClassVar, Literal, TypeGuard, cast, get_args
 
-from pydantic import MISSING, BaseModel, TypeAdapter, ValidationError
+from pydantic import MISSING, BaseModel, Field, TypeAdapter, ValidationError
 from pydantic_core import from_json, to_json
 
 from .jsonrpc import (
@@ -32,9 +35,9 @@ from .jsonrpc import (
     Decoded,
     ErrorResponse,
     Message,
+    MessageKind,
     Notification,
     ProtocolError,
-    Rejected,
     Request,
     RequestId,
     Response,
@@ -44,6 +47,7 @@ from .method_table import MethodSpec, MethodTable
 Side = Literal["client", "server"]
 JSONObject = dict[str, Any]
 Validator = Callable[[Any], Any]
+DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024
 
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
@@ -61,10 +65,10 @@ def validator_for(tp: Any) -> Validator:
     config allows for Python callers.
     """
     if isinstance(tp, type) and issubclass(tp, BaseModel):
-        model = tp
-        return lambda value: model.model_validate(value, by_alias=True, by_name=False)
-    adapter: TypeAdapter[Any] = TypeAdapter(tp)
-    return lambda value: adapter.validate_python(value, by_alias=True, by_name=False)
+        validator = tp.__pydantic_validator__
+    else:
+        validator = TypeAdapter(tp).validator
+    return partial(validator.validate_python, by_alias=True, by_name=False)
 
 
 def dump(value: Any) -> Any:
@@ -106,6 +110,7 @@ class Revision:
     error_types: Mapping[int, Any] = field(default_factory=dict)
     input_required: Any = None
     _validators: dict[int, Validator] = field(default_factory=dict, init=False, repr=False)
+    _inbound: dict[str, Inbound | None] = field(default_factory=dict, init=False, repr=False)
 
     def validate(self, tp: Any, value: Any) -> Any:
         key = id(tp)
@@ -115,15 +120,63 @@ class Revision:
         return check(value)
 
 
+def _carries_envelope(spec: MethodSpec) -> bool:
+    """The message definition of ``spec`` holds the whole JSON-RPC envelope, params typed as the table says."""
+    message = spec.message
+    if not (isinstance(message, type) and issubclass(message, BaseModel)):
+        return False
+    fields = message.model_fields
+    needed = (
+        ("jsonrpc", "method", "params", "id") if spec.kind == "request" else ("jsonrpc", "method")
+    )
+    if any(name not in fields for name in needed):
+        return False
+    if "params" not in fields:
+        return spec.params is None
+    annotation = fields["params"].annotation
+    return annotation is spec.params or (
+        spec.params is not None and spec.params in get_args(annotation)
+    )
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """One pass from bytes to a typed message: a union of the message definitions a side receives,
+    discriminated by ``method``, and the table row of each definition."""
+
+    adapter: TypeAdapter[Any]
+    specs: Mapping[type, MethodSpec]
+
+    def validate_json(self, data: bytes | bytearray | str) -> Any:
+        """The typed message definition, by wire names only; raises ``ValidationError``."""
+        return self.adapter.validator.validate_json(data, by_alias=True, by_name=False)
+
+    @classmethod
+    def build(cls, specs: Sequence[MethodSpec]) -> Inbound | None:
+        """None when some message definition lacks the envelope (revisions before 2025-11-25)."""
+        if not specs or not all(_carries_envelope(spec) for spec in specs):
+            return None
+        by_type = {cast(type, spec.message): spec for spec in specs}
+        members = tuple(by_type)
+        union: Any = reduce(operator.or_, members)  # A | B | ...
+        if len(members) > 1:
+            union = Annotated[union, Field(discriminator="method")]
+        return cls(TypeAdapter(union), by_type)
+
+
 class Codec:
     """The era-independent part of a wire codec. Subclasses set ``era`` and override the hooks."""
 
     era: ClassVar[str]
 
-    def __init__(self, revision: Revision, side: Side) -> None:
+    def __init__(
+        self, revision: Revision, side: Side, *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    ) -> None:
         if side not in ("client", "server"):
             raise ValueError(f"side must be 'client' or 'server', not {side!r}")
         self.revision = revision
+        self.max_message_size = max_message_size
+        self._inbound: Inbound | Literal[False] | None = None  # None: not built yet
         self.side = side
         self.version = revision.version
         self.methods = revision.methods
@@ -148,16 +201,66 @@ class Codec:
     def decode(
         self, data: bytes | bytearray | str, *, pending: Mapping[RequestId, str] | None = None
     ) -> Decoded:
-        """Bytes off the wire -> a typed message, a ``Batch`` (2025-03-26), or ``Rejected``.
+        """Bytes off the wire -> a typed message or a ``Batch`` (2025-03-26); else ``ProtocolError``.
 
         ``pending`` maps the ids of this side's in-flight requests to their methods, so a
         response's result is validated as that method's result; without it the result stays a dict.
+        Input longer than ``max_message_size`` bytes is refused (-32600) before it is parsed.
+
+        Where the revision's message definitions carry the whole envelope (2025-11-25 on), a
+        request or notification is validated from the bytes in one pass; anything that pass
+        refuses, and responses, go through the step-by-step path, which names the error.
         """
+        size = len(data)
+        if size > self.max_message_size // 4 and isinstance(data, str):
+            size = len(data.encode())
+        if size > self.max_message_size:
+            raise ProtocolError(
+                INVALID_REQUEST,
+                f"message of {size} bytes exceeds the limit of {self.max_message_size}",
+                {"size": size, "limit": self.max_message_size},
+            )
+        if not pending:  # a side awaiting responses reads them step by step: no wasted pass
+            inbound = self._inbound if self._inbound is not None else self._build_inbound()
+            if inbound and _plain_json(data):
+                try:
+                    typed = inbound.validate_json(data)
+                    message = self._accept(inbound.specs[type(typed)], typed)
+                except (
+                    Exception
+                ):  # refused (or a bug): the step-by-step path decides and names the error
+                    message = None
+                if message is not None:
+                    return message
         try:
             value = from_json(data, allow_inf_nan=False)
         except ValueError as exc:
-            return Rejected(ProtocolError(PARSE_ERROR, data={"detail": str(exc)}))
+            raise ProtocolError(PARSE_ERROR, data={"detail": str(exc)}) from None
         return self.decode_value(value, pending=pending)
+
+    def _build_inbound(self) -> Inbound | Literal[False]:
+        """The one-pass validator of what this side receives (False: none), built once per revision and side."""
+        cache = self.revision._inbound
+        if self.side not in cache:
+            cache[self.side] = Inbound.build([spec for spec in self.methods if self.receives(spec)])
+        self._inbound = cache[self.side] or False
+        return self._inbound
+
+    def _accept(self, spec: MethodSpec, typed: Any) -> Message | None:
+        """A message validated in one pass, or None to let the step-by-step path decide."""
+        if "jsonrpc" not in typed.model_fields_set:  # the models default it; the wire must say it
+            return None
+        params = typed.params if spec.params is not None else None
+        if params is MISSING:
+            params = None
+        if not self.accepts(spec, params):
+            return None
+        if spec.kind == "request":
+            return Request(typed.id, spec.name, params, meta_of(params))
+        extra = typed.__pydantic_extra__
+        if extra and "id" in extra:  # a notification's method sent as a request
+            return None
+        return Notification(spec.name, params, meta_of(params))
 
     def decode_value(
         self, value: Any, *, pending: Mapping[RequestId, str] | None = None
@@ -165,25 +268,27 @@ class Codec:
         """Like ``decode`` for already-parsed JSON."""
         if isinstance(value, list):
             if not self.revision.batching:
-                return Rejected(
-                    ProtocolError(INVALID_REQUEST, f"MCP {self.version} has no JSON-RPC batches")
-                )
+                raise ProtocolError(INVALID_REQUEST, f"MCP {self.version} has no JSON-RPC batches")
             if not value:
-                return Rejected(ProtocolError(INVALID_REQUEST, "empty batch"))
-            return Batch(tuple(self._decode_message(item, pending) for item in value))
+                raise ProtocolError(INVALID_REQUEST, "empty batch")
+            return Batch(tuple(self._decode_item(item, pending) for item in value))
         return self._decode_message(value, pending)
 
-    def _decode_message(
+    def _decode_item(
         self, obj: Any, pending: Mapping[RequestId, str] | None
-    ) -> Message | Rejected:
+    ) -> Message | ProtocolError:
+        try:
+            return self._decode_message(obj, pending)
+        except ProtocolError as error:
+            return error
+
+    def _decode_message(self, obj: Any, pending: Mapping[RequestId, str] | None) -> Message:
         if not isinstance(obj, dict):
-            return Rejected(ProtocolError(INVALID_REQUEST, "a JSON-RPC message is an object"))
+            raise ProtocolError(INVALID_REQUEST, "a JSON-RPC message is an object")
         rid = obj.get("id")
         readable = rid if is_request_id(rid) else None
         if "method" in obj:
-            kind: Literal["request", "notification", "response"] | None = (
-                "request" if "id" in obj else "notification"
-            )
+            kind: MessageKind | None = "request" if "id" in obj else "notification"
         elif "result" in obj or "error" in obj:
             kind = "response"
         else:
@@ -201,11 +306,12 @@ class Codec:
                 return self._decode_response(obj, pending)
             raise ProtocolError(INVALID_REQUEST, "not a request, notification or response")
         except ProtocolError as error:
-            return Rejected(error, readable, kind)
+            error.id, error.kind = readable, kind
+            raise
         except Exception as exc:  # the boundary: a bug below must not escape as a crash
-            return Rejected(
-                ProtocolError(INTERNAL_ERROR, data={"detail": repr(exc)}), readable, kind
-            )
+            raise ProtocolError(
+                INTERNAL_ERROR, data={"detail": repr(exc)}, id=readable, kind=kind
+            ) from exc
 
     def _lookup(self, method: str, kind: Literal["request", "notification"]) -> MethodSpec:
         spec = (
@@ -307,6 +413,10 @@ class Codec:
 
     def check_params(self, spec: MethodSpec, raw: JSONObject) -> None:
         """Checks on raw params before validation; raise ``ProtocolError`` to refuse."""
+
+    def accepts(self, spec: MethodSpec, params: Any) -> bool:
+        """Typed params pass this era's checks (the typed twin of ``check_params``)."""
+        return True
 
     def result_type(self, spec: MethodSpec, raw: JSONObject) -> tuple[Any, JSONObject]:
         """The type that validates ``raw`` as a result of ``spec``, and the result to validate."""
@@ -453,10 +563,25 @@ class Codec:
             message["params"] = dump(params)
         return message
 
+    def encode_batch(self, messages: Sequence[JSONObject]) -> list[JSONObject]:
+        """Encoded messages as one JSON-RPC batch (2025-03-26 only; ``to_bytes`` writes it)."""
+        if not self.revision.batching:
+            raise ProtocolError(INVALID_REQUEST, f"MCP {self.version} has no JSON-RPC batches")
+        if not messages:
+            raise ProtocolError(INVALID_REQUEST, "empty batch")
+        return list(messages)
+
     @staticmethod
     def to_bytes(message: JSONObject | Sequence[JSONObject]) -> bytes:
         """Compact UTF-8 JSON, one line (stdio framing adds the newline)."""
         return to_json(message)
+
+
+def _plain_json(data: bytes | bytearray | str) -> bool:
+    """No ``NaN``/``Infinity`` token: pydantic's JSON parser accepts them, JSON does not."""
+    if isinstance(data, str):
+        return "NaN" not in data and "Infinity" not in data
+    return b"NaN" not in data and b"Infinity" not in data
 
 
 def meta_of(params: Any) -> Any:
