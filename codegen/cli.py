@@ -155,6 +155,26 @@ def cmd_methods(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_scaffold(args: argparse.Namespace) -> int:
+    from codegen.scaffold import scaffold
+
+    schema_dir = Path(args.schema_dir) if args.schema_dir else None
+    root = scaffold(args.name, Path(args.dir), args.version, schema_dir)
+    print(f"scaffolded {root}: see {root / 'README.md'}")
+    return EXIT_OK
+
+
+def cmd_regen(args: argparse.Namespace) -> int:
+    from codegen.scaffold import regen
+
+    schema_dir = Path(args.schema_dir) if args.schema_dir else None
+    result = regen(Path(args.project), args.version, schema_dir, force=args.force)
+    print(f"regenerated: {len(result.written)} file(s) written, {len(result.removed)} removed")
+    for line in result.signatures.lines():
+        print(line)
+    return EXIT_OK
+
+
 def cmd_schema_sync(args: argparse.Namespace) -> int:
     schema_dir = _schema_dir(args)
     if not (schema_dir / "lock.json").exists() or (schema_dir == bundled_schema_dir() and not args.schema_dir):
@@ -225,6 +245,28 @@ def build_parser() -> argparse.ArgumentParser:
     methods.add_argument("--version", required=True, metavar="V")
     methods.add_argument("--json", action="store_true", help="machine-readable output")
     methods.set_defaults(func=cmd_methods)
+
+    scaf = sub.add_parser(
+        "scaffold",
+        help="write a runnable MCP server project",
+        description="Write NAME/: pyproject, a vendored generated runtime (generator-owned, hashed in "
+        ".mcp-codegen.json), a server module with typed handlers to fill in, a test and a README.",
+    )
+    scaf.add_argument("name", help="project name (its package name is derived from it)")
+    scaf.add_argument("--version", metavar="V", help="protocol revision (default: the latest in the lock)")
+    scaf.add_argument("--dir", default=".", help="where to create the project (default: .)")
+    scaf.set_defaults(func=cmd_scaffold)
+
+    reg = sub.add_parser(
+        "regen",
+        help="regenerate the generator-owned files of a scaffolded project",
+        description="Rewrite only generator-owned files; refuse if one was edited by hand; never touch "
+        "user files; report changed handler signatures.",
+    )
+    reg.add_argument("--version", metavar="V", help="move to another protocol revision")
+    reg.add_argument("--project", default=".", help="the project directory (default: .)")
+    reg.add_argument("--force", action="store_true", help="overwrite hand-edited generator-owned files")
+    reg.set_defaults(func=cmd_regen)
 
     schema = sub.add_parser("schema", help="manage the schema lock")
     schema_sub = schema.add_subparsers(dest="schema_command", required=True, parser_class=_Parser)

@@ -62,6 +62,8 @@ def build_revision(lock: Lock, version: str, overlay: Overlay, renderer: Rendere
         "models.py": head + "\n" + models,
         "protocol.py": renderer.protocol_module(protocol, package),
         "codec.py": renderer.codec_module(protocol, package),
+        "server.py": renderer.server_module(protocol, package),
+        "client.py": renderer.client_module(protocol, package, models),
     }
     return Revision(schema, protocol, files)
 

@@ -7,9 +7,26 @@ from pathlib import Path
 import jinja2
 
 from codegen import __version__
+from codegen.errors import GeneratorError
 from codegen.ir import Protocol
+from codegen.signatures import ModelFields
 
 TEMPLATE_SUFFIX = ".j2"
+# requests the client runtime sends itself (connect, listen), so the typed client has no method for them
+CLIENT_OWNED = frozenset({"initialize", "subscriptions/listen"})
+CLIENT_OPTIONS = frozenset({"timeout", "on_progress", "input_required", "self"})
+# requests the server runtime answers itself, so the handler base has no method for them
+RUNTIME_ANSWERED = frozenset(
+    {
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "server/discover",
+        "subscriptions/listen",
+    }
+)
 
 
 def header(source: str, sha256: str | None = None) -> str:
@@ -59,6 +76,78 @@ class Renderer:
             f"codec_{protocol.era}.py",
             p=protocol,
             package=package,
+            header=header(f"schema/{protocol.version}/schema.json", protocol.sha256),
+        )
+
+    def server_module(self, protocol: Protocol, package: str) -> str:
+        """The revision's handler base: one async method per request a server answers."""
+        handlers = [
+            {
+                "name": m.name,
+                "stub_name": m.stub_name,
+                "mrtr": m.mrtr and protocol.input_required is not None,
+                "params": f"m.{m.params_type}" if m.params_type else "None",
+                "result": " | ".join(
+                    f"m.{t}" for t in (m.result_type, protocol.input_required if m.mrtr else None) if t
+                ),
+            }
+            for m in protocol.methods
+            if m.kind == "request" and m.client_sends and m.name not in RUNTIME_ANSWERED
+        ]
+        results: dict[str, dict[str, object]] = {}
+        if protocol.era == "modern":
+            for m in protocol.methods:
+                if m.kind == "request" and m.client_sends and m.result_type and m.name not in RUNTIME_ANSWERED:
+                    results[m.result_type] = {
+                        "name": m.result_type,
+                        "result_type": "complete",
+                        "cacheable": m.cacheable,
+                    }
+            if protocol.input_required:
+                name = protocol.input_required
+                results[name] = {"name": name, "result_type": "input_required", "cacheable": False}
+        return self.render(
+            "server.py",
+            p=protocol,
+            package=package,
+            handlers=handlers,
+            results=sorted(results.values(), key=lambda r: str(r["name"])),
+            exports=sorted(["Context", "Server", *results]),
+            header=header(f"schema/{protocol.version}/schema.json", protocol.sha256),
+        )
+
+    def client_module(self, protocol: Protocol, package: str, models_source: str) -> str:
+        """The revision's typed client: one async method per request a client sends, its
+        params model's fields as keyword arguments (read from the generated models' source).
+        """
+        fields = ModelFields.parse(models_source)
+        methods = []
+        for m in protocol.methods:
+            if m.kind != "request" or not m.client_sends or m.name in CLIENT_OWNED or not m.result_type:
+                continue
+            params = fields.params(m.params_type)
+            clash = {p.name for p in params} & CLIENT_OPTIONS
+            if clash:
+                raise GeneratorError(f"{m.params_type}: field {sorted(clash)[0]!r} clashes with a client option")
+            result_fields = fields.field_names(m.result_type)
+            methods.append(
+                {
+                    "name": m.name,
+                    "stub_name": m.stub_name,
+                    "definition": m.definition,
+                    "params": params,
+                    "result": f"m.{m.result_type}",
+                    "mrtr": m.mrtr and protocol.input_required is not None,
+                    "paginated": any(p.name == "cursor" for p in params) and "next_cursor" in result_fields,
+                    "deprecated": m.deprecated,
+                }
+            )
+        return self.render(
+            "client.py",
+            p=protocol,
+            package=package,
+            methods=methods,
+            input_required=f"m.{protocol.input_required}" if protocol.input_required else None,
             header=header(f"schema/{protocol.version}/schema.json", protocol.sha256),
         )
 

@@ -1,0 +1,116 @@
+"""A conformance-suite client driver built only on the generated client.
+
+Run by ``@modelcontextprotocol/conformance`` as ``python examples/conformance_client.py
+SERVER_URL``; the suite names the scenario in ``MCP_CONFORMANCE_SCENARIO``, the protocol
+version in ``MCP_CONFORMANCE_PROTOCOL_VERSION`` and scenario data (such as the tool calls to
+make) in ``MCP_CONFORMANCE_CONTEXT``. The driver connects (probing the era), lists and calls
+tools, reads resources and gets prompts, answering elicitations with the schema's defaults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
+
+from mcpgen import VERSIONS
+from mcpgen._runtime.client import BaseClient, ServerError, connect
+from mcpgen._runtime.codec import dump
+
+
+async def elicit(params: Any) -> dict[str, Any]:
+    """Accept, filling each field with its schema default (SEP-1034)."""
+    schema = dump(getattr(params, "requested_schema", None)) or {}
+    content = {
+        name: prop["default"]
+        for name, prop in (schema.get("properties") or {}).items()
+        if isinstance(prop, dict) and "default" in prop
+    }
+    return {"action": "accept", "content": content}
+
+
+async def sample(params: Any) -> dict[str, Any]:
+    return {"role": "assistant", "content": {"type": "text", "text": "sampled"}, "model": "conformance-driver"}
+
+
+async def roots(params: Any) -> dict[str, Any]:
+    return {"roots": [{"uri": "file:///tmp", "name": "tmp"}]}
+
+
+def sample_arguments(schema: Any) -> dict[str, Any]:
+    """Plausible arguments for a tool's input schema (required properties only)."""
+    schema = dump(schema) or {}
+    props = schema.get("properties") or {}
+    values = {"number": 1, "integer": 1, "boolean": True, "string": "test", "array": [], "object": {}}
+    return {
+        name: props[name].get("default", values.get(props[name].get("type"), "test"))
+        for name in schema.get("required") or []
+        if isinstance(props.get(name), dict)
+    }
+
+
+async def exercise(client: BaseClient, context: dict[str, Any]) -> None:
+    tools = await client.request("tools/list", {})
+    listed = {t.name: t for t in tools.tools}
+    calls = context.get("toolCalls")
+    echo = next((n for n, t in listed.items() if "schema" in (dump(t.input_schema).get("properties") or {})), None)
+    if calls is None and echo is not None:  # round-trip another tool's inputSchema verbatim
+        calls = [
+            {"name": echo, "arguments": {"schema": dump(tool.input_schema)}}
+            for name, tool in listed.items()
+            if name != echo
+        ]
+    if calls is None:
+        calls = [{"name": name, "arguments": sample_arguments(tool.input_schema)} for name, tool in listed.items()]
+    for call in calls:
+        if call["name"] not in listed:
+            continue  # a tool the client rejected (e.g. invalid x-mcp-header annotations)
+        try:
+            await client.request("tools/call", {"name": call["name"], "arguments": call.get("arguments", {})})
+        except ServerError as error:
+            print(f"tools/call {call['name']}: {error}", file=sys.stderr)
+    capabilities = client.capabilities
+    if _has(capabilities, "resources"):
+        resources = await client.request("resources/list", {})
+        for resource in resources.resources[:1]:
+            await client.request("resources/read", {"uri": resource.uri})
+    if _has(capabilities, "prompts"):
+        prompts = await client.request("prompts/list", {})
+        for prompt in prompts.prompts[:1]:
+            arguments = {a["name"]: "test" for a in dump(prompt).get("arguments") or []}
+            await client.request("prompts/get", {"name": prompt.name, "arguments": arguments})
+
+
+def _has(capabilities: Any, name: str) -> bool:
+    data = dump(capabilities)
+    return isinstance(data, dict) and name in data
+
+
+async def main(url: str) -> int:
+    version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION")
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    if version in VERSIONS and VERSIONS[version] == "legacy":
+        versions = [v for v in VERSIONS if VERSIONS[v] == "legacy" and v <= version]
+    else:
+        versions = list(VERSIONS)
+    client = await connect(
+        url,
+        versions=versions,
+        client_info={"name": "mcpgen-conformance", "version": "0.1.0"},
+        handlers={"elicitation/create": elicit, "sampling/createMessage": sample, "roots/list": roots},
+        timeout=20.0,
+        probe_timeout=10.0,
+        cache=None,
+    )
+    async with client:
+        await exercise(client, context)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(sys.argv[1])))

@@ -1,0 +1,39 @@
+"""The MCP client runtime: transports, the session, era behaviour and ``connect``.
+
+Each generated revision package has a ``client.py`` whose ``Client`` adds one typed async
+method per request; ``connect`` returns the one of the revision it negotiated.
+"""
+
+from .base import BaseClient, Subscription
+from .connect import VERDICTS, connect, open_client
+from .errors import InputRequiredError, RequestTimeout, ServerError, TransportError
+from .http import HttpTransport, encode_header_value
+from .legacy import LegacyClient, LegacySession
+from .modern import ModernClient, ModernSession
+from .session import ClientOptions, ClientSession, Handler, ProgressCallback
+from .stdio import StdioTransport
+from .transport import Transport
+
+__all__ = [
+    "VERDICTS",
+    "BaseClient",
+    "ClientOptions",
+    "ClientSession",
+    "Handler",
+    "HttpTransport",
+    "InputRequiredError",
+    "LegacyClient",
+    "LegacySession",
+    "ModernClient",
+    "ModernSession",
+    "ProgressCallback",
+    "RequestTimeout",
+    "ServerError",
+    "StdioTransport",
+    "Subscription",
+    "Transport",
+    "TransportError",
+    "connect",
+    "encode_header_value",
+    "open_client",
+]

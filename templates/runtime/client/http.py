@@ -1,0 +1,279 @@
+"""The Streamable HTTP client transport, on httpx.
+
+Every message is its own POST; the answer is ``application/json`` (one message) or
+``text/event-stream`` (notifications related to the request, then its response). A
+legacy server may mint an ``Mcp-Session-Id`` on the ``initialize`` answer: it is sent
+back on every later request and ended with DELETE on close; legacy servers also push
+unprompted messages on a GET stream. Error statuses whose body is a JSON-RPC error are
+delivered as that error (2026 servers answer -32020/-32022 with 400, -32601 with 404);
+other failures become ``TransportError`` for the request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import functools
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from pydantic_core import from_json, to_json
+
+from ..jsonrpc import RequestId
+from .errors import TransportError
+from .transport import JSONObject, Receiver, Transport
+
+SESSION_HEADER = "mcp-session-id"
+ACCEPT = "application/json, text/event-stream"
+BASE64_PREFIX = "=?base64?"
+BASE64_SUFFIX = "?="
+DEFAULT_RETRY_MS = 1000
+MAX_RETRY_MS = 30_000
+MAX_RESUMES = 5
+
+
+def encode_header_value(value: str | int | bool) -> str:
+    """A value for ``Mcp-Name`` / ``Mcp-Param-*``: as-is when header-safe, else ``=?base64?...?=``.
+
+    Integers in decimal, booleans as ``true``/``false``. Non-ASCII, control characters,
+    leading or trailing whitespace, or a value that looks like the sentinel are encoded.
+    """
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int):
+        text = str(value)
+    else:
+        text = value
+    safe = (
+        all(0x20 <= ord(c) <= 0x7E for c in text)
+        and text == text.strip(" \t")
+        and not (text.startswith(BASE64_PREFIX) and text.endswith(BASE64_SUFFIX))
+    )
+    if safe:
+        return text
+    return BASE64_PREFIX + base64.b64encode(text.encode("utf-8")).decode("ascii") + BASE64_SUFFIX
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+class HttpTransport(Transport):
+    """POST each message to ``url``; read JSON or SSE answers.
+
+    ``client`` lets a caller bring a configured ``httpx.AsyncClient`` (auth, proxies);
+    ``headers`` go on every request; ``timeout`` bounds connecting and each read.
+    """
+
+    kind = "http"
+    cancels_by_closing = True
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        client: httpx.AsyncClient | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self.url = url
+        self._own_client = client is None
+        self.client = client if client is not None else httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None))
+        self.headers = dict(headers or {})
+        self.session_id: str | None = None
+        self._receiver: Receiver | None = None
+        self._inflight: dict[RequestId, asyncio.Task[None]] = {}
+        self._others: set[asyncio.Task[None]] = set()
+
+    def __repr__(self) -> str:
+        return f"HttpTransport({self.url!r})"
+
+    def describe(self) -> str:
+        return origin_of(self.url)
+
+    async def start(self, receiver: Receiver) -> None:
+        self._receiver = receiver
+
+    def _headers(self, extra: Mapping[str, str] | None) -> dict[str, str]:
+        headers = {"accept": ACCEPT, "content-type": "application/json", **self.headers}
+        if self.session_id is not None:
+            headers[SESSION_HEADER] = self.session_id
+        if extra:
+            headers.update(extra)
+        return headers
+
+    async def send(self, message: JSONObject, *, headers: Mapping[str, str] | None = None) -> None:
+        if self._receiver is None:
+            raise TransportError("the transport is not started")
+        body = to_json(message)
+        if "method" in message and "id" in message:  # a request: its answer streams back in a task
+            rid: RequestId = message["id"]
+            task = asyncio.create_task(self._exchange(rid, body, self._headers(headers)))
+            self._inflight[rid] = task
+            task.add_done_callback(functools.partial(self._done, rid))
+            return
+        try:  # a notification or a response: 202 Accepted
+            response = await self.client.post(self.url, content=body, headers=self._headers(headers))
+        except httpx.HTTPError as exc:
+            raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
+        if response.status_code >= 400:
+            raise TransportError(
+                f"POST {self.url}: HTTP {response.status_code}", status=response.status_code, body=response.content
+            )
+
+    def _done(self, rid: RequestId, task: asyncio.Task[None]) -> None:
+        if self._inflight.get(rid) is task:
+            del self._inflight[rid]
+
+    async def _exchange(self, rid: RequestId, body: bytes, headers: dict[str, str]) -> None:
+        receiver = self._receiver
+        assert receiver is not None
+        try:
+            async with self.client.stream("POST", self.url, content=body, headers=headers) as response:
+                session = response.headers.get(SESSION_HEADER)
+                if session:
+                    self.session_id = session
+                await self._answer(rid, response, receiver)
+        except asyncio.CancelledError:
+            raise
+        except httpx.HTTPError as exc:
+            receiver.transport_failed(rid, TransportError(f"POST {self.url} failed: {exc!r}"))
+        except TransportError as exc:
+            receiver.transport_failed(rid, exc)
+
+    async def _answer(self, rid: RequestId, response: httpx.Response, receiver: Receiver) -> None:
+        status = response.status_code
+        ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if status >= 400:
+            content = await response.aread()
+            error = _jsonrpc_error(content, rid)
+            if error is None:
+                raise TransportError(f"POST {self.url}: HTTP {status}", status=status, body=content)
+            await receiver.receive(error)
+            return
+        if status == 202:
+            raise TransportError(f"POST {self.url}: 202 Accepted for a request", status=status)
+        if ctype == "text/event-stream":
+            await self._read_stream(rid, response, receiver)
+            return
+        content = await response.aread()
+        await receiver.receive(content)
+        if receiver.awaiting(rid):
+            raise TransportError(f"no response for request {rid!r} in the HTTP answer")
+
+    async def _read_stream(self, rid: RequestId | None, response: httpx.Response, receiver: Receiver) -> None:
+        """Deliver an SSE stream's messages. A legacy stream that closes before the request's
+        response, having sent event ids, is resumed with GET and ``Last-Event-ID`` after the
+        server's ``retry`` delay (2025-11-25); without ids it is not resumable.
+        """
+        cursor = StreamCursor()
+        async for data in sse_data(response.aiter_lines(), cursor):
+            await receiver.receive(data)
+        for _ in range(MAX_RESUMES):
+            if cursor.last_id is None or (rid is not None and not receiver.awaiting(rid)):
+                break
+            await asyncio.sleep(cursor.retry_ms / 1000)
+            headers = self._headers(None)
+            headers["accept"] = "text/event-stream"
+            headers.pop("content-type", None)
+            headers["last-event-id"] = cursor.last_id
+            async with self.client.stream("GET", self.url, headers=headers) as resumed:
+                if resumed.status_code != 200:
+                    break
+                async for data in sse_data(resumed.aiter_lines(), cursor):
+                    await receiver.receive(data)
+        if rid is not None and receiver.awaiting(rid):
+            raise TransportError(f"the event stream for request {rid!r} ended without its response")
+
+    async def abort(self, request_id: RequestId) -> None:
+        task = self._inflight.pop(request_id, None)
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def open_event_stream(self) -> None:
+        task = asyncio.create_task(self._listen())
+        self._others.add(task)
+        task.add_done_callback(self._others.discard)
+
+    async def _listen(self) -> None:
+        receiver = self._receiver
+        assert receiver is not None
+        headers = self._headers(None)
+        headers["accept"] = "text/event-stream"
+        headers.pop("content-type", None)
+        with contextlib.suppress(httpx.HTTPError):
+            async with self.client.stream("GET", self.url, headers=headers) as response:
+                if response.status_code != 200:
+                    return  # 405: the server pushes nothing unprompted
+                await self._read_stream(None, response, receiver)
+
+    async def close(self) -> None:
+        tasks = [*self._inflight.values(), *self._others]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self.session_id is not None:
+            with contextlib.suppress(httpx.HTTPError):
+                await self.client.delete(self.url, headers=self._headers(None), timeout=5.0)
+            self.session_id = None
+        if self._own_client:
+            await self.client.aclose()
+
+
+def _jsonrpc_error(content: bytes, rid: RequestId) -> bytes | None:
+    """An error status's body as a JSON-RPC error response for ``rid``, or None when it is not one."""
+    try:
+        value: Any = from_json(content)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("error"), dict):
+        return None
+    error = value["error"]
+    if type(error.get("code")) is not int or not isinstance(error.get("message"), str):
+        return None
+    return to_json({"jsonrpc": "2.0", "id": rid, "error": error})
+
+
+class StreamCursor:
+    """Where an SSE stream got to: the last event id and the server's ``retry`` delay."""
+
+    def __init__(self) -> None:
+        self.last_id: str | None = None
+        self.retry_ms = DEFAULT_RETRY_MS
+
+
+async def sse_data(lines: AsyncIterator[str], cursor: StreamCursor | None = None) -> AsyncIterator[bytes]:
+    """The ``data`` of each server-sent event (comments and empty events skipped); ``cursor``
+    records ``id`` and ``retry``.
+    """
+    cursor = cursor if cursor is not None else StreamCursor()
+    data: list[str] = []
+    event = "message"
+    async for line in lines:
+        if line == "":
+            if data and event == "message":
+                yield "\n".join(data).encode("utf-8")
+            data, event = [], "message"
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+        elif name == "id" and "\0" not in value:
+            cursor.last_id = value
+        elif name == "retry" and value.isdigit():
+            cursor.retry_ms = min(int(value), MAX_RETRY_MS)
+    if data and event == "message":
+        yield "\n".join(data).encode("utf-8")

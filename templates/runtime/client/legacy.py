@@ -1,0 +1,106 @@
+"""The legacy era (2024-11-05 to 2025-11-25) on the client: the ``initialize`` handshake,
+``MCP-Protocol-Version`` after it, server->client requests answered through the handlers,
+and ``resources/subscribe`` plus the pushed notification stream for listening.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+from ..jsonrpc import Notification
+from .base import BaseClient, Subscription, _field
+from .session import ClientOptions, ClientSession
+from .transport import JSONObject
+
+LIST_CHANGED = {
+    "tools": "notifications/tools/list_changed",
+    "prompts": "notifications/prompts/list_changed",
+    "resources": "notifications/resources/list_changed",
+}
+
+
+class LegacySession(ClientSession):
+    """A session whose version ``initialize`` fixed (``negotiated``); HTTP carries it in a header."""
+
+    negotiated: str | None = None
+
+    def headers_for(self, message: JSONObject) -> dict[str, str]:
+        if self.negotiated is None:
+            return {}
+        return {"mcp-protocol-version": self.negotiated}
+
+
+async def initialize(session: ClientSession, version: str, options: ClientOptions, timeout: float | None) -> Any:
+    """Send ``initialize`` asking for ``version``; returns the typed ``InitializeResult``."""
+    params = {
+        "protocolVersion": version,
+        "capabilities": options.client_capabilities(),
+        "clientInfo": dict(options.client_info),
+    }
+    return await session.request("initialize", params, timeout=timeout)
+
+
+def initialize_facts(result: Any) -> dict[str, Any]:
+    return {
+        "server_info": _field(result, "server_info"),
+        "capabilities": _field(result, "capabilities"),
+        "instructions": _field(result, "instructions"),
+        "discovered": result,
+    }
+
+
+class LegacyClient(BaseClient):
+    """The legacy era's behaviour, shared by every legacy revision's generated ``Client``."""
+
+    era = "legacy"
+    session: LegacySession
+
+    def listen(
+        self,
+        *,
+        tools_list_changed: bool = False,
+        prompts_list_changed: bool = False,
+        resources_list_changed: bool = False,
+        resource_subscriptions: Sequence[str] = (),
+        timeout: float | None = None,
+    ) -> Subscription:
+        """The server's pushed notifications, filtered like ``subscriptions/listen``:
+        ``resources/subscribe`` for each URI on entry (``resources/unsubscribe`` on exit);
+        over HTTP they arrive on the GET stream ``connect`` opened.
+        """
+        methods = {
+            method
+            for flag, method in (
+                (tools_list_changed, LIST_CHANGED["tools"]),
+                (prompts_list_changed, LIST_CHANGED["prompts"]),
+                (resources_list_changed, LIST_CHANGED["resources"]),
+            )
+            if flag
+        }
+        uris = set(resource_subscriptions)
+
+        def accept(note: Notification) -> bool:
+            if note.method == "notifications/resources/updated":
+                return _field(note.params, "uri") in uris
+            return note.method in methods
+
+        async def open(sub: Subscription) -> None:
+            sub.queue = self.session.add_listener()
+            for uri in resource_subscriptions:
+                await self.session.request("resources/subscribe", {"uri": uri}, timeout=timeout)
+            sub.acknowledged = {
+                "toolsListChanged": tools_list_changed,
+                "promptsListChanged": prompts_list_changed,
+                "resourcesListChanged": resources_list_changed,
+                "resourceSubscriptions": list(resource_subscriptions),
+            }
+
+        async def close(sub: Subscription) -> None:
+            self.session.remove_listener(sub.queue)
+            for uri in resource_subscriptions:
+                with contextlib.suppress(Exception):
+                    await self.session.request("resources/unsubscribe", {"uri": uri}, timeout=timeout)
+
+        return Subscription(open, close, accept)

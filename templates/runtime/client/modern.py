@@ -1,0 +1,254 @@
+"""The modern era (2026-07-28 and later) on the client: stateless requests, HTTP routing
+headers, MRTR driven through the caller's handlers, ``subscriptions/listen``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..codec import INPUT_REQUIRED, dump
+from ..jsonrpc import METHOD_NOT_FOUND, Notification, ProtocolError, RequestId
+from .base import BaseClient, Subscription, _field, _params
+from .errors import InputRequiredError, RequestTimeout
+from .http import encode_header_value
+from .session import CLOSED, ClientSession, ProgressCallback
+from .transport import JSONObject
+
+logger = logging.getLogger(__name__)
+
+SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
+NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+ToolHeaders = tuple[tuple[tuple[str, ...], str], ...]  # (property path, header name) per annotated argument
+
+
+class ModernSession(ClientSession):
+    """Every request names its method (and target) in headers; pushed notifications carry a subscription id."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tool_headers: dict[str, ToolHeaders] = {}
+
+    def headers_for(self, message: JSONObject) -> dict[str, str]:
+        method = message.get("method")
+        if not isinstance(method, str):
+            return {}
+        headers = {"mcp-protocol-version": self.codec.version, "mcp-method": method}
+        params = message.get("params")
+        if not isinstance(params, dict):
+            return headers
+        key = NAMED.get(method)
+        if key is not None and isinstance(params.get(key), str):
+            headers["mcp-name"] = encode_header_value(params[key])
+        if method == "tools/call":
+            headers.update(param_headers(self.tool_headers.get(params.get("name", "")), params.get("arguments")))
+        return headers
+
+    def sends_cancelled(self) -> bool:
+        return not self.transport.cancels_by_closing
+
+    def route(self, notification: Notification) -> RequestId | None:
+        meta = dump(notification.meta) if notification.meta is not None else None
+        value = meta.get(SUBSCRIPTION_ID_KEY) if isinstance(meta, dict) else None
+        return value if isinstance(value, str | int) and not isinstance(value, bool) else None
+
+
+def param_headers(annotated: ToolHeaders | None, arguments: Any) -> dict[str, str]:
+    """``Mcp-Param-{Name}`` for each ``x-mcp-header`` argument present in ``arguments``."""
+    headers: dict[str, str] = {}
+    if not annotated or not isinstance(arguments, dict):
+        return headers
+    for path, name in annotated:
+        value: Any = arguments
+        for step in path:
+            value = value.get(step) if isinstance(value, dict) else None
+        if isinstance(value, str | int | bool) and not isinstance(value, float):
+            headers[f"mcp-param-{name}"] = encode_header_value(value)
+    return headers
+
+
+def tool_headers(schema: Any) -> ToolHeaders | None:
+    """The ``x-mcp-header`` annotations of a tool's ``inputSchema``; None when they are invalid."""
+    found: list[tuple[tuple[str, ...], str]] = []
+
+    def walk(node: Any, path: tuple[str, ...]) -> bool:
+        props = node.get("properties") if isinstance(node, dict) else None
+        if not isinstance(props, dict):
+            return True
+        for key, prop in props.items():
+            if not isinstance(prop, dict):
+                continue
+            if "x-mcp-header" in prop:
+                name = prop["x-mcp-header"]
+                if not isinstance(name, str) or not TOKEN.match(name):
+                    return False
+                if prop.get("type") not in ("string", "integer", "boolean"):
+                    return False
+                found.append(((*path, key), name))
+            if not walk(prop, (*path, key)):
+                return False
+        return True
+
+    if not walk(schema, ()):
+        return None
+    if _count(schema) != len(found):  # annotations under items, anyOf, $ref ...: invalid
+        return None
+    names = [name.lower() for _, name in found]
+    if len(set(names)) != len(names):
+        return None
+    return tuple(found)
+
+
+def _count(node: Any) -> int:
+    if isinstance(node, dict):
+        return int("x-mcp-header" in node) + sum(_count(v) for v in node.values())
+    if isinstance(node, list):
+        return sum(_count(v) for v in node)
+    return 0
+
+
+class ModernClient(BaseClient):
+    """The modern era's behaviour, shared by every modern revision's generated ``Client``."""
+
+    era = "modern"
+    session: ModernSession
+
+    async def _call(
+        self,
+        method: str,
+        params: JSONObject | None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> Any:
+        result = await super()._call(method, params, timeout=timeout, on_progress=on_progress)
+        if method == "tools/list":
+            result = self._check_tools(result)
+        return result
+
+    def _check_tools(self, result: Any) -> Any:
+        """Record each tool's ``x-mcp-header`` arguments; drop tools whose annotations are invalid."""
+        tools = _field(result, "tools")
+        if not isinstance(tools, list):
+            return result
+        kept = []
+        for tool in tools:
+            schema = dump(_field(tool, "input_schema"))
+            headers = tool_headers(schema)
+            if headers is None:
+                logger.warning("ignoring tool %r: invalid x-mcp-header annotations", tool.name)
+                continue
+            self.session.tool_headers[tool.name] = headers
+            kept.append(tool)
+        if len(kept) == len(tools):
+            return result
+        return result.model_copy(update={"tools": kept})
+
+    async def _mrtr(
+        self,
+        method: str,
+        params: JSONObject | None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        input_required: bool = False,
+    ) -> Any:
+        """Drive MRTR: fulfil ``inputRequests`` through the handlers and retry with the exact
+        ``requestState``, at most ``max_input_rounds`` times. ``input_required=True`` returns
+        the first ``InputRequiredResult`` instead.
+        """
+        base = dict(params or {})
+        rounds = self.session.options.max_input_rounds
+        for _ in range(rounds + 1):
+            result = await self._call(method, params, timeout=timeout, on_progress=on_progress)
+            if _field(result, "result_type") != INPUT_REQUIRED or input_required:
+                return result
+            params = dict(base)
+            requests = _field(result, "input_requests") or {}
+            if requests:
+                params["inputResponses"] = {key: dump(await self._fulfil(r, result)) for key, r in requests.items()}
+            state = _field(result, "request_state")
+            if state is not None:
+                params["requestState"] = state
+        raise InputRequiredError(f"{method}: still input_required after {rounds} rounds", result)
+
+    async def _fulfil(self, request: Any, result: Any) -> Any:
+        method = request.method
+        handler = self.session.options.handlers.get(method)
+        if handler is None:
+            raise InputRequiredError(f"the server asks for {method!r} and no handler is registered", result)
+        params = _field(request, "params")
+        return await handler(params)
+
+    def listen(
+        self,
+        *,
+        tools_list_changed: bool = False,
+        prompts_list_changed: bool = False,
+        resources_list_changed: bool = False,
+        resource_subscriptions: Sequence[str] = (),
+        timeout: float | None = None,
+    ) -> Subscription:
+        """``subscriptions/listen``: waits for the acknowledgement on entry, then yields the
+        notifications tagged with this subscription's id; leaving cancels it.
+        """
+        wanted: dict[str, Any] = {
+            "toolsListChanged": tools_list_changed or None,
+            "promptsListChanged": prompts_list_changed or None,
+            "resourcesListChanged": resources_list_changed or None,
+            "resourceSubscriptions": list(resource_subscriptions) or None,
+        }
+        session = self.session
+        wait = session.options.timeout if timeout is None else timeout
+
+        async def open(sub: Subscription) -> None:
+            rid = session.next_id()
+            sub.id = rid
+            sub.queue = session.add_route(rid)
+            _, future = await session.begin("subscriptions/listen", {"notifications": _params(wanted)}, rid=rid)
+            future.add_done_callback(lambda f: sub.queue.put_nowait(_ended(f)))
+            sub.request = future
+            try:
+                first = await asyncio.wait_for(sub.queue.get(), wait)
+            except TimeoutError:
+                await session.cancel(rid, "no acknowledgement")
+                raise RequestTimeout(f"subscriptions/listen was not acknowledged within {wait} s") from None
+            if isinstance(first, BaseException):
+                session.remove_route(rid)
+                raise first
+            if not isinstance(first, Notification) or first.method != "notifications/subscriptions/acknowledged":
+                session.remove_route(rid)
+                raise ProtocolError(METHOD_NOT_FOUND, f"expected the acknowledgement, got {first!r}")
+            sub.acknowledged = first.params
+
+        async def close(sub: Subscription) -> None:
+            if sub.id is None:
+                return
+            session.remove_route(sub.id)
+            future = sub.request
+            if future is not None and not future.done():
+                await session.cancel(sub.id, "the client stopped listening")
+            session.forget(sub.id)
+
+        return Subscription(open, close)
+
+
+def _ended(future: Any) -> Any:
+    if future.cancelled():
+        return CLOSED
+    error = future.exception()
+    return CLOSED if error is None else error
+
+
+def discover_facts(result: Any) -> dict[str, Any]:
+    """Server info, capabilities and instructions from a ``DiscoverResult``."""
+    return {
+        "server_info": _field(_field(result, "meta"), "server_info"),
+        "capabilities": _field(result, "capabilities"),
+        "instructions": _field(result, "instructions"),
+        "discovered": result,
+    }

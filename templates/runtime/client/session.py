@@ -1,0 +1,348 @@
+"""The client session: request ids, pending requests, timeouts, cancellation, progress, routing.
+
+Era-independent: it encodes and decodes through the revision's codec and leaves the era's
+rules (HTTP headers, how a request is cancelled, where pushed notifications go) to the
+hooks that ``ModernSession`` and ``LegacySession`` (``modern.py``, ``legacy.py``) fill in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..codec import Codec, dump
+from ..jsonrpc import (
+    INTERNAL_ERROR,
+    METHOD_NOT_FOUND,
+    Batch,
+    ErrorResponse,
+    Notification,
+    ProtocolError,
+    Request,
+    RequestId,
+    Response,
+)
+from .errors import RequestTimeout, ServerError, TransportError
+from .transport import JSONObject, Transport
+
+logger = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[Any], Awaitable[None] | None]
+"""Called with each ``notifications/progress`` params (typed) for the request."""
+Handler = Callable[[Any], Awaitable[Any]]
+"""Answers a server's request: typed params in, a result (model or dict) out."""
+
+CLOSED = object()
+
+
+@dataclass
+class ClientOptions:
+    """What the client says about itself and how it answers the server.
+
+    ``handlers`` map a server->client method (``elicitation/create``,
+    ``sampling/createMessage``, ``roots/list``) to a callback; the client advertises the
+    matching capabilities. In 2026-07-28 they fulfil MRTR input requests; on legacy
+    sessions they answer the server's own requests.
+    """
+
+    client_info: Mapping[str, Any] = field(default_factory=lambda: {"name": "mcpgen-client", "version": "0.1.0"})
+    handlers: Mapping[str, Handler] = field(default_factory=dict)
+    capabilities: Mapping[str, Any] | None = None  # overrides what the handlers imply
+    timeout: float | None = 60.0  # default per-request timeout (seconds); None waits forever
+    max_input_rounds: int = 10  # MRTR rounds before giving up
+
+    def client_capabilities(self) -> JSONObject:
+        if self.capabilities is not None:
+            return dict(self.capabilities)
+        caps: JSONObject = {}
+        if "elicitation/create" in self.handlers:
+            caps["elicitation"] = {"form": {}}
+        if "sampling/createMessage" in self.handlers:
+            caps["sampling"] = {}
+        if "roots/list" in self.handlers:
+            caps["roots"] = {"listChanged": False}
+        return caps
+
+
+@dataclass
+class _Pending:
+    method: str
+    future: asyncio.Future[Any]
+    progress_token: str | None = None
+
+
+class ClientSession:
+    """Requests over one transport with one codec. ``start`` it, then ``request``/``notify``."""
+
+    def __init__(self, codec: Codec, transport: Transport, options: ClientOptions | None = None) -> None:
+        self.codec = codec
+        self.transport = transport
+        self.options = options or ClientOptions()
+        self._ids = itertools.count(1)
+        self._pending: dict[RequestId, _Pending] = {}
+        self._progress: dict[str, ProgressCallback] = {}
+        self._routes: dict[RequestId, asyncio.Queue[Any]] = {}  # subscription id -> its queue
+        self._listeners: set[asyncio.Queue[Any]] = set()  # unrouted notifications
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.failure: TransportError | None = None
+        self._closed = False
+
+    # -- era hooks ---------------------------------------------------------------------------
+
+    def headers_for(self, message: JSONObject) -> dict[str, str]:
+        """HTTP headers the era puts on a message (ignored by stdio)."""
+        return {}
+
+    def sends_cancelled(self) -> bool:
+        """Cancel with ``notifications/cancelled`` (else closing the request's stream cancels it)."""
+        return True
+
+    def route(self, notification: Notification) -> RequestId | None:
+        """The subscription a pushed notification belongs to, if the era tags them."""
+        return None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.transport.start(self)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for task in list(self._tasks):
+            task.cancel()
+        await self.transport.close()
+        self._fail_all(TransportError("the session is closed"))
+
+    # -- sending -----------------------------------------------------------------------------
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    async def begin(
+        self,
+        method: str,
+        params: JSONObject | None,
+        *,
+        on_progress: ProgressCallback | None = None,
+        rid: int | None = None,
+    ) -> tuple[RequestId, asyncio.Future[Any]]:
+        """Send a request without waiting; its future resolves with the typed result."""
+        if self.failure is not None:
+            raise self.failure
+        rid = self.next_id() if rid is None else rid
+        token = None
+        if on_progress is not None:
+            token = f"progress-{rid}"
+            params = dict(params or {})
+            meta = dict(params.get("_meta") or {})
+            meta["progressToken"] = token
+            params["_meta"] = meta
+            self._progress[token] = on_progress
+        message = self.codec.encode_request(rid, method, params)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = _Pending(method, future, token)
+        try:
+            await self.transport.send(message, headers=self.headers_for(message))
+        except BaseException:
+            self.forget(rid)
+            raise
+        return rid, future
+
+    async def wait(self, rid: RequestId, future: asyncio.Future[Any], timeout: float | None) -> Any:
+        """Await a begun request; on timeout or caller cancellation the request is cancelled."""
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), timeout)
+        except TimeoutError:
+            await self.cancel(rid, "timeout")
+            raise RequestTimeout(f"no answer to request {rid!r} within {timeout} s") from None
+        except asyncio.CancelledError:
+            await asyncio.shield(self.cancel(rid, "cancelled by the caller"))
+            raise
+        finally:
+            self.forget(rid)
+
+    async def request(
+        self,
+        method: str,
+        params: JSONObject | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> Any:
+        """Send a request and await its typed result; a JSON-RPC error raises ``ServerError``."""
+        rid, future = await self.begin(method, params, on_progress=on_progress)
+        return await self.wait(rid, future, self.options.timeout if timeout is None else timeout)
+
+    async def notify(self, method: str, params: JSONObject | None = None) -> None:
+        message = self.codec.encode_notification(method, params)
+        await self.transport.send(message, headers=self.headers_for(message))
+
+    async def cancel(self, rid: RequestId, reason: str | None = None) -> None:
+        """Cancel an in-flight request: ``notifications/cancelled`` and/or close its stream."""
+        pending = self._pending.get(rid)
+        if pending is not None and not pending.future.done():
+            pending.future.cancel()
+        if self.sends_cancelled() and self.failure is None:
+            params: JSONObject = {"requestId": rid}
+            if reason:
+                params["reason"] = reason
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.notify("notifications/cancelled", params), 5.0)
+        with contextlib.suppress(Exception):
+            await self.transport.abort(rid)
+
+    def forget(self, rid: RequestId) -> None:
+        """Drop a request's bookkeeping (its answer, if it comes, is ignored)."""
+        pending = self._pending.pop(rid, None)
+        if pending is not None and pending.progress_token is not None:
+            self._progress.pop(pending.progress_token, None)
+
+    # -- notifications for listeners ----------------------------------------------------------
+
+    def add_route(self, rid: RequestId) -> asyncio.Queue[Any]:
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._routes[rid] = queue
+        return queue
+
+    def remove_route(self, rid: RequestId) -> None:
+        self._routes.pop(rid, None)
+
+    def add_listener(self) -> asyncio.Queue[Any]:
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._listeners.add(queue)
+        return queue
+
+    def remove_listener(self, queue: asyncio.Queue[Any]) -> None:
+        self._listeners.discard(queue)
+
+    # -- receiving (the transport's Receiver) -------------------------------------------------
+
+    async def receive(self, data: bytes) -> None:
+        pending = {rid: p.method for rid, p in self._pending.items()}
+        try:
+            decoded = self.codec.decode(data, pending=pending)
+        except ProtocolError as error:
+            self._refused(error)
+            return
+        items = decoded.items if isinstance(decoded, Batch) else (decoded,)
+        for item in items:
+            if isinstance(item, ProtocolError):
+                self._refused(item)
+            else:
+                self._dispatch(item)
+
+    def _refused(self, error: ProtocolError) -> None:
+        if error.kind == "response" and error.id is not None:
+            self._settle(error.id, exception=error)  # a result that fails validation
+        elif error.kind == "request" and error.id is not None:
+            self._spawn(self._reply(error.reply()))
+        else:
+            logger.debug("ignored a message the codec refused: %r", error)
+
+    def _dispatch(self, message: Request | Notification | Response | ErrorResponse) -> None:
+        if isinstance(message, Response):
+            self._settle(message.id, result=message.result)
+        elif isinstance(message, ErrorResponse):
+            if message.id is not None:
+                e = message.error
+                self._settle(message.id, exception=ServerError(e.code, e.message, e.data))
+        elif isinstance(message, Notification):
+            self._notification(message)
+        else:
+            self._spawn(self._answer(message))
+
+    def _settle(self, rid: RequestId, *, result: Any = None, exception: BaseException | None = None) -> None:
+        pending = self._pending.get(rid)
+        if pending is None:
+            route = self._routes.get(rid)  # a subscription's graceful end
+            if route is not None:
+                route.put_nowait(CLOSED if exception is None else exception)
+            return
+        if pending.future.done():
+            return
+        if exception is not None:
+            pending.future.set_exception(exception)
+        else:
+            pending.future.set_result(result)
+
+    def _notification(self, note: Notification) -> None:
+        if note.method == "notifications/progress":
+            token = getattr(note.params, "progress_token", None)
+            callback = self._progress.get(token) if isinstance(token, str) else None
+            if callback is not None:
+                self._spawn(_call(callback, note.params))
+            return
+        subscription = self.route(note)
+        if subscription is not None:
+            queue = self._routes.get(subscription)
+            if queue is not None:
+                queue.put_nowait(note)
+            return
+        for listener in list(self._listeners):
+            listener.put_nowait(note)
+
+    async def _answer(self, request: Request) -> None:
+        """A server's own request (legacy sessions): answer through the registered handler."""
+        try:
+            if request.method == "ping":
+                result: Any = {}
+            else:
+                handler = self.options.handlers.get(request.method)
+                if handler is None:
+                    raise ProtocolError(METHOD_NOT_FOUND, f"this client does not handle {request.method!r}")
+                result = await handler(request.params)
+            reply = self.codec.encode_result(request.id, request.method, result)
+        except ProtocolError as error:
+            reply = self.codec.encode_error(request.id, error)
+        except Exception as exc:
+            logger.exception("handler for %s failed", request.method)
+            reply = self.codec.encode_error(request.id, ProtocolError(INTERNAL_ERROR, str(exc)))
+        await self._reply(reply)
+
+    async def _reply(self, message: JSONObject) -> None:
+        with contextlib.suppress(TransportError):
+            await self.transport.send(message, headers=self.headers_for(message))
+
+    def awaiting(self, request_id: RequestId) -> bool:
+        pending = self._pending.get(request_id)
+        return pending is not None and not pending.future.done()
+
+    def transport_failed(self, request_id: RequestId | None, error: TransportError) -> None:
+        if request_id is not None:
+            self._settle(request_id, exception=error)
+            return
+        self.failure = error
+        self._fail_all(error)
+
+    def _fail_all(self, error: TransportError) -> None:
+        for pending in self._pending.values():
+            if not pending.future.done():
+                pending.future.set_exception(error)
+        for queue in [*self._routes.values(), *self._listeners]:
+            queue.put_nowait(error)
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+async def _call(callback: ProgressCallback, params: Any) -> None:
+    try:
+        outcome = callback(params)
+        if outcome is not None:
+            await outcome
+    except Exception:
+        logger.exception("progress callback failed")
+
+
+def plain(value: Any) -> Any:
+    """Models to JSON-ready data (by wire name) for building params."""
+    return dump(value)

@@ -1,0 +1,60 @@
+"""The transport interface the client session drives: send messages, deliver what arrives.
+
+A transport moves JSON-RPC objects; it knows nothing of MCP methods. What arrives is handed
+to a ``Receiver`` as raw bytes (the session decodes them with the revision's codec); a
+failure is reported per request (HTTP: one POST failed) or for the whole channel
+(``request_id`` None: the process exited, the connection dropped).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol
+
+from ..jsonrpc import RequestId
+from .errors import TransportError
+
+JSONObject = dict[str, Any]
+
+
+class Receiver(Protocol):
+    async def receive(self, data: bytes) -> None:
+        """One JSON-RPC message (or batch) as it arrived."""
+
+    def awaiting(self, request_id: RequestId) -> bool:
+        """The request still waits for its response."""
+
+    def transport_failed(self, request_id: RequestId | None, error: TransportError) -> None:
+        """A request's exchange failed (``request_id``) or the whole channel did (None)."""
+
+
+class Transport(abc.ABC):
+    """One connection to a server. ``start`` before ``send``; ``close`` always."""
+
+    # Closing a request's response stream cancels it (2026 Streamable HTTP); else the
+    # session sends ``notifications/cancelled``.
+    cancels_by_closing: ClassVar[bool] = False
+    kind: ClassVar[str]
+
+    @abc.abstractmethod
+    async def start(self, receiver: Receiver) -> None: ...
+
+    @abc.abstractmethod
+    async def send(self, message: JSONObject, *, headers: Mapping[str, str] | None = None) -> None:
+        """Send one message; a request's answer (and what relates to it) arrives via the receiver."""
+
+    async def abort(self, request_id: RequestId) -> None:
+        """Stop receiving for one request (HTTP: close its response stream)."""
+        return None
+
+    async def open_event_stream(self) -> None:
+        """Open the channel for messages the server sends unprompted (legacy HTTP: GET)."""
+        return None
+
+    @abc.abstractmethod
+    async def close(self) -> None: ...
+
+    def describe(self) -> str:
+        """A stable key for caching the era verdict: the command line or the origin."""
+        return repr(self)

@@ -1,0 +1,128 @@
+"""The base of every generated handler class (``<package>.vYYYY_MM_DD.server.Server``).
+
+A generated ``Server`` subclasses ``HandlerBase`` with one async method per request the
+server answers, each marked ``@unimplemented``; an author overrides the ones to serve.
+Unimplemented methods answer -32601, and the server's capabilities follow from which
+methods are overridden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+
+if TYPE_CHECKING:
+    from ..codec import Revision
+    from .asgi import HttpApp
+    from .dispatch import Dispatcher
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+UNIMPLEMENTED = "__mcp_unimplemented__"
+
+# the capability a request belongs to, by the first segment of its method name
+CAPABILITY_OF_PREFIX: dict[str, str] = {
+    "tools": "tools",
+    "prompts": "prompts",
+    "resources": "resources",
+    "completion": "completions",
+}
+
+
+def unimplemented(fn: F) -> F:
+    """Mark a generated handler stub: the dispatcher answers -32601 until it is overridden."""
+    setattr(fn, UNIMPLEMENTED, True)
+    return fn
+
+
+class HandlerBase:
+    """Server identity, cache defaults and capability derivation; the runners start here.
+
+    Class attributes an author may override: ``name``/``version``/``title`` (the
+    ``serverInfo``), ``instructions``, ``ttl_ms``/``cache_scope`` (defaults stamped on
+    cacheable results that do not set them), ``request_state_key`` (HMAC key for MRTR
+    ``requestState``; default: ``$MCP_REQUEST_STATE_KEY`` or a random per-process key).
+    """
+
+    revision: ClassVar[Revision]
+    era: ClassVar[Literal["legacy", "modern"]]
+    handlers: ClassVar[Mapping[str, str]]  # wire method -> handler method name
+
+    name: ClassVar[str] = "mcp-server"
+    version: ClassVar[str] = "0.1.0"
+    title: ClassVar[str | None] = None
+    instructions: ClassVar[str | None] = None
+    ttl_ms: ClassVar[int] = 0
+    cache_scope: ClassVar[Literal["public", "private"]] = "private"
+    request_state_key: ClassVar[bytes | str | None] = None
+
+    _dispatcher: Dispatcher | None = None
+
+    def implemented(self, method: str) -> bool:
+        """The author overrode the handler of wire method ``method``."""
+        stub = self.handlers.get(method)
+        fn = getattr(type(self), stub, None) if stub is not None else None
+        return fn is not None and not getattr(fn, UNIMPLEMENTED, False)
+
+    def server_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"name": self.name, "version": self.version}
+        if self.title:
+            info["title"] = self.title
+        return info
+
+    def capabilities(self) -> dict[str, Any]:
+        """Server capabilities, derived from the implemented handlers (override to add more)."""
+        caps: dict[str, Any] = {"logging": {}}
+        for method in self.handlers:
+            cap = CAPABILITY_OF_PREFIX.get(method.split("/", 1)[0])
+            if cap is None or cap in caps or not self.implemented(method):
+                continue
+            if cap == "resources":
+                caps[cap] = {"listChanged": True, "subscribe": True}
+            elif cap == "completions":
+                caps[cap] = {}
+            else:
+                caps[cap] = {"listChanged": True}
+        return caps
+
+    # -- runners -------------------------------------------------------------------------
+
+    @property
+    def dispatcher(self) -> Dispatcher:
+        if self._dispatcher is None:
+            from .dispatch import Dispatcher
+
+            self._dispatcher = Dispatcher(self)
+        return self._dispatcher
+
+    def run_stdio(self) -> None:
+        """Serve newline-delimited JSON-RPC on stdin/stdout until EOF."""
+        from .stdio import run_stdio
+
+        run_stdio(self)
+
+    def asgi_app(self, **options: Any) -> HttpApp:
+        """Streamable HTTP as an ASGI app (see ``HttpApp`` for the options)."""
+        from .asgi import HttpApp
+
+        return HttpApp(self, **options)
+
+    def run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+        """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp``."""
+        import uvicorn
+
+        uvicorn.run(self.asgi_app(**options), host=host, port=port, log_level="warning", lifespan="off")
+
+    # -- notifications to subscribers -----------------------------------------------------
+
+    async def notify_tools_changed(self) -> None:
+        await self.dispatcher.subscriptions.publish("notifications/tools/list_changed")
+
+    async def notify_prompts_changed(self) -> None:
+        await self.dispatcher.subscriptions.publish("notifications/prompts/list_changed")
+
+    async def notify_resources_changed(self) -> None:
+        await self.dispatcher.subscriptions.publish("notifications/resources/list_changed")
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        await self.dispatcher.subscriptions.publish("notifications/resources/updated", uri=uri)

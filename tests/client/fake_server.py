@@ -1,0 +1,137 @@
+"""A scripted stdio MCP server for the client's edge cases: ``python fake_server.py MODE``.
+
+Modes: ``legacy`` (answers initialize, tools; -32601 to server/discover), ``exit-on-probe``
+(exits when probed with server/discover), ``silent-probe`` (never answers the probe),
+``old-versions`` (-32022 to modern requests, listing 2025-11-25), ``mrtr`` (modern; tools/call
+answers input_required, advancing requestState each round, complete after round 3; the
+final text lists the states it was sent), ``ignore-eof`` (legacy, but ignores stdin EOF).
+Every message received is logged to stderr as ``got METHOD``.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from typing import Any
+
+MODE = sys.argv[1]
+MODERN_META = "io.modelcontextprotocol/protocolVersion"
+
+
+def send(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def result(rid: Any, value: dict[str, Any]) -> None:
+    send({"jsonrpc": "2.0", "id": rid, "result": value})
+
+
+def error(rid: Any, code: int, message: str, data: Any = None) -> None:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    send({"jsonrpc": "2.0", "id": rid, "error": body})
+
+
+def text(value: str, modern: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"content": [{"type": "text", "text": value}]}
+    if modern:
+        out["resultType"] = "complete"
+    return out
+
+
+def handle(message: dict[str, Any]) -> None:
+    method = message.get("method")
+    rid = message.get("id")
+    params = message.get("params") or {}
+    print(f"got {method}", file=sys.stderr, flush=True)
+    if rid is None:
+        return
+    modern = MODERN_META in (params.get("_meta") or {})
+    if method == "server/discover":
+        if MODE == "exit-on-probe":
+            sys.exit(3)
+        if MODE == "silent-probe":
+            return
+        if MODE == "old-versions":
+            error(rid, -32022, "unsupported", {"supported": ["2025-11-25"], "requested": "2026-07-28"})
+            return
+        if MODE == "mrtr":
+            result(
+                rid,
+                {
+                    "resultType": "complete",
+                    "supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {}},
+                    "ttlMs": 0,
+                    "cacheScope": "private",
+                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "1"}},
+                },
+            )
+            return
+        error(rid, -32601, "Method not found")
+        return
+    if method == "initialize":
+        requested = params.get("protocolVersion")
+        version = requested if requested in ("2025-06-18", "2025-11-25") else "2025-06-18"
+        result(
+            rid,
+            {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}},
+        )
+        return
+    if method == "tools/list":
+        tool = {"name": "echo", "inputSchema": {"type": "object"}}
+        listing: dict[str, Any] = {"tools": [tool]}
+        if modern:
+            listing.update({"resultType": "complete", "ttlMs": 0, "cacheScope": "private"})
+        result(rid, listing)
+        return
+    if method == "tools/call":
+        if MODE == "mrtr":
+            state = params.get("requestState")
+            round_ = 0 if state is None else int(state.split("-")[1])
+            answers = params.get("inputResponses") or {}
+            if round_ >= 3:
+                result(rid, text(f"states={state} answer={json.dumps(answers, sort_keys=True)}", True))
+                return
+            result(
+                rid,
+                {
+                    "resultType": "input_required",
+                    "requestState": f"state-{round_ + 1}",
+                    "inputRequests": {
+                        "who": {
+                            "method": "elicitation/create",
+                            "params": {
+                                "mode": "form",
+                                "message": "Who?",
+                                "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+                            },
+                        }
+                    },
+                },
+            )
+            return
+        if params.get("name") == "hang":
+            return
+        result(rid, text(json.dumps(params.get("arguments", {})), modern))
+        return
+    error(rid, -32601, "Method not found")
+
+
+def main() -> None:
+    if MODE == "ignore-eof":
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for line in sys.stdin:
+        if line.strip():
+            handle(json.loads(line))
+    if MODE == "ignore-eof":
+        while True:
+            time.sleep(60)  # a misbehaving server: the client must terminate it
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""The client runtime's edge cases against a scripted stdio server (tests/client/fake_server.py)
+and pure functions: header encoding, x-mcp-header validation, era fallback, MRTR, shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcpgen._runtime.client import (
+    InputRequiredError,
+    RequestTimeout,
+    StdioTransport,
+    TransportError,
+    connect,
+    encode_header_value,
+)
+from mcpgen._runtime.client.connect import Verdict
+from mcpgen._runtime.client.http import StreamCursor, sse_data
+from mcpgen._runtime.client.modern import param_headers, tool_headers
+from mcpgen.v2025_11_25 import client as legacy_client
+from mcpgen.v2026_07_28 import client as modern_client
+
+FAKE = [sys.executable, str(Path(__file__).parent / "fake_server.py")]
+
+
+def run(scenario: Callable[[], Awaitable[None]], deadline: float = 30.0) -> None:
+    asyncio.run(asyncio.wait_for(scenario(), deadline))
+
+
+@pytest.mark.parametrize(
+    ("value", "header"),
+    [
+        ("us-west1", "us-west1"),
+        ("Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+        (" padded ", "=?base64?IHBhZGRlZCA=?="),
+        ("line1\nline2", "=?base64?bGluZTEKbGluZTI=?="),
+        ("=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
+        (42, "42"),
+        (True, "true"),
+        (False, "false"),
+    ],
+)
+def test_header_values_follow_the_spec_table(value: str | int | bool, header: str) -> None:
+    assert encode_header_value(value) == header
+
+
+def test_x_mcp_header_annotations() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "nested": {"type": "object", "properties": {"level": {"type": "integer", "x-mcp-header": "Level"}}},
+            "query": {"type": "string"},
+        },
+    }
+    annotated = tool_headers(schema)
+    assert annotated == ((("region",), "Region"), (("nested", "level"), "Level"))
+    arguments = {"region": "eu", "nested": {"level": 3}, "query": "q"}
+    assert param_headers(annotated, arguments) == {"mcp-param-Region": "eu", "mcp-param-Level": "3"}
+    assert param_headers(annotated, {"region": None}) == {}  # null or absent: no header
+    invalid = [
+        {"properties": {"a": {"type": "number", "x-mcp-header": "A"}}},  # number is not allowed
+        {"properties": {"a": {"type": "string", "x-mcp-header": "bad name"}}},  # not a token
+        {"properties": {"a": {"type": "string", "x-mcp-header": "X"}, "b": {"type": "string", "x-mcp-header": "x"}}},
+        {"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}},  # under items
+    ]
+    for bad in invalid:
+        assert tool_headers(bad) is None, bad
+
+
+def test_sse_parser_records_ids_and_retry() -> None:
+    async def lines() -> Any:
+        for line in ["id: 7", "retry: 250", "data: {}", "", ": keep-alive", "event: other", "data: x", "", "data: 1"]:
+            yield line
+
+    async def scenario() -> None:
+        cursor = StreamCursor()
+        events = [e async for e in sse_data(lines(), cursor)]
+        assert events == [b"{}", b"1"]
+        assert (cursor.last_id, cursor.retry_ms) == ("7", 250)
+
+    run(scenario)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "exit-on-probe", "silent-probe", "old-versions"])
+def test_connect_falls_back_to_legacy(mode: str) -> None:
+    cache: dict[str, Verdict] = {}
+
+    async def scenario() -> None:
+        probe = 1.0 if mode == "silent-probe" else 10.0
+        client = await connect([*FAKE, mode], cache=cache, probe_timeout=probe, timeout=10, stderr=subprocess.DEVNULL)
+        async with client:
+            assert isinstance(client, legacy_client.Client)
+            result = await client.call_tool(name="echo", arguments={"x": 1})
+            assert result.content[0].text == '{"x": 1}'  # type: ignore[union-attr]
+        assert list(cache.values()) == [("legacy", "2025-11-25")]
+        started = time.monotonic()
+        again = await connect([*FAKE, mode], cache=cache, probe_timeout=30, timeout=10, stderr=subprocess.DEVNULL)
+        async with again:  # cached: no probe, so no wait on a silent server
+            assert again.version == "2025-11-25"
+        assert time.monotonic() - started < 10
+
+    run(scenario)
+
+
+def test_mrtr_echoes_request_state_and_fulfils_input_requests() -> None:
+    asked: list[str] = []
+
+    async def elicit(params: Any) -> dict[str, Any]:
+        asked.append(params.message)
+        return {"action": "accept", "content": {"name": "Ada"}}
+
+    async def scenario() -> None:
+        client = await connect([*FAKE, "mrtr"], handlers={"elicitation/create": elicit}, cache=None, timeout=10)
+        async with client:
+            assert isinstance(client, modern_client.Client)
+            result = await client.call_tool(name="echo", arguments={})
+            text = result.content[0].text  # type: ignore[union-attr]
+            assert text.startswith("states=state-3 ")
+            assert '"who": {"action": "accept", "content": {"name": "Ada"}}' in text
+            assert asked == ["Who?"] * 3
+            raw = await client.call_tool(name="echo", input_required=True)
+            assert raw.result_type == "input_required" and raw.request_state == "state-1"  # type: ignore[union-attr]
+        handlers = {"elicitation/create": elicit}
+        limited = await connect([*FAKE, "mrtr"], handlers=handlers, cache=None, max_input_rounds=2)
+        async with limited:
+            with pytest.raises(InputRequiredError):
+                await limited.request("tools/call", {"name": "echo", "arguments": {}})
+        unhandled = await connect([*FAKE, "mrtr"], cache=None)
+        async with unhandled:
+            with pytest.raises(InputRequiredError, match="no handler"):
+                await unhandled.request("tools/call", {"name": "echo", "arguments": {}})
+
+    run(scenario)
+
+
+def test_timeout_sends_cancelled_and_the_session_survives(capfd: pytest.CaptureFixture[str]) -> None:
+    async def scenario() -> None:
+        client = await connect([*FAKE, "legacy"], cache=None, timeout=10)
+        async with client:
+            with pytest.raises(RequestTimeout):
+                await client.request("tools/call", {"name": "hang", "arguments": {}}, timeout=0.2)
+            result = await client.request("tools/call", {"name": "echo", "arguments": {"ok": True}})
+            assert result.content[0].text == '{"ok": true}'
+
+    run(scenario)
+    assert "got notifications/cancelled" in capfd.readouterr().err
+
+
+def test_server_exit_fails_pending_requests() -> None:
+    async def scenario() -> None:
+        client = await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL)
+        async with client:
+            transport = client.session.transport
+            assert isinstance(transport, StdioTransport) and transport.process is not None
+            transport.process.kill()
+            with pytest.raises(TransportError):
+                await client.request("tools/call", {"name": "hang", "arguments": {}})
+
+    run(scenario)
+
+
+def test_close_terminates_a_server_that_ignores_eof() -> None:
+    async def scenario() -> None:
+        client = await connect([*FAKE, "ignore-eof"], cache=None, timeout=10, stderr=subprocess.DEVNULL)
+        transport = client.session.transport
+        assert isinstance(transport, StdioTransport)
+        transport.shutdown_timeout = 0.3
+        started = time.monotonic()
+        await client.aclose()
+        assert transport.process is not None and transport.process.returncode is not None
+        assert time.monotonic() - started < 5
+
+    run(scenario)

@@ -1,0 +1,220 @@
+"""The Streamable HTTP ASGI app, driven in process: headers, statuses, sessions, SSE, limits."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from mcpgen._runtime.server.asgi import HttpApp
+
+from tests.server.servers import MODERN, Demo, request, run
+
+Headers = dict[str, str]
+
+
+class Reply:
+    def __init__(self, status: int, headers: Headers, body: bytes) -> None:
+        self.status, self.headers, self.body = status, headers, body
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def events(self) -> list[dict[str, Any]]:
+        assert self.headers["content-type"] == "text/event-stream"
+        return [json.loads(line[6:]) for line in self.body.decode().splitlines() if line.startswith("data: ")]
+
+
+async def call(
+    app: HttpApp, body: Any = None, headers: Headers | None = None, method: str = "POST", raw: bytes | None = None
+) -> Reply:
+    """One HTTP exchange with the app (bounded)."""
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
+    head = {"host": "127.0.0.1:8000", "content-type": "application/json", **(headers or {})}
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": "/mcp",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in head.items()],
+    }
+    chunks = [{"type": "http.request", "body": data, "more_body": False}]
+    disconnect = asyncio.Event()
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        if chunks:
+            return chunks.pop(0)
+        await disconnect.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async with asyncio.timeout(5):
+        await app(scope, receive, send)
+    start = sent[0]
+    headers_out = {k.decode(): v.decode() for k, v in start.get("headers", [])}
+    return Reply(start["status"], headers_out, b"".join(m.get("body", b"") for m in sent[1:]))
+
+
+def modern_headers(body: dict[str, Any]) -> Headers:
+    headers = {"mcp-protocol-version": MODERN, "mcp-method": body["method"]}
+    params = body.get("params", {})
+    for key in ("name", "uri"):
+        if key in params:
+            headers["mcp-name"] = params[key]
+    return headers
+
+
+def test_modern_post_answers_json_with_status_by_error() -> None:
+    async def go() -> list[Reply]:
+        app = HttpApp(Demo())
+        ok = request(1, "tools/list")
+        unknown = request(2, "prompts/list")
+        no_meta = {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}
+        version = request(4, "tools/list", **{"io.modelcontextprotocol/protocolVersion": "2099-01-01"})
+        return [
+            await call(app, ok, modern_headers(ok)),
+            await call(app, unknown, modern_headers(unknown)),
+            await call(app, no_meta, {"mcp-method": "tools/list"}),
+            await call(app, version, {**modern_headers(version), "mcp-protocol-version": "2099-01-01"}),
+        ]
+
+    ok, unknown, no_meta, version = run(go())
+    assert ok.status == 200 and ok.headers["content-type"] == "application/json"
+    assert ok.json()["result"]["tools"][0]["name"] == "echo"
+    assert "mcp-session-id" not in ok.headers  # modern: no sessions
+    assert (unknown.status, unknown.json()["error"]["code"]) == (404, -32601)
+    assert (no_meta.status, no_meta.json()["error"]["code"]) == (400, -32602)
+    assert (version.status, version.json()["error"]["code"]) == (400, -32022)
+
+
+def test_header_body_mismatch_is_32020() -> None:
+    async def go() -> list[Reply]:
+        app = HttpApp(Demo())
+        body = request(1, "tools/call", {"name": "echo"})
+        good = modern_headers(body)
+        cases = [
+            {k: v for k, v in good.items() if k != "mcp-protocol-version"},
+            {**good, "mcp-method": "tools/list"},
+            {**good, "mcp-method": "TOOLS/CALL"},
+            {**good, "mcp-name": "other"},
+            {k: v for k, v in good.items() if k != "mcp-name"},
+        ]
+        replies = [await call(app, body, h) for h in cases]
+        replies.append(await call(app, body, {**good, "mcp-name": "=?base64?ZWNobw==?=", "mcp-method": " tools/call "}))
+        return replies
+
+    *bad, encoded = run(go())
+    for reply in bad:
+        assert (reply.status, reply.json()["error"]["code"], reply.json()["id"]) == (400, -32020, 1)
+    assert encoded.status == 200, encoded.body
+
+
+def test_progress_turns_the_reply_into_an_sse_stream() -> None:
+    async def go() -> Reply:
+        body = request(1, "tools/call", {"name": "echo"}, progressToken="p")
+        return await call(HttpApp(Demo()), body, modern_headers(body))
+
+    reply = run(go())
+    events = reply.events()
+    assert [e.get("method") for e in events] == ["notifications/progress", None]
+    assert events[-1]["id"] == 1 and "result" in events[-1]
+
+
+def test_notification_is_202_and_get_delete_are_405_without_a_session() -> None:
+    async def go() -> list[Reply]:
+        app = HttpApp(Demo())
+        note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+        return [await call(app, note), await call(app, method="GET"), await call(app, method="DELETE")]
+
+    note, get, delete = run(go())
+    assert note.status == 202 and get.status == 405
+    assert delete.status == 404
+
+
+def test_host_origin_and_body_size_are_checked() -> None:
+    async def go() -> list[Reply]:
+        app = HttpApp(Demo(), max_body=1000)
+        body = request(1, "tools/list")
+        head = modern_headers(body)
+        return [
+            await call(app, body, {**head, "host": "evil.example:8000"}),
+            await call(app, body, {**head, "origin": "http://evil.example"}),
+            await call(app, body, {**head, "origin": "http://localhost:5173"}),
+            await call(app, raw=b"x" * 2000, headers=head),
+            await call(app, raw=b"{oops", headers=head),
+        ]
+
+    host, origin, local, big, parse = run(go())
+    assert host.status == 421 and origin.status == 403 and local.status == 200
+    assert big.status == 413
+    assert (parse.status, parse.json()["error"]["code"]) == (400, -32700)
+
+
+def test_legacy_session_lifecycle_over_http() -> None:
+    async def go() -> list[Reply]:
+        app = HttpApp(Demo())
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"},
+            },
+        }
+        first = await call(app, init)
+        sid = first.headers["mcp-session-id"]
+        session = {"mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
+        listed = await call(app, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session)
+        ping = await call(app, {"jsonrpc": "2.0", "id": 3, "method": "ping"}, session)
+        gone = await call(app, method="DELETE", headers=session)
+        after = await call(app, {"jsonrpc": "2.0", "id": 4, "method": "ping"}, session)
+        return [first, listed, ping, gone, after]
+
+    first, listed, ping, gone, after = run(go())
+    assert first.json()["result"]["protocolVersion"] == "2025-11-25"
+    assert all(0x21 <= ord(c) <= 0x7E for c in first.headers["mcp-session-id"])
+    assert listed.json()["result"] == {"tools": [{"inputSchema": {"type": "object"}, "name": "echo"}]}
+    assert ping.json()["result"] == {}
+    assert gone.status == 200 and after.status == 404
+
+
+def test_closing_the_sse_stream_cancels_the_request() -> None:
+    async def go() -> tuple[list[dict[str, Any]], list[str]]:
+        server = Demo()
+        app = HttpApp(server)
+        body = request(1, "tools/call", {"name": "stream"}, progressToken="p")
+        head = {"host": "127.0.0.1", **modern_headers(body)}
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/mcp",
+            "headers": [(k.encode(), v.encode()) for k, v in head.items()],
+        }
+        first = [{"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}]
+        streaming = asyncio.Event()
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            if first:
+                return first.pop()
+            await streaming.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+            if message.get("more_body"):
+                streaming.set()
+
+        async with asyncio.timeout(5):
+            await app(scope, receive, send)
+        return sent, server.cancelled
+
+    sent, cancelled = run(go())
+    assert sent[0]["status"] == 200 and dict(sent[0]["headers"])[b"content-type"] == b"text/event-stream"
+    assert b"notifications/progress" in sent[1]["body"]
+    assert len(sent) == 2  # no response after the client left
+    assert cancelled == ["stream"]

@@ -1,0 +1,300 @@
+"""The dispatcher over in-process stdio: modern rules, dual-era sessions, cancellation, subscriptions."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from mcpgen._runtime.server.request_state import RequestStateSealer
+
+from tests.server.servers import MODERN, Demo, Stdio, meta, request, run
+
+LEGACY_INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "legacy", "version": "1"},
+    },
+}
+
+
+def test_discover_derives_capabilities_and_stamps_server_info() -> None:
+    async def go() -> dict[str, Any]:
+        async with Stdio(Demo()) as conn:
+            conn.send(request(1, "server/discover"))
+            return await conn.response(1)
+
+    result = run(go())["result"]
+    assert result["supportedVersions"][0] == MODERN
+    assert "2025-11-25" in result["supportedVersions"]
+    assert set(result["capabilities"]) == {"logging", "tools", "resources"}  # prompts not implemented
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "demo", "version": "1.2.3"}
+    assert (result["resultType"], result["ttlMs"], result["cacheScope"]) == ("complete", 5000, "public")
+
+
+def test_cacheable_results_take_server_defaults_unless_the_handler_sets_them() -> None:
+    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with Stdio(Demo()) as conn:
+            conn.send(request(1, "tools/list"), request(2, "resources/read", {"uri": "x://y"}))
+            return (await conn.response(1))["result"], (await conn.response(2))["result"]
+
+    listed, read = run(go())
+    assert (listed["ttlMs"], listed["cacheScope"]) == (5000, "public")
+    assert (read["ttlMs"], read["cacheScope"]) == (1, "private")
+
+
+def test_unimplemented_removed_and_unknown_methods_answer_32601() -> None:
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Demo()) as conn:
+            conn.send(
+                request(1, "prompts/list"),
+                request(2, "ping"),
+                request(3, "logging/setLevel", {"level": "info"}),
+                request(
+                    4,
+                    "initialize",
+                    {"protocolVersion": MODERN, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+                ),
+                request(5, "nope/nope"),
+            )
+            return [await conn.response(i) for i in range(1, 6)]
+
+    assert [r["error"]["code"] for r in run(go())] == [-32601] * 5
+
+
+def test_required_meta_version_and_capability_errors() -> None:
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Demo()) as conn:
+            conn.send(
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/list",
+                    "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN}},
+                },
+                request(3, "tools/list", **{"io.modelcontextprotocol/protocolVersion": "2099-01-01"}),
+                request(4, "tools/call", {"name": "ask"}),  # elicitation not declared
+                b"{not json",
+            )
+            return [await conn.response(i) for i in (1, 2, 3, 4)] + [await conn.response(None)]
+
+    missing, partial, version, capability, parse = run(go())
+    assert missing["error"]["code"] == partial["error"]["code"] == -32602
+    assert version["error"]["code"] == -32022
+    assert version["error"]["data"] == {"supported": [MODERN], "requested": "2099-01-01"}
+    assert capability["error"]["code"] == -32021
+    assert capability["error"]["data"] == {"requiredCapabilities": {"elicitation": {}}}
+    assert parse["error"]["code"] == -32700
+
+
+def test_progress_and_logs_only_when_the_request_opted_in() -> None:
+    async def go(**extra: Any) -> list[dict[str, Any]]:
+        async with Stdio(Demo()) as conn:
+            conn.send(request(1, "tools/call", {"name": "echo", "arguments": {"a": 1}}, **extra))
+            await conn.response(1)
+            return conn.out
+
+    silent = run(go())
+    assert [m.get("method") for m in silent] == [None]  # the response only
+    chatty = run(go(progressToken="tok", **{"io.modelcontextprotocol/logLevel": "info"}))
+    methods = [m.get("method") for m in chatty]
+    assert methods == ["notifications/progress", "notifications/message", None]  # debug filtered out
+    assert chatty[0]["params"] == {"progressToken": "tok", "progress": 1, "total": 2, "message": "half"}
+    assert chatty[2]["result"]["content"][0]["text"] == '{"a": 1}'
+
+
+def test_input_required_state_is_sealed_and_a_tampered_state_is_rejected() -> None:
+    caps = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+
+    async def go() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        async with Stdio(Demo()) as conn:
+            conn.send(request(1, "tools/call", {"name": "ask"}, **caps))
+            first = (await conn.response(1))["result"]
+            state = first["requestState"]
+            answer = {"q": {"action": "accept", "content": {"n": "ada"}}}
+            conn.send(
+                request(2, "tools/call", {"name": "ask", "inputResponses": answer, "requestState": state}, **caps)
+            )
+            tampered = state[:-1] + ("2" if state[-1] != "2" else "3")
+            conn.send(
+                request(3, "tools/call", {"name": "ask", "inputResponses": answer, "requestState": tampered}, **caps)
+            )
+            return first, await conn.response(2), await conn.response(3)
+
+    first, second, third = run(go())
+    assert first["resultType"] == "input_required"
+    assert first["inputRequests"]["q"]["method"] == "elicitation/create"
+    assert first["requestState"] != "round-1" and first["requestState"].endswith(".round-1")
+    assert second["result"]["content"][0]["text"] == 'accept:{"n": "ada"} state=round-1'
+    assert third["error"]["code"] == -32602
+
+
+def test_request_state_sealer_shares_a_key_across_instances() -> None:
+    a, b, c = RequestStateSealer(b"k"), RequestStateSealer(b"k"), RequestStateSealer(b"other")
+    sealed = a.seal("s")
+    assert b.open(sealed) == "s"
+    for bad in (sealed.replace(".", "x"), "s", c.seal("s")):
+        try:
+            b.open(bad)
+        except Exception as exc:
+            assert getattr(exc, "code", None) == -32602
+        else:
+            raise AssertionError(f"accepted {bad!r}")
+
+
+def test_handler_exceptions_become_32603_and_the_server_keeps_serving() -> None:
+    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with Stdio(Demo()) as conn:
+            conn.send(request(1, "tools/call", {"name": "fail"}), request(2, "tools/list"))
+            return await conn.response(1), await conn.response(2)
+
+    failed, listed = run(go())
+    assert failed["error"]["code"] == -32603 and "boom" in failed["error"]["message"]
+    assert "result" in listed
+
+
+def test_cancelled_request_gets_no_response() -> None:
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Demo()) as conn:
+            conn.send(request(1, "tools/call", {"name": "slow"}))
+            await asyncio.sleep(0.01)
+            conn.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+            conn.send(request(2, "tools/list"))
+            await conn.response(2)
+        return conn.out
+
+    out = run(go())
+    assert [m.get("id") for m in out] == [2]
+
+
+def test_subscriptions_listen_acknowledges_first_and_tags_notifications() -> None:
+    async def go() -> list[dict[str, Any]]:
+        server = Demo()
+        async with Stdio(server) as conn:
+            filt = {"toolsListChanged": True, "promptsListChanged": True, "resourceSubscriptions": ["x://a"]}
+            conn.send(request("sub", "subscriptions/listen", {"notifications": filt}))
+            await conn.until(lambda m: m.get("method") == "notifications/subscriptions/acknowledged")
+            await server.notify_tools_changed()
+            await server.notify_prompts_changed()  # not honoured: no prompts
+            await server.notify_resource_updated("x://b")  # not subscribed
+            await server.notify_resource_updated("x://a")
+            conn.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "sub"}})
+            conn.send(request(9, "tools/list"))
+            await conn.response(9)
+        return conn.out
+
+    out = run(go())
+    ack, tools, updated, listed = out
+    assert ack["params"] == {
+        "notifications": {"toolsListChanged": True, "resourceSubscriptions": ["x://a"]},
+        "_meta": {"io.modelcontextprotocol/subscriptionId": "sub"},
+    }
+    assert tools == {
+        "jsonrpc": "2.0",
+        "method": "notifications/tools/list_changed",
+        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "sub"}},
+    }
+    assert updated["method"] == "notifications/resources/updated" and updated["params"]["uri"] == "x://a"
+    assert listed["id"] == 9
+
+
+def test_legacy_session_converts_and_answers_legacy_only_requests() -> None:
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Demo()) as conn:
+            conn.send(
+                LEGACY_INIT,
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                {"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "warning"}},
+                {"jsonrpc": "2.0", "id": 4, "method": "resources/subscribe", "params": {"uri": "x://a"}},
+                {
+                    "jsonrpc": "2.0",
+                    "id": 5,
+                    "method": "tools/call",
+                    "params": {"name": "echo", "arguments": {"b": 2}, "_meta": {"progressToken": 7}},
+                },
+                {"jsonrpc": "2.0", "id": 6, "method": "server/discover", "params": {"_meta": meta()}},
+            )
+            return [await conn.response(i) for i in range(0, 7)] + [conn.out]
+
+    init, ping, listed, level, sub, call, discover, out = run(go())
+    assert init["result"]["protocolVersion"] == "2025-06-18"
+    assert init["result"]["serverInfo"] == {"name": "demo", "version": "1.2.3"}
+    assert ping["result"] == {} and level["result"] == {} and sub["result"] == {}
+    assert listed["result"] == {"tools": [{"inputSchema": {"type": "object"}, "name": "echo"}]}  # no resultType/ttl
+    assert call["result"] == {"content": [{"text": '{"b": 2}', "type": "text"}]}
+    assert discover["error"]["code"] == -32601
+    progress = [m for m in out if m.get("method") == "notifications/progress"]
+    logs = [m for m in out if m.get("method") == "notifications/message"]
+    assert progress and progress[0]["params"]["progressToken"] == 7
+    assert logs == []  # setLevel warning filters info
+
+
+def test_legacy_input_required_becomes_server_to_client_requests() -> None:
+    def answer(conn: Stdio, message: dict[str, Any]) -> None:
+        if message.get("method") == "elicitation/create":
+            result = {"action": "accept", "content": {"n": "bob"}}
+            conn.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Demo(), on_write=answer) as conn:
+            conn.send(LEGACY_INIT, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask"}})
+            await conn.response(1)
+        return conn.out
+
+    out = run(go())
+    asked = [m for m in out if m.get("method") == "elicitation/create"]
+    assert len(asked) == 1 and "id" in asked[0]
+    assert asked[0]["params"]["message"] == "name?"
+    final = next(m for m in out if m.get("id") == 1)
+    assert final["result"]["content"][0]["text"] == 'accept:{"n": "bob"} state=round-1'
+
+
+def test_legacy_input_required_without_the_capability_is_refused() -> None:
+    async def go() -> dict[str, Any]:
+        init = {**LEGACY_INIT, "params": {**LEGACY_INIT["params"], "capabilities": {}}}
+        async with Stdio(Demo()) as conn:
+            conn.send(init, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask"}})
+            return await conn.response(1)
+
+    assert run(go())["error"]["code"] == -32021
+
+
+def test_modern_stdout_never_carries_requests() -> None:
+    async def go() -> list[dict[str, Any]]:
+        caps = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+        async with Stdio(Demo()) as conn:
+            conn.send(request(1, "tools/call", {"name": "ask"}, **caps), request(2, "tools/call", {"name": "echo"}))
+            await conn.response(1)
+            await conn.response(2)
+        return conn.out
+
+    assert all("method" not in m or "id" not in m for m in run(go()))
+
+
+def test_a_legacy_revision_handler_base_serves_its_own_revision() -> None:
+    from mcpgen.v2025_11_25 import models as lm
+    from mcpgen.v2025_11_25 import server as ls
+
+    class Legacy(ls.Server):
+        async def call_tool(self, params: lm.CallToolRequestParams, ctx: ls.Context) -> lm.CallToolResult:
+            return lm.CallToolResult(content=[lm.TextContent(type="text", text=params.name)])
+
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Legacy()) as conn:
+            conn.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "early"}})
+            first = await conn.response(1)
+            init = {**LEGACY_INIT, "params": {**LEGACY_INIT["params"], "protocolVersion": "2025-06-18"}}
+            conn.send(init, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "x"}})
+            return [first, await conn.response(0), await conn.response(2)]
+
+    early, init, call = run(go())
+    assert early["error"]["code"] == -32600  # initialize first
+    assert init["result"]["protocolVersion"] == "2025-11-25"  # the only revision this base speaks
+    assert init["result"]["capabilities"] == {"logging": {}, "tools": {"listChanged": True}}
+    assert call["result"] == {"content": [{"text": "x", "type": "text"}]}
