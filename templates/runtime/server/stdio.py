@@ -57,6 +57,10 @@ async def serve(dispatcher: Dispatcher, reader: asyncio.StreamReader, write: Cal
             continue
         if isinstance(obj, dict) and "id" in obj and "method" in obj and not is_legacy_initialize(obj):
             task = asyncio.create_task(answer(obj))
+            rid = obj["id"]
+            if isinstance(rid, str | int):  # cancellable from now on, even before the task first runs
+                conn.inflight[rid] = task
+                task.add_done_callback(lambda done, rid=rid: forget(conn, rid, done))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
             continue
@@ -72,6 +76,11 @@ async def serve(dispatcher: Dispatcher, reader: asyncio.StreamReader, write: Cal
         await asyncio.gather(*pending, return_exceptions=True)
     if conn.legacy is not None:
         dispatcher.subscriptions.sessions.discard(conn.legacy)
+
+
+def forget(conn: Connection, rid: str | int, task: asyncio.Task[None]) -> None:
+    if conn.inflight.get(rid) is task:
+        del conn.inflight[rid]
 
 
 async def serve_stdio(handler: HandlerBase) -> None:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import traceback
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import MISSING, BaseModel
 from pydantic_core import to_json
 
-from .. import jsonrpc
 from ..codec import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, is_request_id
 from ..jsonrpc import (
     INTERNAL_ERROR,
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from .dual_era import DualEraSession
     from .handler import HandlerBase
 
-_Rejected: Any = getattr(jsonrpc, "Rejected", None)  # the codec returned these before it raised
 
 # an embedded input request -> the client capability it needs
 CAPABILITY_OF_INPUT: dict[str, str] = {
@@ -145,6 +144,16 @@ def input_required_check(result: Any, capabilities: Any) -> None:
         )
 
 
+def internal_error(method: str) -> ProtocolError:
+    """A handler raised: log the traceback to stderr, answer -32603 without any of it."""
+    print(
+        f"mcp server: the {method} handler raised:\n{traceback.format_exc()}",
+        file=sys.stderr,
+        end="",
+    )
+    return ProtocolError(INTERNAL_ERROR, "Internal error")
+
+
 class Dispatcher:
     """Routes requests of one server (a ``HandlerBase``) for every transport."""
 
@@ -218,8 +227,6 @@ class Dispatcher:
             decoded = self.codec.decode_value(obj)
         except ProtocolError as exc:
             return rejection_reply(exc)
-        if _Rejected is not None and isinstance(decoded, _Rejected):
-            return rejection_reply(decoded)
         if isinstance(decoded, Request):
             return await self.answer(decoded, send)
         if (
@@ -263,18 +270,28 @@ class Dispatcher:
                 progress_token=None if token is MISSING else token,
                 log_level=None if level is MISSING else level,
             )
-            result = await fn(params, ctx)
+            result = await self.run_handler(fn, params, ctx)
             if self.is_input_required(result):
                 input_required_check(result, meta.client_capabilities)
                 result = self.seal(result)
             return Reply(self.codec.dumps_result(request.id, method, result))
         except ProtocolError as error:
             return error_reply(request.id, error)
-        except Exception as exc:  # the author's bug: a -32603, never a crash
-            print(f"mcp server: {method} failed: {exc!r}", file=sys.stderr)
-            return error_reply(
-                request.id, ProtocolError(INTERNAL_ERROR, str(exc) or type(exc).__name__)
-            )
+        except Exception:  # the author's bug: a -32603, never a crash
+            return error_reply(request.id, internal_error(method))
+
+    async def run_handler(self, fn: Any, params: Any, ctx: Any) -> Any:
+        """Await an author's handler, within the server's ``handler_timeout`` when it has one."""
+        limit = self.handler.handler_timeout
+        if limit is None:
+            return await fn(params, ctx)
+        try:
+            async with asyncio.timeout(limit):
+                return await fn(params, ctx)
+        except TimeoutError:
+            raise ProtocolError(
+                INTERNAL_ERROR, f"the handler did not answer within {limit:g} s"
+            ) from None
 
     def is_input_required(self, result: Any) -> bool:
         if self.input_required is not None and isinstance(result, self.input_required):

@@ -14,7 +14,6 @@ envelope is synthesised from the session), results back to the legacy shape
 from __future__ import annotations
 
 import asyncio
-import sys
 from typing import TYPE_CHECKING, Any
 
 from pydantic import MISSING, BaseModel, ValidationError
@@ -43,6 +42,7 @@ from .dispatch import (
     Reply,
     error_reply,
     input_required_check,
+    internal_error,
 )
 from .subscriptions import Subscriber
 
@@ -150,9 +150,8 @@ class DualEraSession(Subscriber):
             return await self.call(rid, method, params, send)
         except ProtocolError as error:
             return error_reply(rid, error)
-        except Exception as exc:
-            print(f"mcp server: {method} failed: {exc!r}", file=sys.stderr)
-            return error_reply(rid, ProtocolError(INTERNAL_ERROR, str(exc) or type(exc).__name__))
+        except Exception:
+            return error_reply(rid, internal_error(method))
 
     @staticmethod
     def ok(rid: Any, result: dict[str, Any]) -> Reply:
@@ -221,7 +220,7 @@ class DualEraSession(Subscriber):
             log_level=self.log_level,
         )
         for _ in range(MAX_ROUNDS):
-            result = await fn(params, ctx)
+            result = await dispatcher.run_handler(fn, params, ctx)
             if not dispatcher.is_input_required(result):
                 return self.ok(rid, legacy_result(result))
             input_required_check(result, self.client_capabilities)

@@ -42,7 +42,9 @@ class HandlerBase:
     Class attributes an author may override: ``name``/``version``/``title`` (the
     ``serverInfo``), ``instructions``, ``ttl_ms``/``cache_scope`` (defaults stamped on
     cacheable results that do not set them), ``request_state_key`` (HMAC key for MRTR
-    ``requestState``; default: ``$MCP_REQUEST_STATE_KEY`` or a random per-process key).
+    ``requestState``; default: ``$MCP_REQUEST_STATE_KEY`` or a random per-process key),
+    ``handler_timeout`` (seconds a handler may take before the request is answered -32603;
+    default: no limit).
     """
 
     revision: ClassVar[Revision]
@@ -56,6 +58,7 @@ class HandlerBase:
     ttl_ms: ClassVar[int] = 0
     cache_scope: ClassVar[Literal["public", "private"]] = "private"
     request_state_key: ClassVar[bytes | str | None] = None
+    handler_timeout: ClassVar[float | None] = None
 
     _dispatcher: Dispatcher | None = None
 

@@ -65,6 +65,12 @@ async def serve(
             and not is_legacy_initialize(obj)
         ):
             task = asyncio.create_task(answer(obj))
+            rid = obj["id"]
+            if isinstance(
+                rid, str | int
+            ):  # cancellable from now on, even before the task first runs
+                conn.inflight[rid] = task
+                task.add_done_callback(lambda done, rid=rid: forget(conn, rid, done))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
             continue
@@ -82,6 +88,11 @@ async def serve(
         await asyncio.gather(*pending, return_exceptions=True)
     if conn.legacy is not None:
         dispatcher.subscriptions.sessions.discard(conn.legacy)
+
+
+def forget(conn: Connection, rid: str | int, task: asyncio.Task[None]) -> None:
+    if conn.inflight.get(rid) is task:
+        del conn.inflight[rid]
 
 
 async def serve_stdio(handler: HandlerBase) -> None:
