@@ -9,6 +9,7 @@ client has sent ``initialize``. The server exits on EOF.
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -70,7 +71,7 @@ async def serve(
                 rid, str | int
             ):  # cancellable from now on, even before the task first runs
                 conn.inflight[rid] = task
-                task.add_done_callback(lambda done, rid=rid: forget(conn, rid, done))
+                task.add_done_callback(functools.partial(forget, conn, rid))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
             continue
