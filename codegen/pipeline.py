@@ -68,6 +68,24 @@ def build_revision(lock: Lock, version: str, overlay: Overlay, renderer: Rendere
     return Revision(schema, protocol, files)
 
 
+def batching_revisions(lock: Lock, overlay: Overlay, analysed: dict[str, Protocol]) -> list[str]:
+    """Locked revisions whose schema defines JSON-RPC batches (a dual-era server accepts them).
+
+    Revisions not generated in this run are analysed too when their schema is synced; one
+    that is not synced counts as without batches.
+    """
+    found = []
+    for version in lock.revisions:
+        protocol = analysed.get(version)
+        if protocol is None:
+            if not lock.schema_path(version).exists():
+                continue
+            protocol = analyze_revision(lock, version, overlay)[2]
+        if protocol.batching:
+            found.append(version)
+    return found
+
+
 def overlay_for(schema_dir: Path) -> Overlay:
     return load_overlay(schema_dir / "overlay.json")
 
@@ -114,7 +132,12 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
         path.write_text(text, encoding="utf-8")
     present = sorted(entries)
     (dest / "__init__.py").write_text(
-        renderer.package_init([(v, lock.revisions[v].era) for v in present]), encoding="utf-8"
+        renderer.package_init(
+            [(v, lock.revisions[v].era) for v in present],
+            known=[(v, r.era) for v, r in lock.revisions.items()],
+            batching=batching_revisions(lock, overlay, {r.protocol.version: r.protocol for r in revisions}),
+        ),
+        encoding="utf-8",
     )
     (dest / "py.typed").write_text("", encoding="utf-8")
     crash_point("staged")

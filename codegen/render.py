@@ -158,11 +158,14 @@ class Renderer:
             header=header(f"schema/{protocol.version}/schema.json", protocol.sha256),
         )
 
-    def package_init(self, versions: list[tuple[str, str]]) -> str:
+    def package_init(self, versions: list[tuple[str, str]], known: list[tuple[str, str]], batching: list[str]) -> str:
+        """The package index: the revisions generated here, and every locked revision's era."""
         rows = [{"version": v, "era": e} for v, e in sorted(versions)]
         return self.render(
             "package_init.py",
             versions=rows,
+            known=[{"version": v, "era": e} for v, e in sorted(known)],
+            batching=sorted(batching),
             latest=rows[-1]["version"] if rows else "",
             header=header("schema/lock.json"),
         )

@@ -30,6 +30,17 @@ VERSIONS: dict[str, Era] = {
 }
 LATEST = "2026-07-28"
 
+# Every revision in the schema lock, generated here or not: a server written against one
+# revision negotiates these with its clients (a modern one serves the legacy ones too).
+KNOWN_VERSIONS: dict[str, Era] = {
+    "2024-11-05": "legacy",
+    "2025-03-26": "legacy",
+    "2025-06-18": "legacy",
+    "2025-11-25": "legacy",
+    "2026-07-28": "modern",
+}
+BATCHING_VERSIONS: frozenset[str] = frozenset(["2025-03-26"])
+
 _LAZY = {
     "connect": "._runtime.client.connect",
     "ProtocolError": "._runtime.jsonrpc",
@@ -37,7 +48,16 @@ _LAZY = {
     "ServerError": "._runtime.client.errors",
     "TransportError": "._runtime.client.errors",
 }
-__all__ = ["LATEST", "VERSIONS", "Era", "era", "load", *_LAZY]
+__all__ = [
+    "BATCHING_VERSIONS",
+    "KNOWN_VERSIONS",
+    "LATEST",
+    "VERSIONS",
+    "Era",
+    "era",
+    "load",
+    *_LAZY,
+]
 
 
 def era(version: str) -> Era:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import MISSING, BaseModel, ValidationError
 from pydantic_core import to_json
 
+from ... import BATCHING_VERSIONS, KNOWN_VERSIONS
 from ..codec import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
@@ -42,7 +43,8 @@ from .subscriptions import Subscriber
 if TYPE_CHECKING:
     from .dispatch import Dispatcher
 
-LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+# The legacy revisions of the schema lock, newest first (a modern server negotiates them too).
+LEGACY_VERSIONS = tuple(sorted((v for v, era in KNOWN_VERSIONS.items() if era == "legacy"), reverse=True))
 MAX_ROUNDS = 10  # input_required rounds driven for one legacy request
 INPUT_TIMEOUT = 300.0  # seconds a server->client request may take
 MODERN_ONLY_RESULT_KEYS = ("resultType", "ttlMs", "cacheScope")
@@ -85,7 +87,7 @@ class DualEraSession(Subscriber):
 
     async def handle(self, obj: Any, send: Send, conn: Connection) -> Reply:
         if isinstance(obj, list):  # a JSON-RPC batch (2025-03-26)
-            if self.version != "2025-03-26" or not obj:
+            if self.version not in BATCHING_VERSIONS or not obj:
                 return error_reply(None, ProtocolError(INVALID_REQUEST, "batches are not accepted here"))
             bodies = [r.body for r in [await self.handle(item, send, conn) for item in obj] if r.body is not None]
             return Reply(b"[" + b",".join(bodies) + b"]") if bodies else NO_REPLY
