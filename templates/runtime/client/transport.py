@@ -52,6 +52,10 @@ class Transport(abc.ABC):
         """Open the channel for messages the server sends unprompted (legacy HTTP: GET)."""
         return None
 
+    def forget_session(self) -> bool:
+        """Drop a session the server no longer knows (legacy HTTP 404); False when there is none."""
+        return False
+
     @abc.abstractmethod
     async def close(self) -> None: ...
 

@@ -162,6 +162,10 @@ class HttpTransport(Transport):
         if status >= 400:
             content = await response.aread()
             error = _jsonrpc_error(content, rid)
+            if status == 404 and SESSION_HEADER in response.request.headers:
+                error = (
+                    None  # the session expired, whatever the body says: the client starts a new one
+                )
             if error is None:
                 raise TransportError(f"POST {self.url}: HTTP {status}", status=status, body=content)
             await receiver.receive(error)
@@ -208,6 +212,12 @@ class HttpTransport(Transport):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+    def forget_session(self) -> bool:
+        if self.session_id is None:
+            return False
+        self.session_id = None
+        return True
 
     async def open_event_stream(self) -> None:
         task = asyncio.create_task(self._listen())

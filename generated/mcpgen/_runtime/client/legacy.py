@@ -12,7 +12,8 @@ from typing import Any
 
 from ..jsonrpc import Notification
 from .base import BaseClient, Subscription, _field
-from .session import ClientOptions, ClientSession
+from .errors import TransportError
+from .session import ClientOptions, ClientSession, ProgressCallback
 from .transport import JSONObject
 
 LIST_CHANGED = {
@@ -59,6 +60,36 @@ class LegacyClient(BaseClient):
 
     era = "legacy"
     session: LegacySession
+
+    async def _call(
+        self,
+        method: str,
+        params: JSONObject | None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> Any:
+        try:
+            return await super()._call(method, params, timeout=timeout, on_progress=on_progress)
+        except TransportError as error:
+            if (
+                error.status != 404
+                or method == "initialize"
+                or not self.session.transport.forget_session()
+            ):
+                raise
+        # HTTP 404 on a request carrying Mcp-Session-Id: the server ended the session, so the
+        # client MUST start a new one with a fresh initialize, then the request is sent again.
+        await self._reinitialize(timeout)
+        return await super()._call(method, params, timeout=timeout, on_progress=on_progress)
+
+    async def _reinitialize(self, timeout: float | None) -> None:
+        result = await initialize(self.session, self.version, self.session.options, timeout)
+        facts = initialize_facts(result)
+        self.server_info, self.capabilities = facts["server_info"], facts["capabilities"]
+        self.instructions, self.discovered = facts["instructions"], facts["discovered"]
+        await self.session.notify("notifications/initialized")
+        await self.session.transport.open_event_stream()
 
     def listen(
         self,

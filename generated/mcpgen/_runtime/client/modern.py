@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..codec import INPUT_REQUIRED, dump
-from ..jsonrpc import METHOD_NOT_FOUND, Notification, ProtocolError, RequestId
+from ..jsonrpc import HEADER_MISMATCH, METHOD_NOT_FOUND, Notification, ProtocolError, RequestId
 from .base import BaseClient, Subscription, _field, _params
-from .errors import InputRequiredError, RequestTimeout
+from .errors import InputRequiredError, RequestTimeout, ServerError
 from .http import encode_header_value
 from .session import CLOSED, ClientSession, ProgressCallback
 from .transport import JSONObject
@@ -132,10 +132,28 @@ class ModernClient(BaseClient):
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> Any:
-        result = await super()._call(method, params, timeout=timeout, on_progress=on_progress)
+        try:
+            result = await super()._call(method, params, timeout=timeout, on_progress=on_progress)
+        except ServerError as error:
+            if method != "tools/call" or error.code != HEADER_MISMATCH:
+                raise
+            # The tool's x-mcp-header annotations may have changed: re-list, then retry once.
+            await self._refresh_tools(timeout)
+            result = await super()._call(method, params, timeout=timeout, on_progress=on_progress)
         if method == "tools/list":
             result = self._check_tools(result)
         return result
+
+    async def _refresh_tools(self, timeout: float | None) -> None:
+        """Read every page of ``tools/list`` (recording each tool's ``x-mcp-header`` arguments)."""
+        cursor: Any = None
+        while True:
+            page = await self._call(
+                "tools/list", {} if cursor is None else {"cursor": cursor}, timeout=timeout
+            )
+            cursor = _field(page, "next_cursor")
+            if not cursor:
+                return
 
     def _check_tools(self, result: Any) -> Any:
         """Record each tool's ``x-mcp-header`` arguments; drop tools whose annotations are invalid."""

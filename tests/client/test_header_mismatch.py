@@ -1,0 +1,65 @@
+"""A -32020 HeaderMismatch on tools/call makes the client re-list tools and retry once.
+
+The server (our runtime, in process over ASGI) starts requiring an ``Mcp-Param-Region``
+header after the client cached a tool list without the annotation: the first call is
+refused, the client re-reads ``tools/list`` and the retry carries the header.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+from mcpgen._runtime.client.connect import open_client
+from mcpgen._runtime.client.http import HttpTransport
+from mcpgen.v2026_07_28 import models as m
+from mcpgen.v2026_07_28 import server as s
+from mcpgen.v2026_07_28.client import Client
+
+
+class Regional(s.Server):
+    annotated = False
+    seen: list[dict[str, str]]
+
+    def __init__(self) -> None:
+        self.seen = []
+
+    async def list_tools(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListToolsResult:
+        region: dict[str, Any] = {"type": "string"}
+        if self.annotated:
+            region["x-mcp-header"] = "Region"
+        schema = {"type": "object", "properties": {"region": region}}
+        return s.ListToolsResult(tools=[m.Tool(name="weather", input_schema=schema)])
+
+    async def call_tool(
+        self, params: m.CallToolRequestParams, ctx: s.Context
+    ) -> m.CallToolResult | m.InputRequiredResult:
+        return s.CallToolResult(content=[m.TextContent(type="text", text="sunny")])
+
+
+def test_header_mismatch_relists_tools_and_retries() -> None:
+    server = Regional()
+    app = server.asgi_app()
+    requests: list[httpx.Request] = []
+
+    async def record(request: httpx.Request) -> None:
+        requests.append(request)
+
+    async def go() -> str:
+        http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), event_hooks={"request": [record]})
+        transport = HttpTransport("http://127.0.0.1/mcp", client=http)
+        client = await open_client(transport, "2026-07-28")
+        assert isinstance(client, Client)
+        async with client:
+            await client.list_tools()  # cached: no x-mcp-header yet
+            server.annotated = True  # the tool now routes on a header
+            result = await client.call_tool(name="weather", arguments={"region": "eu-west"})
+        await http.aclose()
+        block = result.content[0]
+        assert isinstance(block, m.TextContent)
+        return block.text
+
+    assert asyncio.run(go()) == "sunny"
+    methods = [(r.headers.get("mcp-method"), r.headers.get("mcp-param-region")) for r in requests]
+    assert methods[-3:] == [("tools/call", None), ("tools/list", None), ("tools/call", "eu-west")]

@@ -1,0 +1,53 @@
+"""Legacy Streamable HTTP: a 404 for a request carrying ``Mcp-Session-Id`` means the server
+ended the session; the client starts a new one with ``initialize`` and sends the request again."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+from mcpgen._runtime.client.connect import open_client
+from mcpgen._runtime.client.http import HttpTransport
+from mcpgen.v2025_11_25.client import Client as Legacy
+from mcpgen.v2026_07_28 import models as m
+from mcpgen.v2026_07_28 import server as s
+
+
+class Tools(s.Server):
+    async def list_tools(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListToolsResult:
+        return s.ListToolsResult(tools=[m.Tool(name="echo", input_schema={"type": "object"})])
+
+
+def test_expired_session_is_renewed_and_the_request_resent() -> None:
+    app = Tools().asgi_app()
+    sent: list[tuple[str | None, str | None]] = []
+
+    async def record(request: httpx.Request) -> None:
+        if request.method == "POST":
+            body = request.content.decode()
+            method = "initialize" if '"initialize"' in body else "tools/list" if '"tools/list"' in body else None
+            sent.append((method, request.headers.get("mcp-session-id")))
+
+    async def go() -> list[str]:
+        http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), event_hooks={"request": [record]})
+        client = await open_client(HttpTransport("http://127.0.0.1/mcp", client=http), "2025-11-25")
+        assert isinstance(client, Legacy)
+        async with client:
+            first = await client.list_tools()
+            assert len(app.sessions) == 1
+            app.sessions.clear()  # the server forgets every session (a restart, an expiry)
+            second = await client.list_tools()
+        await http.aclose()
+        return [t.name for t in first.tools + second.tools]
+
+    assert asyncio.run(go()) == ["echo", "echo"]
+    calls = [(method, sid is not None) for method, sid in sent if method]
+    assert calls == [
+        ("initialize", False),
+        ("tools/list", True),
+        ("tools/list", True),
+        ("initialize", False),
+        ("tools/list", True),
+    ]
+    old, new = sent[1][1], sent[-1][1]
+    assert old != new
