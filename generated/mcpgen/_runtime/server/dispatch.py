@@ -395,14 +395,12 @@ class Dispatcher:
         listener = Listener(request.id, honoured, send)
         self.subscriptions.listeners.add(listener)
         try:
-            await (
-                asyncio.Event().wait()
-            )  # until cancelled: stream closed or notifications/cancelled
+            # until the client cancels (closes the stream, or notifications/cancelled on stdio)
+            # or the server shuts down: then the request is answered, ending the stream gracefully
+            await self.subscriptions.until_closed()
         finally:
             self.subscriptions.listeners.discard(listener)
-        return Reply(
-            self.codec.dumps_result(request.id, request.method, {"_meta": meta})
-        )  # pragma: no cover
+        return Reply(self.codec.dumps_result(request.id, request.method, {"_meta": meta}))
 
 
 __all__ = [

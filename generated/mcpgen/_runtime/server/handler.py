@@ -115,9 +115,17 @@ class HandlerBase:
         """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp``."""
         import uvicorn
 
-        uvicorn.run(
+        subscriptions = self.dispatcher.subscriptions
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig: int, frame: Any) -> None:
+                subscriptions.close()  # open listen streams end, so shutdown need not wait for them
+                super().handle_exit(sig, frame)
+
+        config = uvicorn.Config(
             self.asgi_app(**options), host=host, port=port, log_level="warning", lifespan="off"
         )
+        Server(config).run()
 
     # -- notifications to subscribers -----------------------------------------------------
 

@@ -9,7 +9,9 @@ client has sent ``initialize``. The server exits on EOF.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import signal
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -101,6 +103,16 @@ async def serve_stdio(handler: HandlerBase) -> None:
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
     transport, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
+
+    def shut_down() -> (
+        None
+    ):  # SIGTERM/SIGINT: end listen streams, stop reading, let requests finish
+        handler.dispatcher.subscriptions.close()
+        reader.feed_eof()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, shut_down)
     try:
         await serve(handler.dispatcher, reader, transport.write)
     finally:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -50,6 +51,23 @@ class Subscriptions:
     def __init__(self) -> None:
         self.listeners: set[Listener] = set()
         self.sessions: set[Subscriber] = set()
+        self.closed = False
+        self._closing: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def until_closed(self) -> None:
+        """Wait until the server shuts down (``close``): open listen streams then end gracefully."""
+        if self._closing is None:
+            self._closing, self._loop = asyncio.Event(), asyncio.get_running_loop()
+        if self.closed:  # close() ran before the event existed
+            return
+        await self._closing.wait()
+
+    def close(self) -> None:
+        """End every listen stream (from any thread or a signal handler); safe to call twice."""
+        self.closed = True  # set first: until_closed() checks it after creating the event
+        if self._closing is not None and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._closing.set)
 
     async def publish(self, method: str, uri: str | None = None) -> None:
         """Deliver ``method`` to everyone who asked for it; a failed stream is dropped."""

@@ -1,0 +1,79 @@
+"""A server shutting down (SIGTERM) ends its open ``subscriptions/listen`` streams gracefully:
+each listen request is answered with its ``SubscriptionsListenResult``, and the process exits
+instead of waiting forever for streams a client keeps open."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from typing import Any
+
+import httpx
+
+from tests.conftest import ROOT
+from tests.server.servers import EVERYTHING, free_port, meta, start_everything_http, stop
+
+LISTEN = {
+    "jsonrpc": "2.0",
+    "id": "sub-1",
+    "method": "subscriptions/listen",
+    "params": {"_meta": meta(), "notifications": {"toolsListChanged": True}},
+}
+
+
+def assert_graceful_end(reply: dict[str, Any]) -> None:
+    assert reply["id"] == "sub-1"
+    assert reply["result"]["resultType"] == "complete"
+    assert reply["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "sub-1"
+
+
+def test_sigterm_ends_a_stdio_listen_stream_with_its_result() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, str(EVERYTHING), "--stdio"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "generated")},
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(json.dumps(LISTEN).encode() + b"\n")
+        proc.stdin.flush()
+        ack = json.loads(proc.stdout.readline())
+        assert ack["method"] == "notifications/subscriptions/acknowledged"
+        proc.send_signal(signal.SIGTERM)
+        replies = [json.loads(line) for line in proc.stdout]  # until the server closes stdout
+        assert proc.wait(10) == 0
+        assert len(replies) == 1
+        assert_graceful_end(replies[0])
+    finally:
+        stop(proc)
+
+
+def test_sigterm_ends_an_http_listen_stream_with_its_result() -> None:
+    port = free_port()
+    proc = start_everything_http(port)
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "subscriptions/listen",
+    }
+    events: list[dict[str, Any]] = []
+    try:
+        with httpx.stream("POST", f"http://127.0.0.1:{port}/mcp", json=LISTEN, headers=headers, timeout=10) as response:
+            assert response.headers["content-type"].startswith("text/event-stream")
+            for line in response.iter_lines():
+                if not line.startswith("data:"):
+                    continue
+                events.append(json.loads(line[5:]))
+                if len(events) == 1:
+                    assert events[0]["method"] == "notifications/subscriptions/acknowledged"
+                    proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal once it has shut down
+    finally:
+        stop(proc)
+    assert len(events) == 2
+    assert_graceful_end(events[1])
