@@ -123,6 +123,8 @@ def _fetch(source: str, version: str) -> bytes:
                 return data
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
+            if isinstance(exc, urllib.error.HTTPError):
+                reason = f"HTTP {exc.code} {exc.reason}"
             raise GeneratorError(
                 f"cannot download {url}: {reason}",
                 hint="check the network, or sync from a local copy with --from DIR",

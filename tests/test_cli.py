@@ -142,3 +142,30 @@ def test_lock_lists_five_revisions_pinned_upstream() -> None:
     for version, rev in lock.revisions.items():
         assert rev.url.endswith(f"/b0f60ba5409db7a6582440a7b473cc0398890f15/schema/{version}/schema.json")
         assert rev.size == (SCHEMA_SOURCE / version / "schema.json").stat().st_size
+
+
+def test_sync_downloads_from_a_url(tmp_path: Path) -> None:
+    """The download path, served from loopback (the pinned upstream URLs work the same way)."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(SCHEMA_SOURCE))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        project = fresh_project(tmp_path)
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        done = run("schema", "sync", "--from", url, cwd=project)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.count("installed") == 5
+        for version in ("2024-11-05", "2026-07-28"):
+            synced = project / "schema" / version / "schema.json"
+            assert synced.read_bytes() == (SCHEMA_SOURCE / version / "schema.json").read_bytes()
+        missing = run("schema", "sync", "--from", url + "/nowhere", cwd=project)
+        assert_one_line_error(missing, "cannot download", "404")
+    finally:
+        server.shutdown()
+        server.server_close()
