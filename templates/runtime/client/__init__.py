@@ -8,8 +8,8 @@ from .base import BaseClient, Subscription
 from .connect import VERDICTS, connect, open_client
 from .errors import InputRequiredError, RequestTimeout, ServerError, TransportError
 from .http import HttpTransport, encode_header_value
-from .legacy import LegacyClient, LegacySession
-from .modern import ModernClient, ModernSession
+from .legacy import LegacyClient, LegacyClientSession
+from .modern import ModernClient, ModernClientSession
 from .session import ClientOptions, ClientSession, Handler, ProgressCallback
 from .stdio import StdioTransport
 from .transport import Transport
@@ -23,9 +23,9 @@ __all__ = [
     "HttpTransport",
     "InputRequiredError",
     "LegacyClient",
-    "LegacySession",
+    "LegacyClientSession",
     "ModernClient",
-    "ModernSession",
+    "ModernClientSession",
     "ProgressCallback",
     "RequestTimeout",
     "ServerError",

@@ -27,8 +27,8 @@ from ..jsonrpc import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUP
 from .base import BaseClient, _field
 from .errors import ServerError, TransportError
 from .http import HttpTransport
-from .legacy import LegacySession, initialize, initialize_facts
-from .modern import ModernSession, discover_facts
+from .legacy import LegacyClientSession, initialize, initialize_facts
+from .modern import ModernClientSession, discover_facts
 from .session import ClientOptions, ClientSession, Handler
 from .stdio import StdioTransport
 from .transport import Transport
@@ -140,7 +140,7 @@ async def probe(
     supported versions when it listed them (-32022), else None: fall back to legacy.
     """
     channel: Transport = transport()
-    session = ModernSession(client_codec(modern[0], options), channel, options)
+    session = ModernClientSession(client_codec(modern[0], options), channel, options)
     try:
         await session.start()
         version = modern[0]
@@ -173,7 +173,7 @@ async def probe(
 
 async def open_modern(channel: Transport, version: str, options: ClientOptions, timeout: float) -> BaseClient:
     """A modern client at ``version``: ``server/discover`` on ``channel``."""
-    session = ModernSession(client_codec(version, options), channel, options)
+    session = ModernClientSession(client_codec(version, options), channel, options)
     try:
         await session.start()
         result = await session.request("server/discover", {}, timeout=timeout)
@@ -185,7 +185,7 @@ async def open_modern(channel: Transport, version: str, options: ClientOptions, 
 
 async def open_legacy(channel: Transport, versions: Sequence[str], options: ClientOptions) -> BaseClient:
     """A legacy client: ``initialize`` asking for ``versions[0]``, accepting any of ``versions``."""
-    session = LegacySession(client_codec(versions[0], options), channel, options)
+    session = LegacyClientSession(client_codec(versions[0], options), channel, options)
     try:
         await session.start()
         result = await initialize(session, versions[0], options, options.timeout)

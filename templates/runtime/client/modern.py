@@ -26,7 +26,7 @@ TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 ToolHeaders = tuple[tuple[tuple[str, ...], str], ...]  # (property path, header name) per annotated argument
 
 
-class ModernSession(ClientSession):
+class ModernClientSession(ClientSession):
     """Every request names its method (and target) in headers; pushed notifications carry a subscription id."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -115,7 +115,7 @@ class ModernClient(BaseClient):
     """The modern era's behaviour, shared by every modern revision's generated ``Client``."""
 
     era = "modern"
-    session: ModernSession
+    session: ModernClientSession
 
     async def _call(
         self,

@@ -9,8 +9,8 @@ from .base import BaseClient, Subscription
 from .connect import VERDICTS, connect, open_client
 from .errors import InputRequiredError, RequestTimeout, ServerError, TransportError
 from .http import HttpTransport, encode_header_value
-from .legacy import LegacyClient, LegacySession
-from .modern import ModernClient, ModernSession
+from .legacy import LegacyClient, LegacyClientSession
+from .modern import ModernClient, ModernClientSession
 from .session import ClientOptions, ClientSession, Handler, ProgressCallback
 from .stdio import StdioTransport
 from .transport import Transport
@@ -24,9 +24,9 @@ __all__ = [
     "HttpTransport",
     "InputRequiredError",
     "LegacyClient",
-    "LegacySession",
+    "LegacyClientSession",
     "ModernClient",
-    "ModernSession",
+    "ModernClientSession",
     "ProgressCallback",
     "RequestTimeout",
     "ServerError",

@@ -32,8 +32,8 @@ from ..jsonrpc import (
 from .base import BaseClient, _field
 from .errors import ServerError, TransportError
 from .http import HttpTransport
-from .legacy import LegacySession, initialize, initialize_facts
-from .modern import ModernSession, discover_facts
+from .legacy import LegacyClientSession, initialize, initialize_facts
+from .modern import ModernClientSession, discover_facts
 from .session import ClientOptions, ClientSession, Handler
 from .stdio import StdioTransport
 from .transport import Transport
@@ -145,7 +145,7 @@ async def probe(
     supported versions when it listed them (-32022), else None: fall back to legacy.
     """
     channel: Transport = transport()
-    session = ModernSession(client_codec(modern[0], options), channel, options)
+    session = ModernClientSession(client_codec(modern[0], options), channel, options)
     try:
         await session.start()
         version = modern[0]
@@ -180,7 +180,7 @@ async def open_modern(
     channel: Transport, version: str, options: ClientOptions, timeout: float
 ) -> BaseClient:
     """A modern client at ``version``: ``server/discover`` on ``channel``."""
-    session = ModernSession(client_codec(version, options), channel, options)
+    session = ModernClientSession(client_codec(version, options), channel, options)
     try:
         await session.start()
         result = await session.request("server/discover", {}, timeout=timeout)
@@ -194,7 +194,7 @@ async def open_legacy(
     channel: Transport, versions: Sequence[str], options: ClientOptions
 ) -> BaseClient:
     """A legacy client: ``initialize`` asking for ``versions[0]``, accepting any of ``versions``."""
-    session = LegacySession(client_codec(versions[0], options), channel, options)
+    session = LegacyClientSession(client_codec(versions[0], options), channel, options)
     try:
         await session.start()
         result = await initialize(session, versions[0], options, options.timeout)

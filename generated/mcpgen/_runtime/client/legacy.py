@@ -23,7 +23,7 @@ LIST_CHANGED = {
 }
 
 
-class LegacySession(ClientSession):
+class LegacyClientSession(ClientSession):
     """A session whose version ``initialize`` fixed (``negotiated``); HTTP carries it in a header."""
 
     negotiated: str | None = None
@@ -59,7 +59,7 @@ class LegacyClient(BaseClient):
     """The legacy era's behaviour, shared by every legacy revision's generated ``Client``."""
 
     era = "legacy"
-    session: LegacySession
+    session: LegacyClientSession
 
     async def _call(
         self,

@@ -29,7 +29,7 @@ ToolHeaders = tuple[
 ]  # (property path, header name) per annotated argument
 
 
-class ModernSession(ClientSession):
+class ModernClientSession(ClientSession):
     """Every request names its method (and target) in headers; pushed notifications carry a subscription id."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -122,7 +122,7 @@ class ModernClient(BaseClient):
     """The modern era's behaviour, shared by every modern revision's generated ``Client``."""
 
     era = "modern"
-    session: ModernSession
+    session: ModernClientSession
 
     async def _call(
         self,

@@ -3,7 +3,7 @@
 
 Era-independent: it encodes and decodes through the revision's codec and leaves the era's
 rules (HTTP headers, how a request is cancelled, where pushed notifications go) to the
-hooks that ``ModernSession`` and ``LegacySession`` (``modern.py``, ``legacy.py``) fill in.
+hooks that ``ModernClientSession`` and ``LegacyClientSession`` (``modern.py``, ``legacy.py``) fill in.
 """
 
 from __future__ import annotations
