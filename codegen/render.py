@@ -81,6 +81,9 @@ class Renderer:
 
     def server_module(self, protocol: Protocol, package: str) -> str:
         """The revision's handler base: one async method per request a server answers."""
+        served = [
+            m for m in protocol.methods if m.kind == "request" and m.client_sends and m.name not in RUNTIME_ANSWERED
+        ]
         handlers = [
             {
                 "name": m.name,
@@ -91,13 +94,12 @@ class Renderer:
                     f"m.{t}" for t in (m.result_type, protocol.input_required if m.mrtr else None) if t
                 ),
             }
-            for m in protocol.methods
-            if m.kind == "request" and m.client_sends and m.name not in RUNTIME_ANSWERED
+            for m in served
         ]
         results: dict[str, dict[str, object]] = {}
         if protocol.era == "modern":
-            for m in protocol.methods:
-                if m.kind == "request" and m.client_sends and m.result_type and m.name not in RUNTIME_ANSWERED:
+            for m in served:
+                if m.result_type:
                     results[m.result_type] = {
                         "name": m.result_type,
                         "result_type": "complete",
