@@ -87,7 +87,7 @@ def bare_cli(schema_dir: Path, versions: list[str]) -> Callable[[Path], None]:
 
 
 def ours_in_process(schema_dir: Path) -> Callable[[Path], None]:
-    from codegen.pipeline import Options, generate
+    from mcp_schema_codegen.pipeline import Options, generate
 
     def run(scratch: Path) -> None:
         generate(Options(schema_dir=schema_dir, out=scratch))

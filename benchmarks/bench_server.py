@@ -190,7 +190,7 @@ class HttpPeer:
 
 @contextmanager
 def servers(tmp: Path) -> Iterator[dict[str, tuple[list[str], Path]]]:
-    from codegen.scaffold import scaffold
+    from mcp_schema_codegen.commands.scaffold import scaffold
 
     project = scaffold("bench-server", tmp)
     official = tmp / "official_server.py"

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from codegen.lock import Lock, load_lock, sync
+from mcp_schema_codegen.frontend.lock import Lock, load_lock, sync
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"

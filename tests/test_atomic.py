@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp_schema_codegen.output.faults import CRASH_AT, NO_EXCHANGE, POINTS
 
-from codegen.faults import CRASH_AT, NO_EXCHANGE, POINTS
 from tests.conftest import ROOT, SCHEMA_DIR
 
 
@@ -25,7 +25,7 @@ def snapshot(root: Path) -> dict[str, str]:
 
 
 def generate(out: Path, templates: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, "-m", "codegen", "--schema-dir", str(SCHEMA_DIR), "generate", "--out", str(out)]
+    args = [sys.executable, "-m", "mcp_schema_codegen", "--schema-dir", str(SCHEMA_DIR), "generate", "--out", str(out)]
     args += ["--version", "2025-06-18", "--version", "2026-07-28"]
     if templates is not None:
         args += ["--templates", str(templates)]

@@ -9,16 +9,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.load import Patch, parse_schema
+from mcp_schema_codegen.frontend.lock import load_lock
 
-from codegen.errors import GeneratorError
-from codegen.load import Patch, parse_schema
-from codegen.lock import load_lock
 from tests.conftest import ROOT, SCHEMA_DIR, SCHEMA_SOURCE
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "codegen", *args], capture_output=True, text=True, cwd=cwd, check=False
+        [sys.executable, "-m", "mcp_schema_codegen", *args], capture_output=True, text=True, cwd=cwd, check=False
     )
 
 
@@ -119,8 +119,8 @@ def test_patches_assert_the_value_they_replace(lock) -> None:  # type: ignore[no
 
 
 def test_a_bad_schema_names_the_definition(lock, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from codegen.analyze import analyze, load_overlay
-    from codegen.prepass import prepass
+    from mcp_schema_codegen.frontend.prepass import prepass
+    from mcp_schema_codegen.ir.analyze import analyze, load_overlay
 
     data, rev = lock.read_schema("2025-11-25")
     document = json.loads(data)

@@ -48,8 +48,8 @@ for _path in (ROOT, ROOT / "generated"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from codegen.load import LoadedSchema, apply_patches, load  # noqa: E402
-from codegen.lock import load_lock  # noqa: E402
+from mcp_schema_codegen.frontend.load import LoadedSchema, apply_patches, load  # noqa: E402
+from mcp_schema_codegen.frontend.lock import load_lock  # noqa: E402
 
 JSON = Any
 InstancePath = tuple[str | int, ...]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from codegen.pipeline import Options, generate
+from mcp_schema_codegen.pipeline import Options, generate
+
 from tests.conftest import GENERATED, SCHEMA_DIR
 
 

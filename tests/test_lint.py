@@ -13,7 +13,7 @@ from tests.conftest import ROOT
 @pytest.mark.parametrize(
     "command",
     [
-        [sys.executable, "-m", "mypy", "--strict", "codegen", "generated/mcpgen"],
+        [sys.executable, "-m", "mypy", "--strict", "codegen/mcp_schema_codegen", "generated/mcpgen"],
         [sys.executable, "-m", "ruff", "check", "codegen", "generated", "tests"],
         [sys.executable, "-m", "ruff", "format", "--check", "codegen", "tests"],
     ],

@@ -15,7 +15,7 @@ from tests.conftest import ROOT, SCHEMA_DIR, VERSIONS
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "codegen", *args], capture_output=True, text=True, cwd=cwd, check=False
+        [sys.executable, "-m", "mcp_schema_codegen", *args], capture_output=True, text=True, cwd=cwd, check=False
     )
 
 

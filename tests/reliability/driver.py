@@ -46,7 +46,7 @@ def http_headers(tool: str) -> dict[str, str]:
 def scaffold(base: Path) -> Path:
     """A fresh scaffolded project with the reliability tools in its user module."""
     done = subprocess.run(
-        [sys.executable, "-m", "codegen", "scaffold", "loadsrv", "--dir", str(base)],
+        [sys.executable, "-m", "mcp_schema_codegen", "scaffold", "loadsrv", "--dir", str(base)],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -20,12 +20,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codegen import __version__
-from codegen.errors import GeneratorError
-from codegen.lock import load_lock
-from codegen.paths import default_schema_dir, templates_dir
-from codegen.pipeline import Options, package_dir_name, render_package
-from codegen.render import Renderer
+from mcp_schema_codegen import __version__
+from mcp_schema_codegen.backend.render import Renderer
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.lock import load_lock
+from mcp_schema_codegen.paths import default_schema_dir, templates_dir
+from mcp_schema_codegen.pipeline import Options, package_dir_name, render_package
 
 MANIFEST = ".mcp-codegen.json"
 SCAFFOLD = "scaffold"

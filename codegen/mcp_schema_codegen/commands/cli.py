@@ -12,14 +12,14 @@ import shutil
 import sys
 from pathlib import Path
 
-from codegen import __version__
-from codegen.check import check
-from codegen.config import Config, load_config
-from codegen.diff import diff_sides, render_text, side_from_file, side_from_revision
-from codegen.errors import GeneratorError
-from codegen.lock import load_lock, sync, update
-from codegen.paths import bundled_schema_dir, default_schema_dir
-from codegen.pipeline import Options, analyze_revision, generate, overlay_for
+from mcp_schema_codegen import __version__
+from mcp_schema_codegen.commands.check import check
+from mcp_schema_codegen.commands.config import Config, load_config
+from mcp_schema_codegen.commands.diff import diff_sides, render_text, side_from_file, side_from_revision
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.lock import load_lock, sync, update
+from mcp_schema_codegen.paths import bundled_schema_dir, default_schema_dir
+from mcp_schema_codegen.pipeline import Options, analyze_revision, generate, overlay_for
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USER_ERROR = 0, 1, 2
 
@@ -156,7 +156,7 @@ def cmd_methods(args: argparse.Namespace) -> int:
 
 
 def cmd_scaffold(args: argparse.Namespace) -> int:
-    from codegen.scaffold import scaffold
+    from mcp_schema_codegen.commands.scaffold import scaffold
 
     schema_dir = Path(args.schema_dir) if args.schema_dir else None
     root = scaffold(args.name, Path(args.dir), args.version, schema_dir)
@@ -165,7 +165,7 @@ def cmd_scaffold(args: argparse.Namespace) -> int:
 
 
 def cmd_regen(args: argparse.Namespace) -> int:
-    from codegen.scaffold import regen
+    from mcp_schema_codegen.commands.scaffold import regen
 
     schema_dir = Path(args.schema_dir) if args.schema_dir else None
     result = regen(Path(args.project), args.version, schema_dir, force=args.force)

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import jinja2
-
-from codegen import __version__
-from codegen.errors import GeneratorError
-from codegen.ir import Protocol
-from codegen.signatures import ModelFields
+from mcp_schema_codegen import __version__
+from mcp_schema_codegen.backend.signatures import ModelFields
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.ir.protocol import Protocol
 
 TEMPLATE_SUFFIX = ".j2"
 # requests the client runtime sends itself (connect, listen), so the typed client has no method for them

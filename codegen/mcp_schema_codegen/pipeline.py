@@ -6,18 +6,18 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codegen.analyze import Overlay, analyze, load_overlay
-from codegen.errors import GeneratorError
-from codegen.faults import crash_point
-from codegen.ir import Protocol
-from codegen.load import LoadedSchema, load
-from codegen.lock import Lock, load_lock
-from codegen.manifest import Inputs, read_manifest, write_manifest
-from codegen.models import generate_models
-from codegen.paths import templates_dir
-from codegen.prepass import prepass
-from codegen.render import Renderer, header
-from codegen.tree import clean_stale, exclusive, format_tree, staging_dir, swap_in
+from mcp_schema_codegen.backend.models import generate_models
+from mcp_schema_codegen.backend.render import Renderer, header
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.load import LoadedSchema, load
+from mcp_schema_codegen.frontend.lock import Lock, load_lock
+from mcp_schema_codegen.frontend.prepass import prepass
+from mcp_schema_codegen.ir.analyze import Overlay, analyze, load_overlay
+from mcp_schema_codegen.ir.protocol import Protocol
+from mcp_schema_codegen.output.faults import crash_point
+from mcp_schema_codegen.output.manifest import Inputs, read_manifest, write_manifest
+from mcp_schema_codegen.output.tree import clean_stale, exclusive, format_tree, staging_dir, swap_in
+from mcp_schema_codegen.paths import templates_dir
 
 RUNTIME = "_runtime"
 

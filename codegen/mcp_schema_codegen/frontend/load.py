@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codegen.errors import GeneratorError
-from codegen.lock import Lock, LockedRevision
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.lock import Lock, LockedRevision
 
 JSON = Any
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from codegen import __version__
-from codegen.lock import Lock
+from mcp_schema_codegen import __version__
+from mcp_schema_codegen.frontend.lock import Lock
 
 MANIFEST = "_manifest.json"
 TOOLCHAIN = ("datamodel-code-generator", "ruff")  # both pinned exactly: their output is part of ours

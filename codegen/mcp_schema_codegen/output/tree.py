@@ -18,8 +18,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from codegen.errors import GeneratorError
-from codegen.faults import crash_point, exchange_disabled
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.output.faults import crash_point, exchange_disabled
 
 TMP_PREFIX = ".mcpgen-tmp-"
 OLD_PREFIX = ".mcpgen-old-"

@@ -1,6 +1,6 @@
 """The protocol IR: what every template reads.
 
-Built mechanically by ``codegen.analyze`` from one revision's schema plus the curated
+Built mechanically by ``mcp_schema_codegen.ir.analyze`` from one revision's schema plus the curated
 overlay. Frozen and small on purpose: a template should never need the raw schema.
 """
 

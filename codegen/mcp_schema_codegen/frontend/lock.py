@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from codegen.errors import GeneratorError
+from mcp_schema_codegen.errors import GeneratorError
 
 Era = Literal["legacy", "modern"]
 LOCK_NAME = "lock.json"

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codegen.errors import GeneratorError
-from codegen.ir import Direction, Era, Kind, Method, Protocol, TypedError
-from codegen.load import LoadedSchema
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.load import LoadedSchema
+from mcp_schema_codegen.ir.protocol import Direction, Era, Kind, Method, Protocol, TypedError
 
 JSON = Any
 UNIONS: tuple[tuple[str, Kind, Direction], ...] = (

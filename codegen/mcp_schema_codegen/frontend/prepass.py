@@ -23,8 +23,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from codegen.errors import GeneratorError
-from codegen.load import LoadedSchema
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.load import LoadedSchema
 
 JSON = Any
 SUBSCHEMA_LISTS = ("anyOf", "allOf", "oneOf")

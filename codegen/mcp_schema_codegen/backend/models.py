@@ -14,7 +14,7 @@ import re
 import warnings
 from typing import Any
 
-from codegen.errors import GeneratorError
+from mcp_schema_codegen.errors import GeneratorError
 
 JSON = Any
 

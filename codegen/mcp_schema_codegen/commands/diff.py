@@ -16,12 +16,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codegen.analyze import Overlay, analyze
-from codegen.errors import GeneratorError
-from codegen.ir import Method, Protocol
-from codegen.load import LoadedSchema, parse_schema
-from codegen.lock import Lock, LockedRevision
-from codegen.prepass import prepass
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.load import LoadedSchema, parse_schema
+from mcp_schema_codegen.frontend.lock import Lock, LockedRevision
+from mcp_schema_codegen.frontend.prepass import prepass
+from mcp_schema_codegen.ir.analyze import Overlay, analyze
+from mcp_schema_codegen.ir.protocol import Method, Protocol
 
 JSON = Any
 

@@ -14,10 +14,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codegen.lock import load_lock
-from codegen.manifest import Inputs, file_hashes, read_manifest
-from codegen.paths import templates_dir
-from codegen.pipeline import Options, render_package
+from mcp_schema_codegen.frontend.lock import load_lock
+from mcp_schema_codegen.output.manifest import Inputs, file_hashes, read_manifest
+from mcp_schema_codegen.paths import templates_dir
+from mcp_schema_codegen.pipeline import Options, render_package
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
-_CHECKOUT = _PACKAGE.parent
+_CHECKOUT = _PACKAGE.parent.parent  # codegen/mcp_schema_codegen -> the repository
 
 
 def _first(*candidates: Path) -> Path:

@@ -10,7 +10,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from codegen.errors import GeneratorError
+from mcp_schema_codegen.errors import GeneratorError
 
 KEYS = {"versions", "out", "package", "templates", "schema-dir"}
 

@@ -1,3 +1,0 @@
-from codegen.cli import main
-
-raise SystemExit(main())

@@ -1,0 +1,3 @@
+from mcp_schema_codegen.commands.cli import main
+
+raise SystemExit(main())

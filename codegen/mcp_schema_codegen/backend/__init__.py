@@ -1,0 +1,1 @@
+"""Backend: models through datamodel-code-generator, and Jinja templates over views of the IR."""

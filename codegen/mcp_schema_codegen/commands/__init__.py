@@ -1,0 +1,1 @@
+"""Commands: the CLI and what it runs (check, diff, scaffold, config)."""

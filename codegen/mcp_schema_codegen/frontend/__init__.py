@@ -1,0 +1,1 @@
+"""Frontend: the schema lock, loading with asserting patches, and the pre-pass."""

@@ -1,0 +1,1 @@
+"""Output: formatting, the atomic swap of a generated tree, and its manifest."""
