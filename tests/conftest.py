@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from mcp_schema_codegen.frontend.lock import Lock, load_lock, sync
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcp_schema_codegen.output.faults import CRASH_AT, NO_EXCHANGE, POINTS
 
+from mcp_schema_codegen.output.faults import CRASH_AT, NO_EXCHANGE, POINTS
 from tests.conftest import ROOT, SCHEMA_DIR
 
 

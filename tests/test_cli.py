@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import Patch, parse_schema
 from mcp_schema_codegen.frontend.lock import load_lock
-
 from tests.conftest import ROOT, SCHEMA_DIR, SCHEMA_SOURCE
 
 

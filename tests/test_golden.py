@@ -6,7 +6,6 @@ import difflib
 from pathlib import Path
 
 from mcp_schema_codegen.pipeline import Options, generate
-
 from tests.conftest import GENERATED, SCHEMA_DIR
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.pipeline import Options, generate
-
 from tests.conftest import ROOT, SCHEMA_DIR
 
 VERSION = "2026-07-28"

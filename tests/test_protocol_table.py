@@ -7,11 +7,11 @@ import subprocess
 import sys
 
 import pytest
+
 from mcp_schema_codegen.frontend.lock import Lock
 from mcp_schema_codegen.ir.analyze import load_overlay, stale_overlay_entries
 from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.pipeline import analyze_revision
-
 from tests.conftest import ROOT, SCHEMA_DIR, VERSIONS
 
 # Transcribed from section 2.2: method -> cell per revision (2024-11-05 ... 2026-07-28).

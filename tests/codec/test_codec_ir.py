@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from mcp_schema_codegen.frontend.lock import Lock
 from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.pipeline import analyze_revision, overlay_for
-
 from tests.conftest import SCHEMA_DIR, VERSIONS
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp_schema_codegen.commands.cli import main
 
+from mcp_schema_codegen.commands.cli import main
 from tests.peers import TS_CLIENT, node22, node_env, npm_install
 from tests.server.servers import free_port, stop, wait_http
 from tests.server.test_interop_ts import SCRIPT

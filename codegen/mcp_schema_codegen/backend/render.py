@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import jinja2
+
 from mcp_schema_codegen import __version__
 from mcp_schema_codegen.backend.signatures import ModelFields
 from mcp_schema_codegen.errors import GeneratorError
