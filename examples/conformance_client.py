@@ -5,6 +5,13 @@ SERVER_URL``; the suite names the scenario in ``MCP_CONFORMANCE_SCENARIO``, the 
 version in ``MCP_CONFORMANCE_PROTOCOL_VERSION`` and scenario data (such as the tool calls to
 make) in ``MCP_CONFORMANCE_CONTEXT``. The driver connects (probing the era), lists and calls
 tools, reads resources and gets prompts, answering elicitations with the schema's defaults.
+
+Every connection carries ``OAuth``, which acts only when the server answers 401 or 403. The
+suite's authorization servers approve at once, so the user's browser is played by an HTTP
+client that follows the authorization endpoint's redirect to the driver's loopback listener.
+Scenarios that hand over credentials (pre-registration, client credentials) get them from
+the context; the others identify the client with a Client ID Metadata Document URL where the
+server accepts one, else by dynamic registration.
 """
 
 from __future__ import annotations
@@ -18,9 +25,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
+import httpx
 from mcpgen import VERSIONS
-from mcpgen._runtime.client import BaseClient, ServerError, connect
+from mcpgen._runtime.client import AuthorizationError, BaseClient, ServerError, connect
+from mcpgen._runtime.client.auth import LoopbackRedirect, OAuth, Registration
 from mcpgen._runtime.codec import dump
+
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"  # the suite's CIMD client id
 
 
 async def elicit(params: Any) -> dict[str, Any]:
@@ -86,6 +97,28 @@ async def exercise(client: BaseClient, context: dict[str, Any]) -> None:
             await client.request("prompts/get", {"name": prompt.name, "arguments": arguments})
 
 
+async def browse(url: str) -> None:
+    """The user's browser: load the authorization URL and follow its redirects (to the driver's listener)."""
+    async with httpx.AsyncClient(follow_redirects=True, timeout=20.0) as browser:
+        await browser.get(url)
+
+
+def authorization(scenario: str, context: dict[str, Any]) -> OAuth:
+    """OAuth for this scenario: the grant and credentials the context hands over, if any."""
+    if scenario.startswith("auth/client-credentials-"):
+        key = context.get("private_key_pem")
+        return OAuth.client_credentials(context["client_id"], context.get("client_secret"), private_key=key)
+    registration = None
+    if "client_id" in context and "client_secret" in context:
+        registration = Registration(context["client_id"], context["client_secret"])
+    return OAuth(
+        LoopbackRedirect(open_browser=browse),
+        client_name="mcpgen-conformance",
+        client_metadata_url=CLIENT_METADATA_URL,
+        registration=registration,
+    )
+
+
 def _has(capabilities: Any, name: str) -> bool:
     data = dump(capabilities)
     return isinstance(data, dict) and name in data
@@ -93,6 +126,7 @@ def _has(capabilities: Any, name: str) -> bool:
 
 async def main(url: str) -> int:
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION")
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     if version in VERSIONS and VERSIONS[version] == "legacy":
         versions = [v for v in VERSIONS if VERSIONS[v] == "legacy" and v <= version]
@@ -106,6 +140,7 @@ async def main(url: str) -> int:
         timeout=20.0,
         probe_timeout=10.0,
         cache=None,
+        auth=authorization(scenario, context),
     )
     async with client:
         await exercise(client, context)
@@ -113,4 +148,8 @@ async def main(url: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(sys.argv[1])))
+    try:
+        sys.exit(asyncio.run(main(sys.argv[1])))
+    except AuthorizationError as error:  # the scenarios that must fail end here: one line, not a traceback
+        print(f"authorization failed: {error}", file=sys.stderr)
+        sys.exit(1)

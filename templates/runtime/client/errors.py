@@ -4,6 +4,8 @@
 - ``TransportError``: the channel failed (process exited, connection refused, an HTTP status
   without a JSON-RPC body, a stream that ended early).
 - ``RequestTimeout``: no answer within the timeout; the request was cancelled.
+- ``AuthorizationError``: the server wants authorization the client could not obtain (no
+  ``auth`` configured, or OAuth failed: discovery, a refused grant, a mismatched issuer).
 - ``InputRequiredError``: MRTR could not finish (no handler for an input request, or too many rounds).
 """
 
@@ -29,6 +31,10 @@ class TransportError(Exception):
 
 class RequestTimeout(TransportError, TimeoutError):
     """A request got no answer within its timeout (it has been cancelled)."""
+
+
+class AuthorizationError(TransportError):
+    """The server answered 401/403 and the client could not authorize (the message says why)."""
 
 
 class InputRequiredError(Exception):

@@ -2,12 +2,19 @@
 """The MCP client runtime: transports, the session, era behaviour and ``connect``.
 
 Each generated revision package has a ``client.py`` whose ``Client`` adds one typed async
-method per request; ``connect`` returns the one of the revision it negotiated.
+method per request; ``connect`` returns the one of the revision it negotiated. OAuth lives
+in ``client.auth`` (imported on demand: it needs the ``auth`` extra).
 """
 
 from .base import BaseClient, Subscription
 from .connect import VERDICTS, connect, open_client
-from .errors import InputRequiredError, RequestTimeout, ServerError, TransportError
+from .errors import (
+    AuthorizationError,
+    InputRequiredError,
+    RequestTimeout,
+    ServerError,
+    TransportError,
+)
 from .http import HttpTransport, encode_header_value
 from .legacy import LegacyClient, LegacyClientSession
 from .modern import ModernClient, ModernClientSession
@@ -17,6 +24,7 @@ from .transport import Transport
 
 __all__ = [
     "VERDICTS",
+    "AuthorizationError",
     "BaseClient",
     "ClientOptions",
     "ClientSession",

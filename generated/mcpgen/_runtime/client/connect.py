@@ -30,7 +30,7 @@ from ..jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 from .base import BaseClient, _field
-from .errors import ServerError, TransportError
+from .errors import AuthorizationError, ServerError, TransportError
 from .http import HttpTransport
 from .legacy import LegacyClientSession, initialize, initialize_facts
 from .modern import ModernClientSession, discover_facts
@@ -86,6 +86,7 @@ async def connect(
     stderr: IO[Any] | int | None = None,
     headers: Mapping[str, str] | None = None,
     http_client: httpx.AsyncClient | None = None,
+    auth: httpx.Auth | None = None,
     cache: dict[str, Verdict] | None = VERDICTS,
 ) -> BaseClient:
     """Connect to a server and return the typed client of the negotiated revision.
@@ -93,7 +94,8 @@ async def connect(
     ``target`` is an ``http(s)://`` URL or a server command (argument list, or a string
     split like a shell). ``versions`` limits the revisions this client speaks (default:
     all generated). ``handlers`` map ``elicitation/create``, ``sampling/createMessage``,
-    ``roots/list`` to callbacks. Use the result as an async context manager to close it.
+    ``roots/list`` to callbacks. ``auth`` authorizes HTTP requests (``client.auth.OAuth``:
+    OAuth 2.1 when the server answers 401). Use the result as an async context manager.
     Narrow it with ``isinstance(client, <package>.v2026_07_28.client.Client)``.
     """
     known = known_versions()
@@ -113,7 +115,7 @@ async def connect(
 
     def transport() -> Transport:
         if isinstance(target, str) and target.startswith(("http://", "https://")):
-            return HttpTransport(target, client=http_client, headers=headers)
+            return HttpTransport(target, client=http_client, headers=headers, auth=auth)
         return StdioTransport(target, env=env, cwd=cwd, stderr=stderr)
 
     key = transport().describe()
@@ -165,6 +167,8 @@ async def probe(
                 version = mutual[0]
                 session.codec = client_codec(version, options)
                 continue
+            except AuthorizationError:
+                raise  # no answer without authorization: not an era verdict
             except TransportError:
                 break  # timeout, exit, or a non-modern HTTP error: a legacy server
             client_cls = client_class(version)

@@ -7,7 +7,8 @@ legacy server may mint an ``Mcp-Session-Id`` on the ``initialize`` answer: it is
 back on every later request and ended with DELETE on close; legacy servers also push
 unprompted messages on a GET stream. Error statuses whose body is a JSON-RPC error are
 delivered as that error (2026 servers answer -32020/-32022 with 400, -32601 with 404);
-other failures become ``TransportError`` for the request.
+other failures become ``TransportError`` for the request (``AuthorizationError`` for a 401
+or 403). ``auth`` (an ``httpx.Auth``, such as ``client.auth.OAuth``) goes on every request.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import httpx
 from pydantic_core import from_json, to_json
 
 from ..jsonrpc import RequestId
-from .errors import TransportError
+from .errors import AuthorizationError, TransportError
 from .transport import JSONObject, Receiver, Transport
 
 SESSION_HEADER = "mcp-session-id"
@@ -66,8 +67,9 @@ def origin_of(url: str) -> str:
 class HttpTransport(Transport):
     """POST each message to ``url``; read JSON or SSE answers.
 
-    ``client`` lets a caller bring a configured ``httpx.AsyncClient`` (auth, proxies);
-    ``headers`` go on every request; ``timeout`` bounds connecting and each read.
+    ``client`` lets a caller bring a configured ``httpx.AsyncClient`` (proxies, TLS);
+    ``headers`` go on every request; ``timeout`` bounds connecting and each read; ``auth``
+    authorizes every request (it overrides the client's own).
     """
 
     kind = "http"
@@ -80,8 +82,11 @@ class HttpTransport(Transport):
         client: httpx.AsyncClient | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float = 30.0,
+        auth: httpx.Auth | None = None,
     ) -> None:
         self.url = url
+        self.auth = auth
+        self._auth: Any = auth if auth is not None else httpx.USE_CLIENT_DEFAULT
         self._own_client = client is None
         self.client = (
             client
@@ -123,16 +128,12 @@ class HttpTransport(Transport):
             return
         try:  # a notification or a response: 202 Accepted
             response = await self.client.post(
-                self.url, content=body, headers=self._headers(headers)
+                self.url, content=body, headers=self._headers(headers), auth=self._auth
             )
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
         if response.status_code >= 400:
-            raise TransportError(
-                f"POST {self.url}: HTTP {response.status_code}",
-                status=response.status_code,
-                body=response.content,
-            )
+            raise http_error(f"POST {self.url}", response, response.content, self.auth)
 
     def _done(self, rid: RequestId, task: asyncio.Task[None]) -> None:
         if self._inflight.get(rid) is task:
@@ -143,7 +144,7 @@ class HttpTransport(Transport):
         assert receiver is not None
         try:
             async with self.client.stream(
-                "POST", self.url, content=body, headers=headers
+                "POST", self.url, content=body, headers=headers, auth=self._auth
             ) as response:
                 session = response.headers.get(SESSION_HEADER)
                 if session:
@@ -167,7 +168,7 @@ class HttpTransport(Transport):
                     None  # the session expired, whatever the body says: the client starts a new one
                 )
             if error is None:
-                raise TransportError(f"POST {self.url}: HTTP {status}", status=status, body=content)
+                raise http_error(f"POST {self.url}", response, content, self.auth)
             await receiver.receive(error)
             return
         if status == 202:
@@ -198,7 +199,9 @@ class HttpTransport(Transport):
             headers["accept"] = "text/event-stream"
             headers.pop("content-type", None)
             headers["last-event-id"] = cursor.last_id
-            async with self.client.stream("GET", self.url, headers=headers) as resumed:
+            async with self.client.stream(
+                "GET", self.url, headers=headers, auth=self._auth
+            ) as resumed:
                 if resumed.status_code != 200:
                     break
                 async for data in sse_data(resumed.aiter_lines(), cursor):
@@ -231,7 +234,9 @@ class HttpTransport(Transport):
         headers["accept"] = "text/event-stream"
         headers.pop("content-type", None)
         with contextlib.suppress(httpx.HTTPError):
-            async with self.client.stream("GET", self.url, headers=headers) as response:
+            async with self.client.stream(
+                "GET", self.url, headers=headers, auth=self._auth
+            ) as response:
                 if response.status_code != 200:
                     return  # 405: the server pushes nothing unprompted
                 await self._read_stream(None, response, receiver)
@@ -245,10 +250,31 @@ class HttpTransport(Transport):
                 await task
         if self.session_id is not None:
             with contextlib.suppress(httpx.HTTPError):
-                await self.client.delete(self.url, headers=self._headers(None), timeout=5.0)
+                await self.client.delete(
+                    self.url, headers=self._headers(None), timeout=5.0, auth=self._auth
+                )
             self.session_id = None
         if self._own_client:
             await self.client.aclose()
+
+
+def http_error(
+    what: str, response: httpx.Response, content: bytes, auth: httpx.Auth | None
+) -> TransportError:
+    """The error for an HTTP error status without a JSON-RPC body; 401 and 403 say what the
+    server's challenge asks for.
+    """
+    status = response.status_code
+    if status in (401, 403):
+        challenge = ", ".join(response.headers.get_list("www-authenticate"))
+        return AuthorizationError(
+            f"{what}: HTTP {status}: the server requires authorization"
+            + (f" ({challenge})" if challenge else "")
+            + ("; connect with auth=OAuth(...)" if status == 401 and auth is None else ""),
+            status=status,
+            body=content,
+        )
+    return TransportError(f"{what}: HTTP {status}", status=status, body=content)
 
 
 def _jsonrpc_error(content: bytes, rid: RequestId) -> bytes | None:

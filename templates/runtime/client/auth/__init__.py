@@ -1,0 +1,48 @@
+"""OAuth 2.1 authorization for MCP clients over Streamable HTTP (needs the ``auth`` extra).
+
+```python
+from mcpgen import connect
+from mcpgen._runtime.client.auth import FileTokenStore, OAuth
+
+auth = OAuth(client_name="my tool", store=FileTokenStore("~/.config/my-tool/oauth.json"))
+async with await connect("https://mcp.example.com/mcp", auth=auth) as client:
+    ...
+```
+
+``OAuth`` is an ``httpx.Auth``: the transport's requests go through it, and a 401 or 403
+``insufficient_scope`` from the server runs discovery and the grant, then resends the
+request. See ``oauth``, ``grants``, ``metadata`` and ``store`` for the pieces.
+"""
+
+from .challenge import Challenge, parse_www_authenticate
+from .grants import AuthorizationCode, ClientCredentials, Grant, Registration, Target
+from .metadata import ResourceMetadata, ServerMetadata, canonical_resource, discover_resource, discover_server
+from .oauth import OAuth, union_scopes
+from .redirect import AuthorizationResponse, LoopbackRedirect, Redirect, open_in_browser
+from .store import ClientInfo, FileTokenStore, MemoryTokenStore, Tokens, TokenStore
+
+__all__ = [
+    "AuthorizationCode",
+    "AuthorizationResponse",
+    "Challenge",
+    "ClientCredentials",
+    "ClientInfo",
+    "FileTokenStore",
+    "Grant",
+    "LoopbackRedirect",
+    "MemoryTokenStore",
+    "OAuth",
+    "Redirect",
+    "Registration",
+    "ResourceMetadata",
+    "ServerMetadata",
+    "Target",
+    "TokenStore",
+    "Tokens",
+    "canonical_resource",
+    "discover_resource",
+    "discover_server",
+    "open_in_browser",
+    "parse_www_authenticate",
+    "union_scopes",
+]

@@ -1,0 +1,94 @@
+"""What a 401 or 403 asks for: the ``WWW-Authenticate`` challenges (RFC 9110 §11.6.1, RFC 6750 §3).
+
+A header holds one or more challenges (``Bearer realm="x", scope="a b", Basic realm="y"``),
+and a response may repeat the header. Parameter names are case-insensitive; values are
+tokens or quoted strings with backslash escapes. A malformed tail is ignored rather than
+guessed at: what parsed before it stands.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import httpx
+
+_TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+_QUOTED = r'"(?:[^"\\]|\\.)*"'
+_PARAM = re.compile(rf"({_TOKEN})[ \t]*=[ \t]*({_TOKEN}|{_QUOTED})[ \t]*(?:,|$)")
+_SCHEME = re.compile(rf"({_TOKEN})(?:[ \t]+|(?=,)|$)")
+_TOKEN68 = re.compile(r"[A-Za-z0-9\-._~+/]+=*[ \t]*(?:,|$)")
+_ESCAPE = re.compile(r"\\(.)")
+
+
+def parse_www_authenticate(values: Iterable[str]) -> list[tuple[str, dict[str, str]]]:
+    """Every challenge in ``values`` (the header's field values): ``(scheme, params)``, the
+    scheme and parameter names lower-cased; a repeated parameter keeps its first value.
+    """
+    challenges: list[tuple[str, dict[str, str]]] = []
+    for value in values:
+        rest = value
+        while True:
+            rest = rest.lstrip(" \t,")
+            if not rest:
+                break
+            param = _PARAM.match(rest)
+            if param and challenges:
+                raw = param.group(2)
+                text = _ESCAPE.sub(r"\1", raw[1:-1]) if raw.startswith('"') else raw
+                challenges[-1][1].setdefault(param.group(1).lower(), text)
+                rest = rest[param.end() :]
+                continue
+            scheme = _SCHEME.match(rest)
+            if scheme is None:
+                break  # malformed: keep what parsed so far
+            challenges.append((scheme.group(1).lower(), {}))
+            rest = rest[scheme.end() :]
+            token68 = _TOKEN68.match(rest)
+            if token68 and not _PARAM.match(rest):
+                rest = rest[token68.end() :]
+    return challenges
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """A Bearer challenge on a 401 (authorization needed) or a 403 ``insufficient_scope``."""
+
+    status: int
+    params: Mapping[str, str]
+
+    @property
+    def error(self) -> str | None:
+        return self.params.get("error")
+
+    @property
+    def scope(self) -> str | None:
+        """The scopes the server asks for (space-separated), when it says."""
+        scope = self.params.get("scope")
+        return scope if scope and scope.strip() else None
+
+    @property
+    def resource_metadata(self) -> str | None:
+        """The Protected Resource Metadata URL (RFC 9728 §5.1), when given."""
+        return self.params.get("resource_metadata") or None
+
+    @property
+    def insufficient_scope(self) -> bool:
+        return self.status == 403 and self.error == "insufficient_scope"
+
+    @classmethod
+    def of(cls, response: httpx.Response) -> Challenge | None:
+        """The challenge a response poses, or None when it poses none we act on: any 401,
+        and a 403 whose Bearer challenge says ``insufficient_scope``.
+        """
+        if response.status_code not in (401, 403):
+            return None
+        challenges = parse_www_authenticate(response.headers.get_list("www-authenticate"))
+        bearer = next((params for scheme, params in challenges if scheme == "bearer"), None)
+        if bearer is None:
+            bearer = challenges[0][1] if challenges else {}
+        challenge = cls(response.status_code, bearer)
+        if response.status_code == 403 and not challenge.insufficient_scope:
+            return None
+        return challenge

@@ -1,0 +1,226 @@
+"""Discovery: which authorization server guards an MCP server, and how to talk to it.
+
+Protected Resource Metadata (RFC 9728) comes from the challenge's ``resource_metadata`` URL,
+else from the well-known URIs (path-based, then root). Its ``resource`` must cover the MCP
+server the client asked (same origin, a path prefix), or nothing from it is used (RFC 8707:
+a token is minted for that resource). Authorization server metadata comes from the RFC 8414
+and OpenID Connect well-known URIs in the specification's order, and its ``issuer`` must be
+the identifier the URI was built from (RFC 8414 §3.3), compared as plain strings.
+
+Every URL an authorization server hands out must be ``https``, except on loopback hosts
+(development servers, test suites) or when the caller allows plain HTTP.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from ..errors import AuthorizationError
+
+PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
+OAUTH_WELL_KNOWN = "/.well-known/oauth-authorization-server"
+OIDC_WELL_KNOWN = "/.well-known/openid-configuration"
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def canonical_resource(url: str) -> str:
+    """The canonical URI of a server (RFC 8707 §2): scheme and host lower-cased, no query,
+    no fragment, no lone trailing slash.
+    """
+    parts = urlsplit(url)
+    path = "" if parts.path == "/" else parts.path
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, "", ""))
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or DEFAULT_PORTS.get(scheme)
+
+
+def resource_covers(resource: str, server_url: str) -> bool:
+    """``resource`` names ``server_url``: the same origin, and its path a prefix of the
+    server's at a segment boundary (``/mcp`` covers ``/mcp`` and ``/mcp/x``, not ``/mcpx``).
+    """
+    if _origin(resource) != _origin(server_url):
+        return False
+    prefix = urlsplit(resource).path.rstrip("/") + "/"
+    return (urlsplit(server_url).path.rstrip("/") + "/").startswith(prefix)
+
+
+def is_loopback(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_secure(url: str, what: str, allow_http: bool) -> str:
+    """``url`` when it may carry OAuth traffic: https, or http on loopback (or when allowed)."""
+    scheme = urlsplit(url).scheme.lower()
+    if scheme == "https" or (scheme == "http" and (allow_http or is_loopback(url))):
+        return url
+    raise AuthorizationError(f"the {what} {url!r} is not an https URL")
+
+
+def resource_metadata_urls(server_url: str, hint: str | None) -> list[str]:
+    """Where to look for Protected Resource Metadata, in order: the challenge's URL, then
+    the path-based and the root well-known URIs (RFC 9728 §3.1).
+    """
+    parts = urlsplit(server_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    urls = [hint] if hint else []
+    if parts.path not in ("", "/"):
+        urls.append(origin + PRM_WELL_KNOWN + parts.path)
+    urls.append(origin + PRM_WELL_KNOWN)
+    return urls
+
+
+def server_metadata_urls(issuer: str) -> list[str]:
+    """Where to look for an authorization server's metadata, in the specification's order:
+    RFC 8414 path insertion, OpenID Connect path insertion, OpenID Connect path appending.
+    """
+    parts = urlsplit(issuer)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    path = parts.path.rstrip("/")
+    if not path:
+        return [origin + OAUTH_WELL_KNOWN, origin + OIDC_WELL_KNOWN]
+    return [origin + OAUTH_WELL_KNOWN + path, origin + OIDC_WELL_KNOWN + path, origin + path + OIDC_WELL_KNOWN]
+
+
+def _string(doc: Mapping[str, Any], key: str) -> str | None:
+    value = doc.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def _strings(doc: Mapping[str, Any], key: str) -> tuple[str, ...] | None:
+    value = doc.get(key)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return None
+
+
+@dataclass(frozen=True)
+class ResourceMetadata:
+    """An RFC 9728 document: the resource, its authorization servers, the scopes it knows."""
+
+    resource: str
+    authorization_servers: tuple[str, ...]
+    scopes_supported: tuple[str, ...] | None
+    url: str
+    document: Mapping[str, Any] = field(repr=False, default_factory=dict)
+
+    @classmethod
+    def parse(cls, doc: Mapping[str, Any], url: str) -> ResourceMetadata:
+        resource = _string(doc, "resource")
+        servers = _strings(doc, "authorization_servers")
+        if resource is None:
+            raise AuthorizationError(f"the protected resource metadata at {url} has no 'resource'")
+        if not servers:
+            raise AuthorizationError(f"the protected resource metadata at {url} names no authorization server")
+        return cls(resource, servers, _strings(doc, "scopes_supported"), url, doc)
+
+
+@dataclass(frozen=True)
+class ServerMetadata:
+    """An authorization server's metadata (RFC 8414, or OpenID Connect Discovery)."""
+
+    issuer: str
+    token_endpoint: str
+    authorization_endpoint: str | None
+    registration_endpoint: str | None
+    scopes_supported: tuple[str, ...] | None
+    code_challenge_methods_supported: tuple[str, ...] | None
+    token_endpoint_auth_methods_supported: tuple[str, ...]
+    iss_parameter_supported: bool
+    client_id_metadata_document_supported: bool
+    url: str
+    document: Mapping[str, Any] = field(repr=False, default_factory=dict)
+
+    @classmethod
+    def parse(cls, doc: Mapping[str, Any], url: str, issuer: str, allow_http: bool) -> ServerMetadata:
+        stated = doc.get("issuer")
+        if stated != issuer:
+            raise AuthorizationError(
+                f"the authorization server metadata at {url} names issuer {stated!r}, not {issuer!r}: not used"
+            )
+        token_endpoint = _string(doc, "token_endpoint")
+        if token_endpoint is None:
+            raise AuthorizationError(f"the authorization server metadata at {url} has no token_endpoint")
+        endpoints = {
+            key: check_secure(value, key.replace("_", " "), allow_http)
+            for key in ("token_endpoint", "authorization_endpoint", "registration_endpoint")
+            if (value := _string(doc, key)) is not None
+        }
+        return cls(
+            issuer=check_secure(issuer, "issuer", allow_http),
+            token_endpoint=endpoints["token_endpoint"],
+            authorization_endpoint=endpoints.get("authorization_endpoint"),
+            registration_endpoint=endpoints.get("registration_endpoint"),
+            scopes_supported=_strings(doc, "scopes_supported"),
+            code_challenge_methods_supported=_strings(doc, "code_challenge_methods_supported"),
+            # RFC 8414 §2: absent means client_secret_basic
+            token_endpoint_auth_methods_supported=_strings(doc, "token_endpoint_auth_methods_supported")
+            or ("client_secret_basic",),
+            iss_parameter_supported=doc.get("authorization_response_iss_parameter_supported") is True,
+            client_id_metadata_document_supported=doc.get("client_id_metadata_document_supported") is True,
+            url=url,
+            document=doc,
+        )
+
+
+async def _fetch_json(http: httpx.AsyncClient, url: str) -> tuple[Mapping[str, Any] | None, str]:
+    """The JSON object at ``url``, or None and why not."""
+    try:
+        response = await http.get(url, headers={"accept": "application/json"})
+    except httpx.HTTPError as exc:
+        return None, f"{url}: {type(exc).__name__}"
+    if response.status_code != 200:
+        return None, f"{url}: HTTP {response.status_code}"
+    try:
+        doc = response.json()
+    except ValueError:
+        return None, f"{url}: not JSON"
+    if not isinstance(doc, dict):
+        return None, f"{url}: not a JSON object"
+    return doc, ""
+
+
+async def discover_resource(http: httpx.AsyncClient, server_url: str, hint: str | None) -> ResourceMetadata:
+    """The Protected Resource Metadata of ``server_url`` (``hint``: the challenge's URL)."""
+    misses = []
+    for url in resource_metadata_urls(server_url, hint):
+        doc, why = await _fetch_json(http, url)
+        if doc is None:
+            misses.append(why)
+            continue
+        metadata = ResourceMetadata.parse(doc, url)
+        if not resource_covers(metadata.resource, server_url):
+            raise AuthorizationError(
+                f"the protected resource metadata at {url} is for {metadata.resource!r}, "
+                f"not {canonical_resource(server_url)!r}: not used"
+            )
+        return metadata
+    raise AuthorizationError(f"no protected resource metadata for {server_url} ({'; '.join(misses)})")
+
+
+async def discover_server(http: httpx.AsyncClient, issuer: str, allow_http: bool = False) -> ServerMetadata:
+    """The metadata of the authorization server ``issuer``, validated against it."""
+    check_secure(issuer, "authorization server", allow_http)
+    misses = []
+    for url in server_metadata_urls(issuer):
+        doc, why = await _fetch_json(http, url)
+        if doc is None:
+            misses.append(why)
+            continue
+        return ServerMetadata.parse(doc, url, issuer, allow_http)
+    raise AuthorizationError(f"no metadata for the authorization server {issuer} ({'; '.join(misses)})")

@@ -1,0 +1,225 @@
+"""``OAuth``: an ``httpx.Auth`` that answers an MCP server's 401 and 403 with OAuth 2.1.
+
+Every request carries the server's Bearer token when there is one (refreshed first when it
+has expired). A 401 starts discovery: Protected Resource Metadata (which authorization
+server, which resource), the authorization server's metadata, then the grant; the request
+is sent again with the new token. A 403 ``insufficient_scope`` re-authorizes with the union
+of the scopes asked before and the challenge's (step-up). A request gives up, raising
+``AuthorizationError``, rather than authorize the same scope set twice.
+
+Scope selection: the challenge's ``scope``, else the resource metadata's
+``scopes_supported``, else none; plus ``offline_access`` when the grant wants refresh tokens
+and the authorization server lists it.
+
+Authorization runs one at a time (a lock): requests that meet a 401 while another one is
+authorizing wait for it and use its token. OAuth traffic (discovery, registration, the
+token endpoint) goes through its own ``httpx.AsyncClient``, never with the MCP token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, Generator, Mapping
+from typing import Any
+
+import httpx
+
+from ..errors import AuthorizationError
+from .challenge import Challenge
+from .grants import AuthorizationCode, ClientCredentials, Grant, Registration, Target
+from .metadata import ServerMetadata, canonical_resource, discover_resource, discover_server
+from .redirect import Redirect
+from .store import MemoryTokenStore, Tokens, TokenStore
+
+log = logging.getLogger(__name__)
+
+OFFLINE_ACCESS = "offline_access"
+
+
+def union_scopes(*scopes: str | None) -> str | None:
+    """Space-separated scopes, in first-seen order, without repeats; None when empty."""
+    seen: dict[str, None] = {}
+    for scope in scopes:
+        for item in (scope or "").split():
+            seen.setdefault(item, None)
+    return " ".join(seen) or None
+
+
+class OAuth(httpx.Auth):
+    """OAuth 2.1 for MCP over Streamable HTTP; pass it as ``connect(url, auth=...)``.
+
+    By default the authorization code grant, with the user going through ``redirect``
+    (a ``LoopbackRedirect``: the browser, and a listener on 127.0.0.1). The client identifies
+    itself with ``registration`` (pre-registered), else ``client_metadata_url`` (a Client ID
+    Metadata Document, when the server supports them), else dynamic registration as
+    ``client_name``. ``OAuth.client_credentials(...)`` is for machine clients.
+
+    ``store`` keeps registrations and tokens (default: in memory). ``allow_http`` lets OAuth
+    talk to non-loopback servers over plain HTTP (never do this in production).
+    ``http_options`` configure the OAuth ``httpx.AsyncClient`` (``verify``, ``proxy``, ...).
+    """
+
+    requires_request_body = False
+    requires_response_body = False
+
+    def __init__(
+        self,
+        redirect: Redirect | None = None,
+        *,
+        client_name: str = "mcpgen client",
+        client_metadata_url: str | None = None,
+        client_metadata: Mapping[str, Any] | None = None,
+        registration: Registration | None = None,
+        store: TokenStore | None = None,
+        allow_http: bool = False,
+        timeout: float = 30.0,
+        http_options: Mapping[str, Any] | None = None,
+        grant: Grant | None = None,
+    ) -> None:
+        self.grant: Grant = grant or AuthorizationCode(
+            redirect,
+            client_name=client_name,
+            client_metadata_url=client_metadata_url,
+            client_metadata=client_metadata,
+            registration=registration,
+        )
+        self.store: TokenStore = store if store is not None else MemoryTokenStore()
+        self.allow_http = allow_http
+        self.timeout = timeout
+        self.http_options = dict(http_options or {})
+        self._tokens: dict[str, Tokens | None] = {}
+        self._metadata: dict[str, ServerMetadata] = {}
+        self._lock: asyncio.Lock | None = None
+
+    @classmethod
+    def client_credentials(
+        cls,
+        client_id: str,
+        client_secret: str | None = None,
+        *,
+        private_key: str | Mapping[str, Any] | None = None,
+        issuer: str | None = None,
+        token_endpoint_auth_method: str | None = None,
+        **options: Any,
+    ) -> OAuth:
+        """A machine client (the client credentials grant), authenticated with a secret
+        (``client_secret_basic`` or ``_post``, as the server supports) or a private key
+        (``private_key_jwt``: PEM or JWK).
+        """
+        registration = Registration(
+            client_id,
+            client_secret,
+            issuer=issuer,
+            token_endpoint_auth_method=token_endpoint_auth_method,
+            private_key=private_key,
+        )
+        return cls(grant=ClientCredentials(registration), **options)
+
+    def __repr__(self) -> str:
+        return f"OAuth({type(self.grant).__name__}, store={self.store!r})"
+
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        raise RuntimeError("OAuth authorizes MCP requests made with httpx.AsyncClient, not httpx.Client")
+
+    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        server = canonical_resource(str(request.url))
+        tokens = await self._usable_tokens(server)
+        asked: set[frozenset[str]] = set()
+        while True:
+            if tokens is not None:
+                request.headers["authorization"] = f"Bearer {tokens.access_token}"
+            response = yield request
+            challenge = Challenge.of(response)
+            if challenge is None:
+                return
+            try:
+                tokens = await self._answer(challenge, str(request.url), server, tokens, asked)
+            except AuthorizationError:
+                raise
+            except Exception as exc:  # the transport reports AuthorizationError per request
+                raise AuthorizationError(f"authorizing {server} failed: {exc}") from exc
+
+    def _client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, **self.http_options)
+
+    def _guard(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    async def _current(self, server: str) -> Tokens | None:
+        if server not in self._tokens:
+            self._tokens[server] = await self.store.get_tokens(server)
+        return self._tokens[server]
+
+    async def _keep(self, server: str, tokens: Tokens) -> Tokens:
+        self._tokens[server] = tokens
+        await self.store.set_tokens(server, tokens)
+        return tokens
+
+    async def _server_metadata(self, http: httpx.AsyncClient, issuer: str) -> ServerMetadata:
+        if issuer not in self._metadata:
+            self._metadata[issuer] = await discover_server(http, issuer, self.allow_http)
+        return self._metadata[issuer]
+
+    async def _usable_tokens(self, server: str) -> Tokens | None:
+        """The server's tokens, refreshed first when they have expired (and can be)."""
+        tokens = await self._current(server)
+        if tokens is None or not tokens.expired():
+            return tokens
+        async with self._guard():
+            tokens = await self._current(server)
+            if tokens is None or not tokens.expired() or tokens.refresh_token is None:
+                return tokens
+            async with self._client() as http:
+                try:
+                    metadata = await self._server_metadata(http, tokens.issuer)
+                except AuthorizationError:
+                    return tokens
+                refreshed = await self.grant.refresh(http, tokens, metadata, self.store)
+            if refreshed is None:
+                return tokens
+            log.info("refreshed the access token for %s at %s", server, tokens.issuer)
+            return await self._keep(server, refreshed)
+
+    async def _answer(
+        self, challenge: Challenge, url: str, server: str, sent: Tokens | None, asked: set[frozenset[str]]
+    ) -> Tokens:
+        """New tokens that may satisfy ``challenge``; raises when authorizing again is pointless."""
+        async with self._guard():
+            current = await self._current(server)
+            if current is not None and (sent is None or current.access_token != sent.access_token):
+                needed = set((challenge.scope or "").split())
+                if not challenge.insufficient_scope or needed <= set(current.scopes()):
+                    return current  # another request authorized meanwhile
+            async with self._client() as http:
+                resource = await discover_resource(http, url, challenge.resource_metadata)
+                issuer = resource.authorization_servers[0]
+                self._metadata.pop(issuer, None)  # a challenge: look again
+                metadata = await self._server_metadata(http, issuer)
+                wanted = challenge.scope or (" ".join(resource.scopes_supported) if resource.scopes_supported else None)
+                scope = union_scopes(sent.scope if sent is not None else None, wanted)
+                if self.grant.wants_refresh_tokens and scope and OFFLINE_ACCESS in (metadata.scopes_supported or ()):
+                    scope = union_scopes(scope, OFFLINE_ACCESS)
+                key = frozenset((scope or "").split())
+                if key in asked:
+                    raise AuthorizationError(
+                        f"{url} still answers {challenge.status}"
+                        + (f" ({challenge.error})" if challenge.error else "")
+                        + f" after authorizing scope {scope!r} with {issuer}: giving up"
+                    )
+                asked.add(key)
+                if (
+                    challenge.status == 401
+                    and sent is not None
+                    and sent.issuer == metadata.issuer
+                    and sent.resource == resource.resource
+                ):
+                    refreshed = await self.grant.refresh(http, sent, metadata, self.store)
+                    if refreshed is not None:
+                        log.info("refreshed the access token for %s at %s", server, issuer)
+                        return await self._keep(server, refreshed)
+                log.info("authorizing %s with %s (scope %s)", resource.resource, issuer, scope)
+                target = Target(server, resource.resource, metadata, scope)
+                return await self._keep(server, await self.grant.obtain(http, target, self.store))
