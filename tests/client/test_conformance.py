@@ -83,7 +83,12 @@ UNSCORED = {
     ],
 }
 EXTENSIONS = {scenario for scenarios in UNSCORED.values() for scenario in scenarios if scenario.startswith("auth/")}
-CASES = [(version, scenario) for table in (SCORED, UNSCORED) for version, scenarios in table.items() for scenario in scenarios]
+CASES = [
+    (version, scenario)
+    for table in (SCORED, UNSCORED)
+    for version, scenarios in table.items()
+    for scenario in scenarios
+]
 
 
 def expected_failures() -> set[tuple[str, str]]:

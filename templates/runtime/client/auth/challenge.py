@@ -2,8 +2,9 @@
 
 A header holds one or more challenges (``Bearer realm="x", scope="a b", Basic realm="y"``),
 and a response may repeat the header. Parameter names are case-insensitive; values are
-tokens or quoted strings with backslash escapes. A malformed tail is ignored rather than
-guessed at: what parsed before it stands.
+tokens or quoted strings with backslash escapes (unquoted URLs, which some servers send, are
+taken as they are). A malformed tail is ignored rather than guessed at: what parsed before
+it stands.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import httpx
 
 _TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
 _QUOTED = r'"(?:[^"\\]|\\.)*"'
-_PARAM = re.compile(rf"({_TOKEN})[ \t]*=[ \t]*({_TOKEN}|{_QUOTED})[ \t]*(?:,|$)")
+_LENIENT = r'[^\s,"=][^\s,"]*'  # a token, or an unquoted URL as some servers send
+_PARAM = re.compile(rf"({_TOKEN})[ \t]*=[ \t]*({_QUOTED}|{_LENIENT})[ \t]*(?:,|$)")
 _SCHEME = re.compile(rf"({_TOKEN})(?:[ \t]+|(?=,)|$)")
 _TOKEN68 = re.compile(r"[A-Za-z0-9\-._~+/]+=*[ \t]*(?:,|$)")
 _ESCAPE = re.compile(r"\\(.)")

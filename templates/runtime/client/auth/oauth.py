@@ -35,6 +35,7 @@ from .store import MemoryTokenStore, Tokens, TokenStore
 log = logging.getLogger(__name__)
 
 OFFLINE_ACCESS = "offline_access"
+REFRESHED = frozenset({"\x00refreshed"})  # marks a request that already tried a refresh
 
 
 def union_scopes(*scopes: str | None) -> str | None:
@@ -202,6 +203,19 @@ class OAuth(httpx.Auth):
                 scope = union_scopes(sent.scope if sent is not None else None, wanted)
                 if self.grant.wants_refresh_tokens and scope and OFFLINE_ACCESS in (metadata.scopes_supported or ()):
                     scope = union_scopes(scope, OFFLINE_ACCESS)
+                if (
+                    challenge.status == 401
+                    and sent is not None
+                    and sent.refresh_token is not None
+                    and (sent.issuer, sent.resource) == (metadata.issuer, resource.resource)
+                    and set((scope or "").split()) <= set(sent.scopes())
+                    and REFRESHED not in asked
+                ):  # the token was refused, not its scope: a refresh may do (once per request)
+                    asked.add(REFRESHED)
+                    refreshed = await self.grant.refresh(http, sent, metadata, self.store)
+                    if refreshed is not None:
+                        log.info("refreshed the access token for %s at %s", server, issuer)
+                        return await self._keep(server, refreshed)
                 key = frozenset((scope or "").split())
                 if key in asked:
                     raise AuthorizationError(
@@ -210,16 +224,6 @@ class OAuth(httpx.Auth):
                         + f" after authorizing scope {scope!r} with {issuer}: giving up"
                     )
                 asked.add(key)
-                if (
-                    challenge.status == 401
-                    and sent is not None
-                    and sent.issuer == metadata.issuer
-                    and sent.resource == resource.resource
-                ):
-                    refreshed = await self.grant.refresh(http, sent, metadata, self.store)
-                    if refreshed is not None:
-                        log.info("refreshed the access token for %s at %s", server, issuer)
-                        return await self._keep(server, refreshed)
                 log.info("authorizing %s with %s (scope %s)", resource.resource, issuer, scope)
                 target = Target(server, resource.resource, metadata, scope)
                 return await self._keep(server, await self.grant.obtain(http, target, self.store))

@@ -62,7 +62,8 @@ class Registration:
     ``issuer`` binds it to that server; left None it binds to the first server it is used
     with, and a later different server is refused rather than shown these credentials.
     ``token_endpoint_auth_method`` None picks one the server supports. ``private_key`` (PEM
-    or a JWK dict) authenticates with ``private_key_jwt``.
+    or a JWK dict) authenticates with ``private_key_jwt``, signed with the key type's
+    algorithm (RS256, ES256, EdDSA) unless the server lists others.
     """
 
     client_id: str
@@ -70,7 +71,6 @@ class Registration:
     issuer: str | None = None
     token_endpoint_auth_method: str | None = None
     private_key: str | Mapping[str, Any] | None = field(default=None, repr=False)
-    signing_algorithm: str = "RS256"
 
     def method_for(self, metadata: ServerMetadata) -> str:
         if self.token_endpoint_auth_method is not None:
@@ -316,10 +316,8 @@ def redirect_allowed(redirect_uri: str, registered: tuple[str, ...]) -> bool:
         return False
     mine = urlsplit(redirect_uri)
     return any(
-        (theirs := urlsplit(uri)).scheme == mine.scheme
-        and theirs.hostname == mine.hostname
-        and theirs.path == mine.path
-        for uri in registered
+        (theirs.scheme, theirs.hostname, theirs.path) == (mine.scheme, mine.hostname, mine.path)
+        for theirs in map(urlsplit, registered)
     )
 
 

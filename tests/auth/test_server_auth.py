@@ -1,0 +1,369 @@
+"""The protected-resource services (``mcpgen._runtime.server.auth``) against real tokens.
+
+Tokens are signed by the test authorization server's RSA key and verified against its JWKS
+served on loopback; the bad ones are made the way an attacker or a misconfiguration would:
+another key, ``alg: none``, HMAC keyed with the published public key, another audience,
+another issuer, expired, not yet valid. Introspection asks the same server (RFC 7662).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from joserfc import jwt
+from joserfc.jwk import ECKey, RSAKey
+from mcpgen._runtime.client.auth import parse_www_authenticate
+from mcpgen._runtime.server.auth import (
+    BearerGuard,
+    Denial,
+    IntrospectionVerifier,
+    InvalidToken,
+    JWTVerifier,
+    Principal,
+    ProtectedResource,
+    ScopePolicy,
+    VerifierUnavailable,
+    www_authenticate,
+)
+
+from tests.auth.authorization_server import RESOURCE_SERVER, Client, Code, TestAuthorizationServer, serving
+
+RESOURCE = "https://mcp.example.com/mcp"
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[TestAuthorizationServer]:
+    yield from serving()
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unsigned(header: dict[str, Any], claims: dict[str, Any], signature: bytes = b"") -> str:
+    return f"{b64(json.dumps(header).encode())}.{b64(json.dumps(claims).encode())}.{b64(signature)}"
+
+
+def verifier(server: TestAuthorizationServer, **options: Any) -> JWTVerifier:
+    return JWTVerifier(issuer=server.issuer, audience=RESOURCE, jwks_uri=f"{server.issuer}/jwks", **options)
+
+
+def verify(v: Any, token: str) -> Principal:
+    result: Principal = asyncio.run(v.verify(token))
+    return result
+
+
+def test_a_valid_token_gives_its_principal(issuer: TestAuthorizationServer) -> None:
+    token = issuer.mint({"aud": RESOURCE, "scope": "mcp:read mcp:write", "client_id": "app"})
+    principal = verify(verifier(issuer), token)
+    assert principal.subject == "user-1" and principal.client_id == "app"
+    assert principal.scopes == {"mcp:read", "mcp:write"}
+    assert principal.issuer == issuer.issuer and principal.audience == (RESOURCE,)
+    assert "token" not in repr(principal).lower() or token not in repr(principal)
+
+
+@pytest.mark.parametrize(
+    ("claims", "why"),
+    [
+        ({"aud": RESOURCE, "exp": int(time.time()) - 120}, "expired"),
+        ({"aud": RESOURCE, "nbf": int(time.time()) + 600}, "not valid yet"),
+        ({"aud": "https://other.example.com/mcp"}, "not for this resource"),
+        ({"aud": [RESOURCE + "/other", "https://api.example.com"]}, "not for this resource"),
+        ({}, "not for this resource"),  # no audience at all
+        ({"aud": RESOURCE, "exp": None}, "missing or malformed"),  # no expiry
+    ],
+    ids=["expired", "not-yet-valid", "wrong-audience", "another-resource", "no-audience", "no-exp"],
+)
+def test_claims_that_make_a_token_unacceptable(
+    issuer: TestAuthorizationServer, claims: dict[str, Any], why: str
+) -> None:
+    with pytest.raises(InvalidToken, match=why):
+        verify(verifier(issuer), issuer.mint(claims))
+
+
+def test_leeway_absorbs_small_clock_skew(issuer: TestAuthorizationServer) -> None:
+    token = issuer.mint({"aud": RESOURCE, "exp": int(time.time()) - 5, "nbf": int(time.time()) + 5})
+    assert verify(verifier(issuer, leeway=30), token).subject == "user-1"
+    with pytest.raises(InvalidToken):
+        verify(verifier(issuer, leeway=0), token)
+
+
+def test_a_token_from_another_issuer_is_refused(issuer: TestAuthorizationServer) -> None:
+    with pytest.raises(InvalidToken, match="not issued by"):
+        verify(verifier(issuer), issuer.mint({"aud": RESOURCE, "iss": "https://evil.example.com"}))
+
+
+def test_a_signature_by_another_key_is_refused(issuer: TestAuthorizationServer) -> None:
+    impostor = RSAKey.generate_key(2048, parameters={"kid": issuer.key.kid})  # same kid, other key
+    claims = {"iss": issuer.issuer, "aud": RESOURCE, "exp": int(time.time()) + 60, "sub": "mallory"}
+    token = jwt.encode({"alg": "RS256", "kid": issuer.key.kid}, claims, impostor)
+    with pytest.raises(InvalidToken, match="signature"):
+        verify(verifier(issuer), token)
+    tampered = issuer.mint({"aud": RESOURCE}).split(".")
+    tampered[1] = b64(json.dumps({**claims, "sub": "admin"}).encode())
+    with pytest.raises(InvalidToken, match="signature"):
+        verify(verifier(issuer), ".".join(tampered))
+
+
+def test_alg_none_is_refused(issuer: TestAuthorizationServer) -> None:
+    claims = {"iss": issuer.issuer, "aud": RESOURCE, "exp": int(time.time()) + 60}
+    with pytest.raises(InvalidToken, match="'none'"):
+        verify(verifier(issuer), unsigned({"alg": "none", "kid": issuer.key.kid}, claims))
+    with pytest.raises(ValueError, match="no 'none'"):
+        verifier(issuer, algorithms=("RS256", "none"))
+
+
+def test_hmac_keyed_with_the_public_key_is_refused(issuer: TestAuthorizationServer) -> None:
+    """Algorithm confusion: HS256 whose secret is the published public key."""
+    public = issuer.key.as_pem(private=False)
+    claims = {"iss": issuer.issuer, "aud": RESOURCE, "exp": int(time.time()) + 60}
+    header = {"alg": "HS256", "kid": issuer.key.kid}
+    signing_input = unsigned(header, claims).rsplit(".", 1)[0]
+    signature = hmac.new(public, signing_input.encode(), hashlib.sha256).digest()
+    with pytest.raises(InvalidToken, match="'HS256'"):
+        verify(verifier(issuer), f"{signing_input}.{b64(signature)}")
+    with pytest.raises(ValueError, match="no HMAC"):
+        verifier(issuer, algorithms=("RS256", "HS256"))
+
+
+def test_an_algorithm_that_does_not_fit_the_key_is_refused(issuer: TestAuthorizationServer) -> None:
+    ec = ECKey.generate_key("P-256", parameters={"kid": issuer.key.kid})
+    token = jwt.encode({"alg": "ES256", "kid": issuer.key.kid}, {"iss": issuer.issuer, "aud": RESOURCE}, ec)
+    with pytest.raises(InvalidToken):
+        verify(verifier(issuer), token)
+
+
+def test_garbage_is_not_a_token(issuer: TestAuthorizationServer) -> None:
+    for token in ("", "abc", "a.b", "a.b.c", "é.é.é", unsigned({"typ": "JWT"}, {})):
+        with pytest.raises(InvalidToken):
+            verify(verifier(issuer), token)
+
+
+def test_unknown_kid_refetches_the_jwks_once(issuer: TestAuthorizationServer) -> None:
+    """Key rotation: a token signed by a new key is accepted after one refetch; a kid that is
+    still unknown is refused without hammering the JWKS endpoint.
+    """
+
+    async def go() -> tuple[int, int]:
+        v = verifier(issuer, refetch_seconds=0.0)
+        await v.verify(issuer.mint({"aud": RESOURCE}))
+        before = len(issuer.seen("/jwks"))
+        old = issuer.key
+        issuer.key = RSAKey.generate_key(2048, parameters={"kid": "rotated", "alg": "RS256"})
+        try:
+            principal = await v.verify(issuer.mint({"aud": RESOURCE}))
+            assert principal.subject == "user-1"
+        finally:
+            issuer.key = old
+        slow = verifier(issuer, refetch_seconds=3600.0)
+        await slow.verify(issuer.mint({"aud": RESOURCE}))
+        fetched = len(issuer.seen("/jwks"))
+        with pytest.raises(InvalidToken, match="does not publish"):
+            await slow.verify(issuer.mint({"aud": RESOURCE}, {"kid": "never-published"}))
+        return len(issuer.seen("/jwks")) - before, len(issuer.seen("/jwks")) - fetched
+
+    refetched, hammered = asyncio.run(go())
+    assert refetched == 2  # the rotation refetch, and the new verifier's first load
+    assert hammered == 0
+
+
+def test_an_unreachable_jwks_is_unavailable_not_invalid() -> None:
+    v = JWTVerifier(issuer="http://127.0.0.1:9", audience=RESOURCE, jwks_uri="http://127.0.0.1:9/jwks")
+    with pytest.raises(VerifierUnavailable):
+        asyncio.run(v.verify(unsigned({"alg": "RS256", "kid": "k"}, {})))
+
+
+def test_a_static_jwks(issuer: TestAuthorizationServer) -> None:
+    v = JWTVerifier(issuer=issuer.issuer, audience=[RESOURCE, "https://alias.example.com"], jwks=issuer.jwks())
+    assert verify(v, issuer.mint({"aud": "https://alias.example.com"})).subject == "user-1"
+
+
+def introspection(server: TestAuthorizationServer, audience: str = RESOURCE) -> IntrospectionVerifier:
+    client_id, secret = RESOURCE_SERVER
+    return IntrospectionVerifier(
+        endpoint=f"{server.issuer}/introspect", audience=audience, client_id=client_id, client_secret=secret
+    )
+
+
+def issue(server: TestAuthorizationServer, resource: str, scope: str = "mcp:read") -> str:
+    """An opaque-to-the-server access token, through a real authorization code grant."""
+    import httpx
+    from authlib.common.security import generate_token
+    from authlib.oauth2.rfc7636 import create_s256_code_challenge
+
+    client = server.add_client(Client(generate_token(8), None, ["http://127.0.0.1/cb"], ["authorization_code"], "none"))
+    verifier_ = generate_token(48)
+    server.codes["c-" + verifier_] = Code(
+        "c-" + verifier_, client.client_id, "http://127.0.0.1/cb", scope, "user-1",
+        create_s256_code_challenge(verifier_), "S256", resource,
+    )  # fmt: skip
+    answer = httpx.post(
+        f"{server.issuer}/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": "c-" + verifier_,
+            "redirect_uri": "http://127.0.0.1/cb",
+            "code_verifier": verifier_,
+            "client_id": client.client_id,
+            "resource": resource,
+        },
+    ).json()
+    return str(answer["access_token"])
+
+
+def test_introspection_accepts_an_active_token_for_this_resource(issuer: TestAuthorizationServer) -> None:
+    principal = verify(introspection(issuer), issue(issuer, RESOURCE, "mcp:read mcp:write"))
+    assert principal.subject == "user-1" and principal.scopes == {"mcp:read", "mcp:write"}
+
+
+def test_introspection_refuses_inactive_and_foreign_tokens(issuer: TestAuthorizationServer) -> None:
+    with pytest.raises(InvalidToken, match="not for this resource"):
+        verify(introspection(issuer), issue(issuer, "https://other.example.com/mcp"))
+    token = issue(issuer, RESOURCE)
+    issuer.revoke_access_tokens()
+    with pytest.raises(InvalidToken, match="not active"):
+        verify(introspection(issuer), token)
+    with pytest.raises(InvalidToken, match="not active"):
+        verify(introspection(issuer), "made-up")
+
+
+def test_introspection_without_the_right_credentials_is_unavailable(issuer: TestAuthorizationServer) -> None:
+    v = IntrospectionVerifier(
+        endpoint=f"{issuer.issuer}/introspect", audience=RESOURCE, client_id="resource-server", client_secret="wrong"
+    )
+    with pytest.raises(VerifierUnavailable, match="HTTP 401"):
+        verify(v, "whatever")
+
+
+def test_protected_resource_metadata() -> None:
+    resource = ProtectedResource(RESOURCE, ("https://auth.example.com",), scopes_supported=("mcp:read",))
+    assert resource.metadata_path == "/.well-known/oauth-protected-resource/mcp"
+    assert resource.metadata_url == "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+    assert resource.document() == {
+        "resource": RESOURCE,
+        "authorization_servers": ["https://auth.example.com"],
+        "bearer_methods_supported": ["header"],
+        "scopes_supported": ["mcp:read"],
+    }
+    root = ProtectedResource("https://mcp.example.com", ("https://auth.example.com",))
+    assert root.metadata_path == "/.well-known/oauth-protected-resource"
+    for bad in ("mcp.example.com", "https://mcp.example.com/mcp#frag", "ftp://x/mcp"):
+        with pytest.raises(ValueError):
+            ProtectedResource(bad, ("https://auth.example.com",))
+    with pytest.raises(ValueError):
+        ProtectedResource(RESOURCE, ())
+
+
+def test_challenges_parse_back() -> None:
+    value = www_authenticate(
+        "https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+        scope={"files:write", "files:read"},
+        error="insufficient_scope",
+        description='needs "write"\n\\ now',
+    )
+    ((scheme, params),) = parse_www_authenticate([value])
+    assert scheme == "bearer"
+    assert params == {
+        "resource_metadata": "https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+        "scope": "files:read files:write",
+        "error": "insufficient_scope",
+        "error_description": "needs write now",  # characters RFC 6750 forbids are dropped
+    }
+
+
+def test_scope_policy_per_method_and_tool_with_implied_scopes() -> None:
+    policy = ScopePolicy(
+        default=frozenset({"mcp"}),
+        methods={"resources/read": frozenset({"files:read"})},
+        tools={"delete": frozenset({"files:admin"}), "write": frozenset({"files:write"})},
+        implies={"files:admin": frozenset({"files:write"}), "files:write": frozenset({"files:read"})},
+    )
+    assert policy.required("tools/list") == {"mcp"}
+    assert policy.required("tools/call", {"name": "write"}) == {"mcp", "files:write"}
+    assert policy.required("tools/call", {"name": "other"}) == {"mcp"}
+    assert policy.required("resources/read", {"uri": "file:///x"}) == {"mcp", "files:read"}
+    assert policy.required(None) == {"mcp"}
+    assert policy.effective({"files:admin"}) == {"files:admin", "files:write", "files:read"}
+    assert not policy.missing({"mcp", "files:admin"}, "resources/read")  # admin implies read, transitively
+    assert policy.missing({"mcp", "files:read"}, "tools/call", {"name": "write"}) == {"files:write"}
+
+
+class Fixed:
+    """A verifier with a fixed verdict, to test the guard's decisions alone."""
+
+    def __init__(self, verdict: Principal | Exception) -> None:
+        self.verdict = verdict
+        self.seen: list[str] = []
+
+    async def verify(self, token: str) -> Principal:
+        self.seen.append(token)
+        if isinstance(self.verdict, Exception):
+            raise self.verdict
+        return self.verdict
+
+
+def decide(verdict: Principal | Exception, header: str | None, method: str, params: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
+    resource = ProtectedResource(RESOURCE, ("https://auth.example.com",))
+    policy = ScopePolicy(default=frozenset({"mcp:read"}), tools={"write": frozenset({"mcp:write"})})
+    fixed = Fixed(verdict)
+    return asyncio.run(BearerGuard(fixed, resource, policy).check(header, method, params)), fixed
+
+
+def challenge_of(denial: Denial) -> dict[str, str]:
+    assert denial.www_authenticate is not None
+    ((scheme, params),) = parse_www_authenticate([denial.www_authenticate])
+    assert scheme == "bearer"
+    return params
+
+
+READER = Principal("user-1", "app", frozenset({"mcp:read"}))
+
+
+def test_guard_without_a_token_challenges_with_metadata_and_scope() -> None:
+    denial, fixed = decide(READER, None, "tools/call", {"name": "write"})
+    assert isinstance(denial, Denial) and denial.status == 401 and not fixed.seen
+    assert challenge_of(denial) == {
+        "resource_metadata": "https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+        "scope": "mcp:read mcp:write",
+    }
+    assert (b"www-authenticate", denial.www_authenticate.encode()) in denial.headers()  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("header", ["Basic dXNlcjpwYXNz", "Bearer", "Bearer  a b", "bearer\ttoken", "Token abc"])
+def test_guard_refuses_headers_without_a_bearer_token(header: str) -> None:
+    denial, fixed = decide(READER, header, "tools/list")
+    assert isinstance(denial, Denial) and denial.status == 401 and denial.error == "invalid_token"
+    assert not fixed.seen
+
+
+def test_guard_refuses_an_invalid_token_with_the_reason() -> None:
+    denial, fixed = decide(InvalidToken("the token has expired"), "Bearer abc.def.ghi", "tools/list")
+    assert isinstance(denial, Denial) and denial.status == 401
+    assert challenge_of(denial)["error"] == "invalid_token"
+    assert challenge_of(denial)["error_description"] == "the token has expired"
+    assert denial.body() == {"error": "invalid_token", "error_description": "the token has expired"}
+    assert fixed.seen == ["abc.def.ghi"]
+
+
+def test_guard_asks_for_every_scope_the_request_needs() -> None:
+    denial, _ = decide(READER, "bearer abc", "tools/call", {"name": "write"})
+    assert isinstance(denial, Denial) and denial.status == 403 and denial.error == "insufficient_scope"
+    assert challenge_of(denial)["scope"] == "mcp:read mcp:write"
+
+
+def test_guard_lets_a_sufficient_token_through() -> None:
+    principal, _ = decide(READER, "Bearer abc", "tools/call", {"name": "read"})
+    assert principal is READER
+
+
+def test_guard_answers_503_when_the_verifier_cannot_decide() -> None:
+    denial, _ = decide(VerifierUnavailable("down"), "Bearer abc", "tools/list")
+    assert isinstance(denial, Denial) and denial.status == 503 and denial.www_authenticate is None
