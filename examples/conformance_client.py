@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 import httpx
 from mcpgen import VERSIONS
 from mcpgen._runtime.client import AuthorizationError, BaseClient, ServerError, connect
-from mcpgen._runtime.client.auth import LoopbackRedirect, OAuth, Registration
+from mcpgen._runtime.client.auth import IdentityAssertion, LoopbackRedirect, OAuth, Registration
 from mcpgen._runtime.codec import dump
 
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"  # the suite's CIMD client id
@@ -108,6 +108,11 @@ def authorization(scenario: str, context: dict[str, Any]) -> OAuth:
     if scenario.startswith("auth/client-credentials-"):
         key = context.get("private_key_pem")
         return OAuth.client_credentials(context["client_id"], context.get("client_secret"), private_key=key)
+    if "valid_jwt" in context:  # a workload identity token
+        return OAuth.jwt_bearer(context["valid_jwt"], context["client_id"])
+    if "idp_id_token" in context:  # an enterprise IdP's ID token, exchanged per authorization
+        exchange = IdentityAssertion(context["idp_token_endpoint"], context["idp_id_token"], context["idp_client_id"])
+        return OAuth.jwt_bearer(exchange, context["client_id"], context["client_secret"])
     registration = None
     if "client_id" in context and "client_secret" in context:
         registration = Registration(context["client_id"], context["client_secret"])

@@ -15,13 +15,23 @@ request. See ``oauth``, ``grants``, ``metadata`` and ``store`` for the pieces.
 """
 
 from .challenge import Challenge, parse_www_authenticate
-from .grants import AuthorizationCode, ClientCredentials, Grant, Registration, Target
+from .grants import (
+    Assertion,
+    AuthorizationCode,
+    ClientCredentials,
+    Grant,
+    IdentityAssertion,
+    JwtBearer,
+    Registration,
+    Target,
+)
 from .metadata import ResourceMetadata, ServerMetadata, canonical_resource, discover_resource, discover_server
 from .oauth import OAuth, union_scopes
 from .redirect import AuthorizationResponse, LoopbackRedirect, Redirect, open_in_browser
 from .store import ClientInfo, FileTokenStore, MemoryTokenStore, Tokens, TokenStore
 
 __all__ = [
+    "Assertion",
     "AuthorizationCode",
     "AuthorizationResponse",
     "Challenge",
@@ -29,6 +39,8 @@ __all__ = [
     "ClientInfo",
     "FileTokenStore",
     "Grant",
+    "IdentityAssertion",
+    "JwtBearer",
     "LoopbackRedirect",
     "MemoryTokenStore",
     "OAuth",

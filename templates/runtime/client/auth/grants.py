@@ -10,6 +10,10 @@ identity at that server, and the token endpoint.
 - ``ClientCredentials``: a machine client on its own behalf (the MCP client-credentials
   extension), authenticated with a secret or a private-key JWT (RFC 7523, audience: the
   issuer).
+- ``JwtBearer``: an assertion from another identity provider traded for a token (RFC 7523
+  §2.1): a workload identity token as is, or (``IdentityAssertion``) an enterprise IdP's ID
+  token first exchanged at that IdP for an identity assertion grant (RFC 8693; the MCP
+  enterprise-managed authorization extension). A refused assertion is reported, never retried.
 
 The request building and client authentication are authlib's (framework-agnostic parts);
 the HTTP goes through httpx.
@@ -20,7 +24,7 @@ from __future__ import annotations
 import abc
 import hmac
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -40,6 +44,10 @@ from .store import ClientInfo, Tokens, TokenStore
 
 SECRET_METHODS = ("client_secret_basic", "client_secret_post")
 """Token endpoint authentication with a shared secret, in order of preference."""
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
+ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
 
 
 @dataclass(frozen=True)
@@ -281,6 +289,83 @@ class ClientCredentials(Grant):
             resource=target.resource,
         )
         return tokens_from(answer, target.metadata.issuer, target.resource, target.scope)
+
+
+Assertion = Callable[[httpx.AsyncClient, Target], Awaitable[str]]
+"""Produces a JWT-bearer assertion for one authorization (it may call other servers)."""
+
+
+class JwtBearer(Grant):
+    """The JWT bearer grant: ``assertion`` (a JWT, or an ``Assertion`` making one) for a token."""
+
+    def __init__(self, assertion: str | Assertion, registration: Registration) -> None:
+        super().__init__()
+        self.assertion = assertion
+        self.registration = registration
+
+    def __repr__(self) -> str:
+        return f"JwtBearer({self.registration!r})"
+
+    async def obtain(self, http: httpx.AsyncClient, target: Target, store: TokenStore) -> Tokens:
+        client = self.pre_registered(target.metadata)
+        assert client is not None
+        assertion = self.assertion if isinstance(self.assertion, str) else await self.assertion(http, target)
+        answer = await token_request(
+            http,
+            target.metadata,
+            client,
+            self.signing_key(),
+            JWT_BEARER,
+            assertion=assertion,
+            scope=target.scope,
+            resource=target.resource,
+        )
+        return tokens_from(answer, target.metadata.issuer, target.resource, target.scope)
+
+
+@dataclass(frozen=True)
+class IdentityAssertion:
+    """An ``Assertion`` from an enterprise identity provider: its ID token exchanged at its
+    token endpoint (RFC 8693) for an identity assertion grant (ID-JAG) addressed to the MCP
+    server's authorization server and naming the resource.
+    """
+
+    token_endpoint: str
+    id_token: str = field(repr=False)
+    client_id: str
+    client_secret: str | None = field(default=None, repr=False)
+
+    async def __call__(self, http: httpx.AsyncClient, target: Target) -> str:
+        body = prepare_token_request(
+            TOKEN_EXCHANGE,
+            "",
+            requested_token_type=ID_JAG,
+            audience=target.metadata.issuer,
+            resource=target.resource,
+            scope=target.scope,
+            subject_token=self.id_token,
+            subject_token_type=ID_TOKEN,
+        )
+        headers = {"accept": "application/json", "content-type": "application/x-www-form-urlencoded"}
+        method = "client_secret_basic" if self.client_secret else "none"
+        url, headers, body = ClientAuth(self.client_id, self.client_secret, method).prepare(
+            "POST", self.token_endpoint, headers, body
+        )
+        try:
+            response = await http.post(url, content=body, headers=headers)
+        except httpx.HTTPError as exc:
+            raise AuthorizationError(f"the token exchange at {url} failed: {exc!r}") from exc
+        answer = _json_object(response)
+        grant = answer.get("access_token")
+        if response.status_code != 200 or not isinstance(grant, str):
+            raise AuthorizationError(
+                f"the identity provider {url} refused the token exchange: {_oauth_error(response, answer)}"
+            )
+        if answer.get("issued_token_type") != ID_JAG:
+            raise AuthorizationError(
+                f"the identity provider {url} issued a {answer.get('issued_token_type')!r}, not an ID-JAG"
+            )
+        return grant
 
 
 def redirect_allowed(redirect_uri: str, registered: tuple[str, ...]) -> bool:

@@ -27,7 +27,7 @@ import httpx
 
 from ..errors import AuthorizationError
 from .challenge import Challenge
-from .grants import AuthorizationCode, ClientCredentials, Grant, Registration, Target
+from .grants import Assertion, AuthorizationCode, ClientCredentials, Grant, JwtBearer, Registration, Target
 from .metadata import ServerMetadata, canonical_resource, discover_resource, discover_server
 from .redirect import Redirect
 from .store import MemoryTokenStore, Tokens, TokenStore
@@ -54,7 +54,8 @@ class OAuth(httpx.Auth):
     (a ``LoopbackRedirect``: the browser, and a listener on 127.0.0.1). The client identifies
     itself with ``registration`` (pre-registered), else ``client_metadata_url`` (a Client ID
     Metadata Document, when the server supports them), else dynamic registration as
-    ``client_name``. ``OAuth.client_credentials(...)`` is for machine clients.
+    ``client_name``. ``OAuth.client_credentials(...)`` is for machine clients,
+    ``OAuth.jwt_bearer(...)`` for clients holding an assertion from another identity provider.
 
     ``store`` keeps registrations and tokens (default: in memory). ``allow_http`` lets OAuth
     talk to non-loopback servers over plain HTTP (never do this in production).
@@ -116,6 +117,31 @@ class OAuth(httpx.Auth):
             private_key=private_key,
         )
         return cls(grant=ClientCredentials(registration), **options)
+
+    @classmethod
+    def jwt_bearer(
+        cls,
+        assertion: str | Assertion,
+        client_id: str,
+        client_secret: str | None = None,
+        *,
+        private_key: str | Mapping[str, Any] | None = None,
+        issuer: str | None = None,
+        token_endpoint_auth_method: str | None = None,
+        **options: Any,
+    ) -> OAuth:
+        """A client holding an assertion from another identity provider (RFC 7523): a workload
+        identity JWT, or an ``IdentityAssertion`` (an enterprise IdP's ID token exchanged for an
+        ID-JAG per authorization).
+        """
+        registration = Registration(
+            client_id,
+            client_secret,
+            issuer=issuer,
+            token_endpoint_auth_method=token_endpoint_auth_method,
+            private_key=private_key,
+        )
+        return cls(grant=JwtBearer(assertion, registration), **options)
 
     def __repr__(self) -> str:
         return f"OAuth({type(self.grant).__name__}, store={self.store!r})"

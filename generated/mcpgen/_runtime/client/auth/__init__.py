@@ -16,7 +16,16 @@ request. See ``oauth``, ``grants``, ``metadata`` and ``store`` for the pieces.
 """
 
 from .challenge import Challenge, parse_www_authenticate
-from .grants import AuthorizationCode, ClientCredentials, Grant, Registration, Target
+from .grants import (
+    Assertion,
+    AuthorizationCode,
+    ClientCredentials,
+    Grant,
+    IdentityAssertion,
+    JwtBearer,
+    Registration,
+    Target,
+)
 from .metadata import (
     ResourceMetadata,
     ServerMetadata,
@@ -29,6 +38,7 @@ from .redirect import AuthorizationResponse, LoopbackRedirect, Redirect, open_in
 from .store import ClientInfo, FileTokenStore, MemoryTokenStore, Tokens, TokenStore
 
 __all__ = [
+    "Assertion",
     "AuthorizationCode",
     "AuthorizationResponse",
     "Challenge",
@@ -36,6 +46,8 @@ __all__ = [
     "ClientInfo",
     "FileTokenStore",
     "Grant",
+    "IdentityAssertion",
+    "JwtBearer",
     "LoopbackRedirect",
     "MemoryTokenStore",
     "OAuth",
