@@ -175,6 +175,23 @@ def cmd_regen(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_client(args: argparse.Namespace) -> int:
+    from mcp_schema_codegen.commands.client_stubs import client_command
+
+    return client_command(
+        name=args.name,
+        from_server=args.from_server,
+        from_snapshot=Path(args.from_snapshot) if args.from_snapshot else None,
+        out=Path(args.out),
+        runtime=args.runtime,
+        capabilities=args.capability,
+        timeout=args.timeout,
+        check=args.check,
+        baseline=Path(args.baseline) if args.baseline else None,
+        fail_on=args.fail_on,
+    )
+
+
 def cmd_schema_sync(args: argparse.Namespace) -> int:
     schema_dir = _schema_dir(args)
     if not (schema_dir / "lock.json").exists() or (schema_dir == bundled_schema_dir() and not args.schema_dir):
@@ -267,6 +284,38 @@ def build_parser() -> argparse.ArgumentParser:
     reg.add_argument("--project", default=".", help="the project directory (default: .)")
     reg.add_argument("--force", action="store_true", help="overwrite hand-edited generator-owned files")
     reg.set_defaults(func=cmd_regen)
+
+    cli = sub.add_parser(
+        "client",
+        help="generate a typed client package for one server's tools, or check it for drift",
+        description="Snapshot a server (tools/list, prompts/list, resources/templates/list) and generate OUT/NAME/, "
+        "a typed client with one method per tool; with --check, exit 1 when the server (or another snapshot) "
+        "differs from NAME's snapshot, printing each change as breaking or compatible.",
+    )
+    cli.add_argument("name", nargs="?", help="the client package name (my-server becomes my_server)")
+    source = cli.add_mutually_exclusive_group()
+    source.add_argument(
+        "--from-server", metavar="TARGET", help="an http(s):// URL or a server command (quoted), either era"
+    )
+    source.add_argument("--from-snapshot", metavar="FILE", help="a saved snapshot (no server needed)")
+    cli.add_argument("--out", default=".", help="where the package goes (default: .)")
+    cli.add_argument("--runtime", default="mcpgen", help="the runtime package the client imports (default: mcpgen)")
+    cli.add_argument(
+        "--capability",
+        action="append",
+        choices=["elicitation", "roots", "sampling"],
+        help="declare this client capability while snapshotting (repeatable; some servers list more tools)",
+    )
+    cli.add_argument("--timeout", type=float, default=60.0, help="seconds per request to the server (default: 60)")
+    cli.add_argument("--check", action="store_true", help="compare instead of generating; exit 1 on a difference")
+    cli.add_argument("--baseline", metavar="FILE", help="with --check: the snapshot to compare against")
+    cli.add_argument(
+        "--fail-on",
+        choices=["any", "breaking"],
+        default="any",
+        help="with --check: exit 1 on any change (default) or only on breaking ones",
+    )
+    cli.set_defaults(func=cmd_client)
 
     schema = sub.add_parser("schema", help="manage the schema lock")
     schema_sub = schema.add_subparsers(dest="schema_command", required=True, parser_class=_Parser)

@@ -13,6 +13,7 @@ from .legacy import LegacyClient, LegacyClientSession
 from .modern import ModernClient, ModernClientSession
 from .session import ClientOptions, ClientSession, Handler, ProgressCallback
 from .stdio import StdioTransport
+from .tool_client import ToolClient, ToolError, ToolOutputError
 from .transport import Transport
 
 __all__ = [
@@ -33,6 +34,9 @@ __all__ = [
     "ServerError",
     "StdioTransport",
     "Subscription",
+    "ToolClient",
+    "ToolError",
+    "ToolOutputError",
     "Transport",
     "TransportError",
     "connect",

@@ -20,6 +20,7 @@ from .legacy import LegacyClient, LegacyClientSession
 from .modern import ModernClient, ModernClientSession
 from .session import ClientOptions, ClientSession, Handler, ProgressCallback
 from .stdio import StdioTransport
+from .tool_client import ToolClient, ToolError, ToolOutputError
 from .transport import Transport
 
 __all__ = [
@@ -40,6 +41,9 @@ __all__ = [
     "ServerError",
     "StdioTransport",
     "Subscription",
+    "ToolClient",
+    "ToolError",
+    "ToolOutputError",
     "Transport",
     "TransportError",
     "connect",

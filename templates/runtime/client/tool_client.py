@@ -1,0 +1,209 @@
+"""Typed calls to one server's tools, prompts and resource templates.
+
+The base of the client packages ``mcp-codegen client NAME`` generates from a snapshot of a
+server: a generated ``Client`` adds one method per tool (keyword arguments from the tool's
+``inputSchema``, a model parsed from ``structuredContent`` when it has an ``outputSchema``)
+and binds ``codec``, the client codec of the revision its snapshot was taken with. It wraps
+whatever ``connect`` returned, so either era, stdio or HTTP, MRTR and elicitation handlers,
+progress and timeouts all work as with the plain client. A result of another revision
+than the snapshot's (the server moved on, or ``connect`` was limited to other versions) is
+re-read through ``codec``, so the annotations hold on any session.
+
+``isError: true`` raises ``ToolError`` carrying the result's content; a structured result
+that does not match the tool's output model raises ``ToolOutputError``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, ClassVar, Self, TypeVar
+from urllib.parse import quote
+
+from pydantic import MISSING, BaseModel, ValidationError
+
+from ..codec import Codec, dump
+from .base import BaseClient
+from .session import ProgressCallback
+
+Arguments = dict[str, object]
+"""A tool's arguments by wire name; model values are sent by alias, unset fields omitted."""
+
+Output = TypeVar("Output", bound=BaseModel)
+
+
+class ToolError(Exception):
+    """A tool answered ``isError: true``: ``tool`` (wire name), ``content``, ``result``."""
+
+    def __init__(self, tool: str, result: Any) -> None:
+        self.tool = tool
+        self.result = result
+        self.content: list[Any] = list(getattr(result, "content", None) or [])
+        structured = getattr(result, "structured_content", MISSING)
+        self.structured_content: Any = None if structured is MISSING else structured
+        text = " ".join(str(getattr(block, "text", "")) for block in self.content if getattr(block, "text", None))
+        super().__init__(f"tool {tool!r} failed: {text}" if text else f"tool {tool!r} failed")
+
+
+class ToolOutputError(Exception):
+    """A tool's ``structuredContent`` is missing or does not match its output schema."""
+
+    def __init__(self, tool: str, result: Any, problem: str) -> None:
+        super().__init__(f"tool {tool!r}: {problem}")
+        self.tool = tool
+        self.result = result
+
+
+class ToolClient:
+    """A connected client, typed for one server. Use it as an async context manager to close it."""
+
+    codec: ClassVar[Codec]
+    """The client codec of the revision the generated methods are typed with."""
+
+    def __init__(self, client: BaseClient) -> None:
+        self.client = client
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} over {self.client!r}>"
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    # -- used by the generated methods -------------------------------------------------------
+
+    async def _call_tool(
+        self,
+        name: str,
+        arguments: Arguments,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> Any:
+        """``tools/call`` -> the snapshot revision's ``CallToolResult``; ``isError`` raises ``ToolError``."""
+        params = {"name": name, "arguments": plain(arguments)}
+        result = self._as_revision(
+            "tools/call", await self.client.request("tools/call", params, timeout=timeout, on_progress=on_progress)
+        )
+        if getattr(result, "is_error", False) is True:
+            raise ToolError(name, result)
+        return result
+
+    async def _call_tool_for(
+        self,
+        name: str,
+        arguments: Arguments,
+        output: type[Output],
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> Output:
+        """``tools/call`` -> ``structuredContent`` validated as ``output`` (by wire names)."""
+        result = await self._call_tool(name, arguments, timeout=timeout, on_progress=on_progress)
+        structured = getattr(result, "structured_content", MISSING)
+        if structured is MISSING:
+            raise ToolOutputError(
+                name, result, "the result has no structuredContent, though the tool declares an output schema"
+            )
+        try:
+            return output.model_validate(structured, by_alias=True, by_name=False)
+        except ValidationError as exc:
+            raise ToolOutputError(name, result, f"structuredContent does not match the output schema: {exc}") from None
+
+    async def _get_prompt(self, name: str, arguments: Mapping[str, object], *, timeout: float | None = None) -> Any:
+        params: dict[str, Any] = {"name": name}
+        if arguments:
+            params["arguments"] = dict(arguments)
+        return self._as_revision("prompts/get", await self.client.request("prompts/get", params, timeout=timeout))
+
+    async def _read_resource(self, uri: str, *, timeout: float | None = None) -> Any:
+        result = await self.client.request("resources/read", {"uri": uri}, timeout=timeout)
+        return self._as_revision("resources/read", result)
+
+    def _as_revision(self, method: str, result: Any) -> Any:
+        """``result`` as the type ``codec``'s revision gives ``method``'s result."""
+        spec = self.codec.revision.methods.request(method)
+        if spec is None or (isinstance(spec.result, type) and isinstance(result, spec.result)):
+            return result
+        return self.codec.decode_result(spec, dump(result))
+
+
+class ToolClientPart:
+    """A group of typed helpers (prompts, resource templates) sharing one ``ToolClient``."""
+
+    def __init__(self, owner: ToolClient) -> None:
+        self._owner = owner
+
+
+def plain(value: Any) -> Any:
+    """Arguments as JSON-ready data: models by alias with unset fields left out."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+# -- RFC 6570 URI templates (string values; levels 1-4 operators, prefixes) ---------------------
+
+_EXPRESSION = re.compile(r"\{([^{}]*)\}")
+_RESERVED = ":/?#[]@!$&'()*+,;=%"
+# operator -> (first, separator, named, if-empty, allow reserved characters)
+_OPERATORS: dict[str, tuple[str, str, bool, str, bool]] = {
+    "": ("", ",", False, "", False),
+    "+": ("", ",", False, "", True),
+    "#": ("#", ",", False, "", True),
+    ".": (".", ".", False, "", False),
+    "/": ("/", "/", False, "", False),
+    ";": (";", ";", True, "", False),
+    "?": ("?", "&", True, "=", False),
+    "&": ("&", "&", True, "=", False),
+}
+
+
+def expand_uri_template(template: str, values: Mapping[str, str | None]) -> str:
+    """Expand ``template`` with string ``values`` (None: undefined, the variable is left out)."""
+
+    def expression(match: re.Match[str]) -> str:
+        body = match.group(1)
+        operator = body[:1] if body[:1] in _OPERATORS and body[:1] else ""
+        first, separator, named, if_empty, reserved = _OPERATORS[operator]
+        parts = []
+        for spec in body[len(operator) :].split(","):
+            name, _, prefix = spec.rstrip("*").partition(":")
+            value = values.get(name)
+            if value is None:
+                continue
+            text = value[: int(prefix)] if prefix.isdigit() else value
+            encoded = quote(text, safe=_RESERVED if reserved else "")
+            if named:
+                parts.append(f"{name}={encoded}" if encoded else f"{name}{if_empty}")
+            else:
+                parts.append(encoded)
+        return first + separator.join(parts) if parts else ""
+
+    return _EXPRESSION.sub(expression, template)
+
+
+def uri_template_variables(template: str) -> list[tuple[str, bool]]:
+    """Each variable of ``template`` once, in order, with whether it sits in a query expression
+    (``{?x}``, ``{&x}``: optional; any other: required)."""
+    seen: dict[str, bool] = {}
+    for match in _EXPRESSION.finditer(template):
+        body = match.group(1)
+        operator = body[:1] if body[:1] in _OPERATORS and body[:1] else ""
+        for spec in body[len(operator) :].split(","):
+            name = spec.rstrip("*").partition(":")[0]
+            if name and name not in seen:
+                seen[name] = operator in ("?", "&")
+    return list(seen.items())
