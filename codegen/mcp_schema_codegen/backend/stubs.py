@@ -30,9 +30,12 @@ TEMPLATES = "stubs"
 CLIENT_RESERVED = frozenset({"aclose", "client", "codec", "prompts", "resources"})
 # Keyword arguments every generated method has.
 METHOD_RESERVED = frozenset({"self", "timeout", "on_progress"})
-# Names the models module defines or imports.
+# Names the models module defines or imports, and those of the client module, which imports
+# the model classes by name.
 MODELS_RESERVED = frozenset(
-    {"Annotated", "Any", "BaseModel", "ConfigDict", "Field", "Literal", "RootModel", "annotations"}
+    {"Annotated", "Any", "ConfigDict", "Field", "Literal", "RootModel", "ToolModel", "annotations"}
+    | {"Client", "Prompts", "ResourceTemplates", "ToolClient", "ToolClientPart", "ProgressCallback", "Sequence"}
+    | {"connect", "models"}
 )
 
 
@@ -88,7 +91,7 @@ class ClassView:
     name: Ident
     doc: Code | None
     root: Code | None  # RootModel[...] type
-    extra: Code
+    forbid_extra: bool  # additionalProperties: false
     fields: tuple[FieldView, ...]
 
 
@@ -103,6 +106,10 @@ class PackageViews:
     prompts: list[PromptView] = field(default_factory=list)
     templates: list[TemplateView] = field(default_factory=list)
     classes: list[ClassView] = field(default_factory=list)
+
+    @property
+    def class_names(self) -> list[Ident]:
+        return sorted(c.name for c in self.classes)
 
 
 def revision_package(version: str) -> Ident:
@@ -281,7 +288,7 @@ def _class_view(model: ModelClass) -> ClassView:
         name=model.name,
         doc=_doc(model.description) if model.description else None,
         root=model.root.code if model.root is not None else None,
-        extra=literal(model.extra),
+        forbid_extra=model.extra == "forbid",
         fields=tuple(fields),
     )
 

@@ -54,15 +54,26 @@ def pascal(name: str, fallback: str) -> str:
 
 
 class Namer:
-    """Hands out distinct identifiers within one scope, never a reserved one."""
+    """Hands out distinct identifiers within one scope, never a reserved one.
+
+    A reserved name gets a trailing underscore (``json`` -> ``json_``), as Python code
+    spells a name that would shadow; a name already handed out gets a number
+    (``get_weather`` -> ``get_weather_2``).
+    """
 
     def __init__(self, reserved: Iterable[str] = ()) -> None:
-        self.taken: set[str] = set(reserved)
+        self.reserved: set[str] = set(reserved)
+        self.taken: set[str] = set()
+
+    def _free(self, name: str) -> bool:
+        return name not in self.reserved and name not in self.taken and not keyword.iskeyword(name)
 
     def take(self, base: str) -> Ident:
+        if (base in self.reserved or keyword.iskeyword(base)) and not base.endswith("_"):
+            base += "_"
         candidate, n = base, 1
-        while candidate in self.taken or keyword.iskeyword(candidate):
+        while not self._free(candidate):
             n += 1
-            candidate = f"{base}_{n}" if base[-1:] != "_" else f"{base}{n}"
+            candidate = f"{base}{n}" if base.endswith("_") else f"{base}_{n}"
         self.taken.add(candidate)
         return Ident(candidate)

@@ -55,12 +55,17 @@ def literal(value: Any) -> Code:
 
 
 def docstring(text: str) -> Code:
-    """A triple-quoted literal for ``text``: real newlines, everything else escaped."""
+    """A triple-quoted literal for ``text``: real newlines, everything else escaped.
+
+    Documentation only: a lone surrogate (which a class docstring cannot hold, CPython
+    encodes it as UTF-8) becomes U+FFFD.
+    """
+    text = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
     body = []
-    for char in text:
+    for i, char in enumerate(text):
         if char == "\\":
             body.append("\\\\")
-        elif char == '"':
+        elif char == '"' and text[i + 1 : i + 2] in ('"', ""):  # could close the literal: escape
             body.append('\\"')
         elif char == "\n" or (char.isprintable() and char != "\r"):
             body.append(char)

@@ -119,7 +119,8 @@ def union(members: Sequence[PyType]) -> PyType:
         return ANY
     # None last, as people write it
     codes.sort(key=lambda c: c == "None")
-    return PyType(Code(" | ".join(codes)), frozenset(kinds), tuple(literal_values) if only_literals else None)
+    why = next((m.why_any for m in members if m.why_any), None)
+    return PyType(Code(" | ".join(codes)), frozenset(kinds), tuple(literal_values) if only_literals else None, why)
 
 
 def _split_union(code: str) -> list[str]:
@@ -333,14 +334,17 @@ class TypeBuilder:
             items = schema.get("items", True)
             item = self.type_of(items, root, hint + "Item", constrained=constrained)
             return _constrained(
-                PyType(Code(f"list[{item.code}]"), frozenset({"list"})), schema, ("minItems", "maxItems"), constrained
+                PyType(Code(f"list[{item.code}]"), frozenset({"list"}), why_any=item.why_any),
+                schema,
+                ("minItems", "maxItems"),
+                constrained,
             )
         if kind == "object":
             if isinstance(schema.get("properties"), dict) and schema["properties"]:
                 return self._object(schema, root, hint)
             extra = schema.get("additionalProperties", True)
             value = self.type_of(extra, root, hint + "Value", constrained=constrained) if extra is not False else ANY
-            return PyType(Code(f"dict[str, {value.code}]"), frozenset({"dict"}))
+            return PyType(Code(f"dict[str, {value.code}]"), frozenset({"dict"}), why_any=value.why_any)
         return any_because(NOT_A_SCHEMA)
 
     def _object(self, schema: dict[str, JSON], root: Root, hint: str) -> PyType:
@@ -371,7 +375,7 @@ class TypeBuilder:
     def _all_of(self, schema: dict[str, JSON], root: Root, hint: str, constrained: bool) -> PyType:
         members = [self._deref(m, root) for m in schema["allOf"]]
         if len(members) == 1 and not any(k in schema for k in ("properties", "type")):
-            return self.type_of(_inherit(schema, members[0]), root, hint, constrained=constrained)
+            return self.type_of(_inherit(schema, schema["allOf"][0]), root, hint, constrained=constrained)
         merged: dict[str, JSON] = {"type": "object", "properties": {}, "required": []}
         for part in [{k: v for k, v in schema.items() if k != "allOf"}, *members]:
             if not isinstance(part, dict) or (part and not _is_object(part)) or _untypable(part) or "$ref" in part:
@@ -466,7 +470,7 @@ def _constrained(py: PyType, schema: dict[str, JSON], keys: Sequence[str], on: b
         args.append(f"{_CONSTRAINTS[key]}={literal(value)}")
     if not args:
         return py
-    return PyType(Code(f"Annotated[{py.code}, Field({', '.join(args)})]"), py.kinds, py.literals)
+    return PyType(Code(f"Annotated[{py.code}, Field({', '.join(args)})]"), py.kinds, py.literals, py.why_any)
 
 
 def _literals(values: Sequence[JSON]) -> PyType:

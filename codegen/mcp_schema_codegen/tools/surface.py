@@ -114,6 +114,8 @@ def _task_support(tool: Mapping[str, JSON]) -> str:
 
 
 def _without(value: JSON, key: str) -> JSON:
+    if value is None:
+        return {}
     return {k: v for k, v in value.items() if k != key} if isinstance(value, dict) else value
 
 
@@ -309,13 +311,17 @@ class _Comparison:
                     f"type {'widened' if relation == 'widened' else 'narrowed'}: {_type(alt)} -> {partner}",
                 )
                 pairs.append((alt, match))
-        if any(_type(n) is None for n in new) and unmatched_old:
-            self.add("widened", path, f"type widened: {_types(unmatched_old)} -> any")
-        elif unmatched_old:
+        old_any = [a for a in unmatched_old if _type(a) is None]
+        new_any = [a for a in unmatched_new if _type(a) is None]
+        if old_any:  # "anything" became specific types
+            self.add("narrowed", path, f"type narrowed: any -> {_types(new)}")
+            unmatched_old, unmatched_new = [], []
+        elif new_any:
+            self.add("widened", path, f"type widened: {_types(old)} -> any")
+            unmatched_old, unmatched_new = [], []
+        if unmatched_old:
             self.add("narrowed", path, f"type narrowed: {_types(unmatched_old)} no longer accepted")
-        if any(_type(o) is None for o in old) and unmatched_new:
-            self.add("narrowed", path, f"type narrowed: any -> {_types(unmatched_new)}")
-        elif unmatched_new:
+        if unmatched_new:
             self.add("widened", path, f"type widened: {_types(unmatched_new)} now accepted")
         for was, now in pairs:
             self.one_type(was, now, path)

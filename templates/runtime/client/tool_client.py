@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Self, TypeVar
 from urllib.parse import quote
 
-from pydantic import MISSING, BaseModel, ValidationError
+from pydantic import MISSING, BaseModel, ConfigDict, ValidationError
 
 from ..codec import Codec, dump
 from .base import BaseClient
@@ -31,6 +31,20 @@ Arguments = dict[str, object]
 """A tool's arguments by wire name; model values are sent by alias, unset fields omitted."""
 
 Output = TypeVar("Output", bound=BaseModel)
+
+
+class ToolModel(BaseModel):
+    """The base of generated output and argument models: strict (no coercion), unknown keys
+    kept, constructed with Python names, validated and dumped with wire names."""
+
+    model_config = ConfigDict(
+        strict=True,
+        extra="allow",
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        protected_namespaces=(),
+    )
 
 
 class ToolError(Exception):

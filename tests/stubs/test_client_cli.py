@@ -1,0 +1,114 @@
+"""``mcp-codegen client`` as a user meets it: exit status 0/1/2, one-line errors, the drift
+gate between two snapshot files, and generated files edited by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.stubs.conftest import SDK_SNAPSHOT, cli
+
+
+def snapshot_with(tmp_path: Path, name: str, change: str) -> Path:
+    """The SDK snapshot with one change applied (a server that moved on)."""
+    data = json.loads(SDK_SNAPSHOT.read_text(encoding="utf-8"))
+    tools = {t["name"]: t for t in data["tools"]}
+    if change == "new required argument":
+        schema = tools["add"]["inputSchema"]
+        schema["properties"]["c"] = {"type": "integer"}
+        schema["required"].append("c")
+    elif change == "description":
+        tools["add"]["description"] = "Adds."
+    elif change == "server version":
+        data["serverInfo"]["version"] = "9.9.9"
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "fail_on", "status", "lines"),
+    [
+        ("none", "any", 0, []),
+        ("new required argument", "any", 1, ["breaking: tool 'add': new required argument 'c'"]),
+        ("new required argument", "breaking", 1, ["breaking: tool 'add': new required argument 'c'"]),
+        ("description", "any", 1, ["compatible: tool 'add': description changed"]),
+        ("description", "breaking", 0, ["compatible: tool 'add': description changed"]),
+        ("server version", "any", 1, ['compatible: server: version "0.3.0" -> "9.9.9"']),
+    ],
+)
+def test_check_two_snapshot_files(tmp_path: Path, change: str, fail_on: str, status: int, lines: list[str]) -> None:
+    new = snapshot_with(tmp_path, "new.json", change)
+    done = cli("client", "--check", "--baseline", str(SDK_SNAPSHOT), "--from-snapshot", str(new), "--fail-on", fail_on)
+    assert done[0] == status, done
+    assert done[1].splitlines() == lines
+    if status == 1:
+        assert done[2].count("\n") == 1 and "change(s) against" in done[2]
+
+
+def test_check_a_package_against_a_changed_snapshot_and_hand_edits(tmp_path: Path) -> None:
+    assert cli("client", "sdk", "--from-snapshot", str(SDK_SNAPSHOT), "--out", str(tmp_path))[0] == 0
+    package = tmp_path / "sdk"
+    assert cli("client", "sdk", "--check", "--out", str(tmp_path)) == (0, "", "")
+    new = snapshot_with(tmp_path, "new.json", "new required argument")
+    status, stdout, _ = cli("client", "sdk", "--check", "--from-snapshot", str(new), "--out", str(tmp_path))
+    assert (status, stdout) == (1, "breaking: tool 'add': new required argument 'c'\n")
+    client = package / "client.py"
+    client.write_text(client.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    status, stdout, stderr = cli("client", "sdk", "--check", "--out", str(tmp_path))
+    assert status == 1 and stdout == f"stale: client.py does not match {package / 'snapshot.json'}\n"
+    assert "1 stale file(s)" in stderr
+    # regenerating from its own snapshot repairs it
+    assert cli("client", "sdk", "--from-snapshot", str(package / "snapshot.json"), "--out", str(tmp_path))[0] == 0
+    assert cli("client", "sdk", "--check", "--out", str(tmp_path))[0] == 0
+
+
+def test_snapshot_text_is_canonical(tmp_path: Path) -> None:
+    """Key order and list order do not matter: the same surface gives the same bytes."""
+    data = json.loads(SDK_SNAPSHOT.read_text(encoding="utf-8"))
+    data["tools"].reverse()
+    shuffled = tmp_path / "shuffled.json"
+    shuffled.write_text(json.dumps(data, sort_keys=False, indent=None), encoding="utf-8")
+    assert cli("client", "sdk", "--from-snapshot", str(shuffled), "--out", str(tmp_path))[0] == 0
+    assert (tmp_path / "sdk" / "snapshot.json").read_bytes() == SDK_SNAPSHOT.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["client", "--from-snapshot", "x.json"], "say the client's NAME"),
+        (["client", "sdk"], "--from-server TARGET or --from-snapshot FILE"),
+        (["client", "sdk", "--from-snapshot", "missing.json"], "snapshot missing.json not found"),
+        (["client", "sdk", "--from-snapshot", "bad.json"], "bad.json is not valid JSON"),
+        (["client", "sdk", "--from-snapshot", "other.json"], "other.json is not an mcp-codegen snapshot"),
+        (["client", "sdk", "--from-snapshot", "dup.json"], "tool 'add' is listed twice"),
+        (["client", "s-1!", "--from-snapshot", "SDK"], "does not make a Python package name"),
+        (["client", "sdk", "--from-snapshot", "SDK", "--runtime", "no such"], "is not a Python package name"),
+        (["client", "sdk", "--from-snapshot", "SDK", "--baseline", "SDK"], "--baseline goes with --check"),
+        (["client", "sdk", "--from-snapshot", "SDK", "--capability", "roots"], "--capability goes with --from-server"),
+        (["client", "--check"], "--check needs NAME"),
+        (["client", "sdk", "--check"], "snapshot sdk/snapshot.json not found"),
+        (["client", "taken", "--from-snapshot", "SDK"], "is not a client package generated by mcp-codegen"),
+        (["client", "sdk", "--from-server", "/nonexistent/server --flag"], "cannot snapshot the server"),
+        (["client", "sdk", "--from-server", "x", "--from-snapshot", "y"], "not allowed with argument"),
+        (["client", "sdk", "--from-server", "x", "--capability", "telepathy"], "invalid choice: 'telepathy'"),
+    ],
+)
+def test_user_errors_are_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.json").write_text("{", encoding="utf-8")
+    (tmp_path / "other.json").write_text("{}", encoding="utf-8")
+    data = json.loads(SDK_SNAPSHOT.read_text(encoding="utf-8"))
+    data["tools"].append(data["tools"][0])
+    (tmp_path / "dup.json").write_text(json.dumps(data), encoding="utf-8")
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "mine.py").write_text("x = 1\n", encoding="utf-8")
+    status, stdout, stderr = cli(*[str(SDK_SNAPSHOT) if a == "SDK" else a for a in args])
+    assert status == 2, (stdout, stderr)
+    assert stderr.count("\n") == 1 and stderr.startswith("mcp-codegen: error: "), stderr
+    assert message in stderr
+    assert (tmp_path / "taken" / "mine.py").read_text(encoding="utf-8") == "x = 1\n"

@@ -1,0 +1,215 @@
+"""JSON Schema -> Python annotations and models, table-tested; names and literals."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import Any
+
+import jinja2
+import pytest
+from mcp_schema_codegen.backend.stubs import CLIENT_RESERVED
+from mcp_schema_codegen.tools.names import Namer, pascal, snake
+from mcp_schema_codegen.tools.pysource import Code, Ident, docstring, finalize, literal
+from mcp_schema_codegen.tools.schema_types import TypeBuilder
+from mcpgen._runtime.client.tool_client import ToolClient, expand_uri_template, uri_template_variables
+
+OBJ = {"type": "object", "properties": {"x": {"type": "string"}}}
+TYPES: list[tuple[str, Any, str, str | None]] = [
+    # (id, property schema, parameter annotation, why it is Any)
+    ("string", {"type": "string"}, "str", None),
+    ("integer", {"type": "integer"}, "int", None),
+    ("number", {"type": "number"}, "float", None),
+    ("boolean", {"type": "boolean"}, "bool", None),
+    ("null", {"type": "null"}, "None", None),
+    ("no type", {}, "Any", None),
+    ("true", True, "Any", None),
+    ("false", False, "Any", "Any: the schema 'false' accepts nothing"),
+    ("type list", {"type": ["string", "null"]}, "str | None", None),
+    ("enum", {"enum": ["a", "b'c", 1, True, None]}, "Literal['a', \"b'c\", 1, True, None]", None),
+    ("enum of floats", {"enum": [1.5, 2]}, "float | int", None),
+    ("enum of objects", {"enum": [{"a": 1}]}, "Any", "Any: an enum of objects or arrays"),
+    ("const", {"const": "x"}, "Literal['x']", None),
+    ("anyOf", {"anyOf": [{"type": "string"}, {"type": "integer"}]}, "str | int", None),
+    ("oneOf with null", {"oneOf": [{"type": "null"}, {"type": "string"}]}, "str | None", None),
+    ("array", {"type": "array", "items": {"type": "integer"}}, "list[int]", None),
+    ("array of anything", {"type": "array"}, "list[Any]", None),
+    ("tuple", {"type": "array", "prefixItems": [{"type": "string"}]}, "Any", "Any: tuple-shaped array items"),
+    ("map", {"type": "object", "additionalProperties": {"type": "number"}}, "dict[str, float]", None),
+    ("open object", {"type": "object"}, "dict[str, Any]", None),
+    ("object", OBJ, "TArg", None),
+    ("$ref", {"$ref": "#/$defs/Place"}, "Place", None),
+    ("definitions", {"$ref": "#/definitions/Old"}, "Old", None),
+    ("recursive", {"$ref": "#/$defs/Tree"}, "Tree", None),
+    ("external $ref", {"$ref": "other.json#/x"}, "Any", "Any: a $ref outside this schema"),
+    ("dangling $ref", {"$ref": "#/$defs/Nope"}, "Any", "Any: a $ref that does not resolve"),
+    ("not", {"not": {"type": "string"}}, "Any", "Any: a 'not' schema cannot be typed"),
+    ("if/then", {"if": {"type": "string"}, "then": {}}, "Any", "Any: an 'if'/'then' schema cannot be typed"),
+    ("allOf of one", {"allOf": [{"$ref": "#/$defs/Place"}], "description": "d"}, "Place", None),
+    ("allOf of objects", {"allOf": [OBJ, {"properties": {"y": {"type": "integer"}}, "required": ["y"]}]}, "TArg", None),
+    (
+        "allOf mixed",
+        {"allOf": [{"type": "string"}, {"minLength": 1}]},
+        "Any",
+        "Any: an 'allOf' that is not all objects",
+    ),
+    ("array of the root", {"type": "array", "items": {"$ref": "#"}}, "list[T]", None),
+]
+DEFS = {
+    "Place": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    "Tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+}
+
+
+@pytest.mark.parametrize(("schema", "annotation", "why"), [r[1:] for r in TYPES], ids=[r[0] for r in TYPES])
+def test_parameter_types(schema: Any, annotation: str, why: str | None) -> None:
+    builder = TypeBuilder()
+    root = {"type": "object", "properties": {"arg": schema}, "$defs": DEFS, "definitions": {"Old": OBJ}}
+    params, problem = builder.parameters(root, "T", frozenset())
+    assert problem is None
+    (param,) = params
+    assert (param.type.code, param.type.why_any) == (annotation, why)
+    ast.parse(f"x: {param.annotation}")  # a valid annotation
+
+
+def test_models_carry_fields_aliases_defaults_constraints_and_reasons() -> None:
+    builder = TypeBuilder()
+    schema = {
+        "type": "object",
+        "description": "Out",
+        "properties": {
+            "firstName": {"type": "string", "description": "who"},
+            "age": {"type": "integer", "minimum": 0, "maximum": 150},
+            "json": {"type": "string"},
+            "kind": {"enum": ["a", "b"], "default": "a"},
+            "tree": {"$ref": "#/$defs/Tree"},
+            "count": {"type": "integer", "default": "three"},
+        },
+        "required": ["firstName"],
+        "additionalProperties": False,
+        "$defs": DEFS,
+    }
+    assert builder.output_model(schema, "GetOutput") == "GetOutput"
+    tree, out = builder.classes
+    assert tree.name == "Tree" and tree.fields[0].type.why_any == "Any: recursive schema"
+    fields = {f.name: f for f in out.fields}
+    assert (out.description, out.extra) == ("Out", "forbid")
+    assert [f.name for f in out.fields] == ["first_name", "age", "count", "json_", "kind", "tree"]
+    assert fields["first_name"].wire == "'firstName'" and fields["first_name"].aliased
+    assert fields["first_name"].required and fields["first_name"].description == "who"
+    assert fields["age"].annotation == "Annotated[int, Field(ge=0, le=150)] | None"
+    assert fields["json_"].aliased  # BaseModel.json is not shadowed
+    assert (fields["kind"].annotation, fields["kind"].default) == ("Literal['a', 'b'] | None", "'a'")
+    assert fields["count"].default is None  # "three" is no int: no default
+    assert fields["tree"].annotation == "Tree | None"
+
+
+def test_non_object_outputs_are_root_models_and_identical_classes_are_shared() -> None:
+    builder = TypeBuilder()
+    assert (
+        builder.output_model({"type": "array", "items": {"$ref": "#/$defs/Place"}, "$defs": DEFS}, "AOutput")
+        == "AOutput"
+    )
+    assert builder.output_model({"$ref": "#/$defs/Place", "$defs": DEFS}, "BOutput") == "Place"
+    _, listing = builder.classes
+    assert listing.root is not None and listing.root.code == "list[Place]"
+    assert [c.name for c in builder.classes] == ["Place", "AOutput"]
+
+
+def test_a_non_object_input_schema_is_reported() -> None:
+    params, problem = TypeBuilder().parameters({"anyOf": [OBJ]}, "T", frozenset())
+    assert (params, problem) == ([], "the input schema is not an object with properties")
+    assert TypeBuilder().parameters({"type": "object"}, "T", frozenset()) == ([], None)
+
+
+NAMES = [
+    ("get-weather", "get_weather", "GetWeather"),
+    ("ns.tool", "ns_tool", "NsTool"),
+    ("class", "class_", "Class"),
+    ("getHTTPResponse", "get_http_response", "GetHTTPResponse"),
+    ("temp\u00e9rature", "temperature", "Temperature"),
+    ("\u5929\u6c17", "u5929_u6c17", "U5929U6c17"),
+    ("3d", "x_3d", "X3d"),
+    ("", "x", "X"),
+    ("__init__", "init", "Init"),
+    ('a"; b', "a_b", "AB"),
+]
+
+
+@pytest.mark.parametrize(("wire", "python", "cls"), NAMES, ids=[n[0] or "empty" for n in NAMES])
+def test_names(wire: str, python: str, cls: str) -> None:
+    assert (snake(wire, "x"), pascal(wire, "X")) == (python, cls)
+
+
+def test_namer_keeps_names_distinct_and_off_reserved() -> None:
+    namer = Namer({"client"})
+    assert [namer.take(n) for n in ("get_weather", "get_weather", "client", "client", "None", "x_2", "x", "x")] == [
+        "get_weather",
+        "get_weather_2",
+        "client_",
+        "client_2",
+        "None_",
+        "x_2",
+        "x",
+        "x_3",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['"""', "'''", "a\\", '"', 'x"', "\\N{BULLET}", "\r\n\x00\x1b", "\u2028", "{{ x }}", 'end"""', "\ufeff"],
+)
+def test_literals_and_docstrings_round_trip(text: str) -> None:
+    assert ast.literal_eval(literal(text)) == text
+    assert ast.literal_eval(docstring(text)) == text
+    assert "\n" not in literal(text)
+
+
+def test_surrogates_survive_literals_but_not_docstrings() -> None:
+    assert ast.literal_eval(literal("a\ud800")) == "a\ud800"
+    assert ast.literal_eval(docstring("a\ud800")) == "a\ufffd"
+
+
+def test_templates_refuse_plain_strings() -> None:
+    env = jinja2.Environment(finalize=finalize)
+    assert env.from_string("{{ a }} {{ b }} {{ n }}").render(a=Code("x"), b=Ident("y"), n=3) == "x y 3"
+    with pytest.raises(TypeError, match="plain string"):
+        env.from_string("{{ a }}").render(a="raw")
+    with pytest.raises(ValueError):
+        Ident("not an identifier")
+
+
+def test_reserved_client_names_cover_the_runtime_client() -> None:
+    public = {name for name, _ in inspect.getmembers(ToolClient) if not name.startswith("_")}
+    public |= set(inspect.signature(ToolClient.__init__).parameters) - {"self"}
+    assert public <= CLIENT_RESERVED
+
+
+URI_TEMPLATES = [
+    ("demo://text/{id}", {"id": "3"}, "demo://text/3"),
+    ("x://{a}", {"a": "b c/d"}, "x://b%20c%2Fd"),
+    ("x://{+a}", {"a": "b c/d"}, "x://b%20c/d"),
+    ("x://h{#frag}", {"frag": "a/b"}, "x://h#a/b"),
+    ("x://h{/p,q}", {"p": "a", "q": "b"}, "x://h/a/b"),
+    ("x://h{.ext}", {"ext": "json"}, "x://h.json"),
+    ("x://h{;v}", {"v": "1"}, "x://h;v=1"),
+    ("x://h{?q,r}", {"q": "a b", "r": None}, "x://h?q=a%20b"),
+    ("x://h?s=1{&q}", {"q": ""}, "x://h?s=1&q="),
+    ("x://h{?q}", {}, "x://h"),
+    ("x://{a:2}", {"a": "abcdef"}, "x://ab"),
+]
+
+
+@pytest.mark.parametrize(("template", "values", "uri"), URI_TEMPLATES)
+def test_uri_templates_expand(template: str, values: dict[str, str | None], uri: str) -> None:
+    assert expand_uri_template(template, values) == uri
+
+
+def test_uri_template_variables_say_which_are_optional() -> None:
+    assert uri_template_variables("x://{a}/{+b}{?c,d}{&c}{#e:3}") == [
+        ("a", False),
+        ("b", False),
+        ("c", True),
+        ("d", True),
+        ("e", False),
+    ]

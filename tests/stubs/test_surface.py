@@ -1,0 +1,435 @@
+"""The tool-surface classifier, table-tested: each row is an old and a new surface and the
+exact changes, each breaking or compatible, that a user should be told about."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp_schema_codegen.tools.surface import diff_prompts, diff_surface, diff_templates, diff_tools
+
+S = {"type": "string"}
+N = {"type": "number"}
+I = {"type": "integer"}  # noqa: E741
+
+
+def tool(props: dict[str, Any] | None = None, required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": props or {}}
+    if required:
+        schema["required"] = required
+    return {"name": "t", "inputSchema": schema, **extra}
+
+
+def out(props: dict[str, Any], required: list[str], **extra: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": required, **extra}
+
+
+TOOLS: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], list[str]]] = [
+    ("identical", [tool({"a": S})], [tool({"a": S})], []),
+    (
+        "key order is not a change",
+        [tool({"a": {"type": "string", "description": "d"}})],
+        [tool({"a": {"description": "d", "type": "string"}})],
+        [],
+    ),
+    ("tool removed", [tool(), {"name": "u", "inputSchema": {}}], [tool()], ["breaking: tool 'u': removed"]),
+    ("tool added", [tool()], [tool(), {"name": "u", "inputSchema": {}}], ["compatible: tool 'u': added"]),
+    (
+        "new required argument",
+        [tool({"a": S}, ["a"])],
+        [tool({"a": S, "b": S}, ["a", "b"])],
+        ["breaking: tool 't': new required argument 'b'"],
+    ),
+    (
+        "new optional argument",
+        [tool({"a": S})],
+        [tool({"a": S, "b": S})],
+        ["compatible: tool 't': new optional argument 'b'"],
+    ),
+    ("argument removed", [tool({"a": S, "b": S})], [tool({"a": S})], ["breaking: tool 't': argument 'b' removed"]),
+    (
+        "argument made required",
+        [tool({"a": S})],
+        [tool({"a": S}, ["a"])],
+        ["breaking: tool 't': argument 'a' is now required"],
+    ),
+    (
+        "argument made optional",
+        [tool({"a": S}, ["a"])],
+        [tool({"a": S})],
+        ["compatible: tool 't': argument 'a' is now optional"],
+    ),
+    (
+        "type narrowed number -> integer",
+        [tool({"a": N})],
+        [tool({"a": I})],
+        ["breaking: tool 't': argument 'a': type narrowed: number -> integer"],
+    ),
+    (
+        "type widened integer -> number",
+        [tool({"a": I})],
+        [tool({"a": N})],
+        ["compatible: tool 't': argument 'a': type widened: integer -> number"],
+    ),
+    (
+        "type changed string -> integer",
+        [tool({"a": S})],
+        [tool({"a": I})],
+        [
+            "breaking: tool 't': argument 'a': type narrowed: string no longer accepted",
+            "compatible: tool 't': argument 'a': type widened: integer now accepted",
+        ],
+    ),
+    (
+        "null no longer accepted",
+        [tool({"a": {"anyOf": [S, {"type": "null"}]}})],
+        [tool({"a": S})],
+        ["breaking: tool 't': argument 'a': type narrowed: null no longer accepted"],
+    ),
+    (
+        "type list widened",
+        [tool({"a": S})],
+        [tool({"a": {"type": ["string", "null"]}})],
+        ["compatible: tool 't': argument 'a': type widened: null now accepted"],
+    ),
+    (
+        "any -> typed",
+        [tool({"a": {}})],
+        [tool({"a": S})],
+        ["breaking: tool 't': argument 'a': type narrowed: any -> string"],
+    ),
+    (
+        "enum value removed",
+        [tool({"k": {"type": "string", "enum": ["x", "y"]}})],
+        [tool({"k": {"type": "string", "enum": ["x"]}})],
+        ["breaking: tool 't': argument 'k': enum value \"y\" removed"],
+    ),
+    (
+        "enum value added",
+        [tool({"k": {"enum": ["x"]}})],
+        [tool({"k": {"enum": ["x", "y"]}})],
+        ["compatible: tool 't': argument 'k': enum value \"y\" added"],
+    ),
+    (
+        "enum introduced",
+        [tool({"k": S})],
+        [tool({"k": {"type": "string", "enum": ["x"]}})],
+        ["breaking: tool 't': argument 'k': now limited to [\"x\"]"],
+    ),
+    (
+        "const changed",
+        [tool({"k": {"const": "a"}})],
+        [tool({"k": {"const": "b"}})],
+        [
+            "breaking: tool 't': argument 'k': enum value \"a\" removed",
+            "compatible: tool 't': argument 'k': enum value \"b\" added",
+        ],
+    ),
+    (
+        "bound tightened",
+        [tool({"n": {"type": "integer", "maximum": 10}})],
+        [tool({"n": {"type": "integer", "maximum": 5}})],
+        ["breaking: tool 't': argument 'n': maximum 10 -> 5"],
+    ),
+    (
+        "bound loosened",
+        [tool({"n": {"type": "integer", "minimum": 1}})],
+        [tool({"n": I})],
+        ["compatible: tool 't': argument 'n': minimum 1 -> null"],
+    ),
+    (
+        "length bound added",
+        [tool({"s": S})],
+        [tool({"s": {"type": "string", "maxLength": 3}})],
+        ["breaking: tool 't': argument 's': maxLength null -> 3"],
+    ),
+    (
+        "pattern changed",
+        [tool({"s": {"type": "string", "pattern": "a"}})],
+        [tool({"s": {"type": "string", "pattern": "b"}})],
+        ["breaking: tool 't': argument 's': 'pattern' changed"],
+    ),
+    (
+        "'not' changed: cannot be classified",
+        [tool({"s": {"not": S}})],
+        [tool({"s": {"not": N}})],
+        ["breaking: tool 't': argument 's': 'not' changed"],
+    ),
+    (
+        "default changed",
+        [tool({"n": {"type": "integer", "default": 1}})],
+        [tool({"n": {"type": "integer", "default": 2}})],
+        ["compatible: tool 't': argument 'n': default 1 -> 2"],
+    ),
+    (
+        "description changed",
+        [tool({"a": S}, description="x")],
+        [tool({"a": S}, description="y")],
+        ["compatible: tool 't': description changed"],
+    ),
+    (
+        "nested field made required",
+        [tool({"o": {"type": "object", "properties": {"x": S}}})],
+        [tool({"o": {"type": "object", "properties": {"x": S}, "required": ["x"]}})],
+        ["breaking: tool 't': argument 'o.x' is now required"],
+    ),
+    (
+        "array items narrowed",
+        [tool({"l": {"type": "array", "items": N}})],
+        [tool({"l": {"type": "array", "items": I}})],
+        ["breaking: tool 't': argument 'l[]': type narrowed: number -> integer"],
+    ),
+    (
+        "closed to other fields",
+        [tool({"a": S})],
+        [tool({"a": S}) | {"inputSchema": {"type": "object", "properties": {"a": S}, "additionalProperties": False}}],
+        ["breaking: tool 't': input: no longer accepts other fields"],
+    ),
+    (
+        "$ref target narrowed",
+        [
+            tool({"p": {"$ref": "#/$defs/P"}})
+            | {
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"p": {"$ref": "#/$defs/P"}},
+                    "$defs": {"P": {"type": "object", "properties": {"n": N}}},
+                }
+            }
+        ],
+        [
+            tool({"p": {"$ref": "#/$defs/P"}})
+            | {
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"p": {"$ref": "#/$defs/Q"}},
+                    "$defs": {"Q": {"type": "object", "properties": {"n": I}}},
+                }
+            }
+        ],
+        ["breaking: tool 't': argument 'p.n': type narrowed: number -> integer"],
+    ),
+    (
+        "recursive schemas compare without looping",
+        [
+            tool()
+            | {
+                "inputSchema": {
+                    "$ref": "#/$defs/T",
+                    "$defs": {
+                        "T": {
+                            "type": "object",
+                            "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/T"}}, "v": N},
+                        }
+                    },
+                }
+            }
+        ],
+        [
+            tool()
+            | {
+                "inputSchema": {
+                    "$ref": "#/$defs/T",
+                    "$defs": {
+                        "T": {
+                            "type": "object",
+                            "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/T"}}, "v": I},
+                        }
+                    },
+                }
+            }
+        ],
+        ["breaking: tool 't': argument 'v': type narrowed: number -> integer"],
+    ),
+    (
+        "output field removed",
+        [tool(outputSchema=out({"a": N, "b": N}, ["a", "b"]))],
+        [tool(outputSchema=out({"a": N}, ["a"]))],
+        ["breaking: tool 't': output field 'b' removed"],
+    ),
+    (
+        "output field made optional",
+        [tool(outputSchema=out({"a": N}, ["a"]))],
+        [tool(outputSchema=out({"a": N}, []))],
+        ["breaking: tool 't': output field 'a' made optional"],
+    ),
+    (
+        "output field added",
+        [tool(outputSchema=out({"a": N}, ["a"]))],
+        [tool(outputSchema=out({"a": N, "b": S}, ["a", "b"]))],
+        ["compatible: tool 't': output field 'b' added"],
+    ),
+    (
+        "output field added to a closed object",
+        [tool(outputSchema=out({"a": N}, ["a"], additionalProperties=False))],
+        [tool(outputSchema=out({"a": N, "b": S}, ["a"], additionalProperties=False))],
+        ["breaking: tool 't': output field 'b' added where no other fields were allowed"],
+    ),
+    (
+        "output field always present now",
+        [tool(outputSchema=out({"a": N}, []))],
+        [tool(outputSchema=out({"a": N}, ["a"]))],
+        ["compatible: tool 't': output field 'a' is now always present"],
+    ),
+    (
+        "output enum value added",
+        [tool(outputSchema=out({"u": {"enum": ["c"]}}, ["u"]))],
+        [tool(outputSchema=out({"u": {"enum": ["c", "f"]}}, ["u"]))],
+        ["breaking: tool 't': output field 'u': enum value \"f\" added"],
+    ),
+    (
+        "output enum value removed",
+        [tool(outputSchema=out({"u": {"enum": ["c", "f"]}}, ["u"]))],
+        [tool(outputSchema=out({"u": {"enum": ["c"]}}, ["u"]))],
+        ["compatible: tool 't': output field 'u': enum value \"f\" removed"],
+    ),
+    (
+        "output type widened",
+        [tool(outputSchema=out({"n": I}, ["n"]))],
+        [tool(outputSchema=out({"n": N}, ["n"]))],
+        ["breaking: tool 't': output field 'n': type widened: integer -> number"],
+    ),
+    (
+        "output type narrowed",
+        [tool(outputSchema=out({"n": N}, ["n"]))],
+        [tool(outputSchema=out({"n": I}, ["n"]))],
+        ["compatible: tool 't': output field 'n': type narrowed: number -> integer"],
+    ),
+    (
+        "output schema removed",
+        [tool(outputSchema=out({"a": N}, ["a"]))],
+        [tool()],
+        ["breaking: tool 't': output schema removed (no more structured output)"],
+    ),
+    (
+        "output schema added",
+        [tool()],
+        [tool(outputSchema=out({"a": N}, ["a"]))],
+        ["compatible: tool 't': output schema added"],
+    ),
+    (
+        "non-object output narrowed",
+        [tool(outputSchema={"type": "array", "items": N})],
+        [tool(outputSchema={"type": "array", "items": I})],
+        ["compatible: tool 't': output field '[]': type narrowed: number -> integer"],
+    ),
+    (
+        "task support required",
+        [tool()],
+        [tool(execution={"taskSupport": "required"})],
+        ["breaking: tool 't': task support forbidden -> required"],
+    ),
+    (
+        "task support optional",
+        [tool()],
+        [tool(execution={"taskSupport": "optional"})],
+        ["compatible: tool 't': task support forbidden -> optional"],
+    ),
+    (
+        "annotations changed",
+        [tool(annotations={"readOnlyHint": True})],
+        [tool(annotations={"readOnlyHint": False})],
+        ["compatible: tool 't': annotations changed"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [row[1:] for row in TOOLS], ids=[row[0] for row in TOOLS])
+def test_tool_changes(old: list[dict[str, Any]], new: list[dict[str, Any]], expected: list[str]) -> None:
+    assert [str(c) for c in diff_tools(old, new)] == sorted(expected)
+
+
+def prompt(*arguments: tuple[str, bool], **extra: Any) -> dict[str, Any]:
+    return {"name": "p", "arguments": [{"name": n, "required": r} for n, r in arguments], **extra}
+
+
+PROMPTS = [
+    ("identical", [prompt(("a", True))], [prompt(("a", True))], []),
+    ("removed", [prompt()], [], ["breaking: prompt 'p': removed"]),
+    ("added", [], [prompt()], ["compatible: prompt 'p': added"]),
+    ("new required argument", [prompt()], [prompt(("a", True))], ["breaking: prompt 'p': new required argument 'a'"]),
+    (
+        "new optional argument",
+        [prompt()],
+        [prompt(("a", False))],
+        ["compatible: prompt 'p': new optional argument 'a'"],
+    ),
+    ("argument removed", [prompt(("a", False))], [prompt()], ["breaking: prompt 'p': argument 'a' removed"]),
+    (
+        "now required",
+        [prompt(("a", False))],
+        [prompt(("a", True))],
+        ["breaking: prompt 'p': argument 'a' is now required"],
+    ),
+    (
+        "now optional",
+        [prompt(("a", True))],
+        [prompt(("a", False))],
+        ["compatible: prompt 'p': argument 'a' is now optional"],
+    ),
+    (
+        "description",
+        [prompt(description="x")],
+        [prompt(description="y")],
+        ["compatible: prompt 'p': description changed"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [row[1:] for row in PROMPTS], ids=[row[0] for row in PROMPTS])
+def test_prompt_changes(old: list[dict[str, Any]], new: list[dict[str, Any]], expected: list[str]) -> None:
+    assert [str(c) for c in diff_prompts(old, new)] == sorted(expected)
+
+
+def template(uri: str, name: str = "r", **extra: Any) -> dict[str, Any]:
+    return {"name": name, "uriTemplate": uri, **extra}
+
+
+TEMPLATES = [
+    ("identical", [template("x://{a}")], [template("x://{a}")], []),
+    ("removed", [template("x://{a}")], [], ["breaking: resource template 'r': removed"]),
+    ("added", [], [template("x://{a}")], ["compatible: resource template 'r': added"]),
+    (
+        "URI changed",
+        [template("x://{a}")],
+        [template("x://{a}/{b}")],
+        ['breaking: resource template \'r\': URI template "x://{a}" -> "x://{a}/{b}"'],
+    ),
+    (
+        "MIME type",
+        [template("x://{a}", mimeType="a")],
+        [template("x://{a}", mimeType="b")],
+        ["compatible: resource template 'r': mimeType changed"],
+    ),
+    (
+        "same name twice, told apart by URI",
+        [template("x://{a}"), template("y://{a}")],
+        [template("x://{a}")],
+        [
+            "breaking: resource template 'r y://{a}': removed",
+            "breaking: resource template 'r x://{a}': removed",
+            "compatible: resource template 'r': added",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [row[1:] for row in TEMPLATES], ids=[row[0] for row in TEMPLATES])
+def test_template_changes(old: list[dict[str, Any]], new: list[dict[str, Any]], expected: list[str]) -> None:
+    assert [str(c) for c in diff_templates(old, new)] == sorted(expected)
+
+
+def test_whole_snapshots_report_what_they_were_taken_with() -> None:
+    old = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "s", "version": "1"}, "tools": [tool()]}
+    new = {
+        "protocolVersion": "2026-07-28",
+        "serverInfo": {"name": "s", "version": "2"},
+        "clientCapabilities": {"roots": {}},
+        "tools": [],
+    }
+    assert [str(c) for c in diff_surface(old, new)] == [
+        "breaking: tool 't': removed",
+        'compatible: server: protocol revision "2025-11-25" -> "2026-07-28"',
+        "compatible: server: snapshot taken with other client capabilities",
+        'compatible: server: version "1" -> "2"',
+    ]
