@@ -87,10 +87,6 @@ class ModernCodec(Codec):
             raw = {**raw, RESULT_TYPE: COMPLETE}
         kind = raw[RESULT_TYPE]  # read raw, before validation
         if kind == COMPLETE:
-            if spec.cacheable and ("ttlMs" not in raw or "cacheScope" not in raw):
-                # a result from an older server (caching.mdx): no ttlMs means 0, and no scope
-                # is read as the one that shares nothing
-                raw = {"ttlMs": 0, "cacheScope": "private", **raw}
             return spec.result, raw
         if kind == INPUT_REQUIRED and spec.mrtr and self.revision.input_required is not None:
             if "inputRequests" not in raw and "requestState" not in raw:

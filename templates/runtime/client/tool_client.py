@@ -143,11 +143,15 @@ class ToolClient:
         return self._as_revision("resources/read", result)
 
     def _as_revision(self, method: str, result: Any) -> Any:
-        """``result`` as the type ``codec``'s revision gives ``method``'s result."""
+        """``result`` (of the session's revision) as the type ``codec``'s revision gives
+        ``method``'s result: its wire form, completed with what that era puts on every result
+        (as its codec stamps outgoing results: ``resultType``, cache hints), decoded again."""
         spec = self.codec.revision.methods.request(method)
         if spec is None or (isinstance(spec.result, type) and isinstance(result, spec.result)):
             return result
-        return self.codec.decode_result(spec, dump(result))
+        raw = dump(result)
+        self.codec.stamp_result(spec, raw, result)
+        return self.codec.decode_result(spec, raw)
 
 
 class ToolClientPart:
