@@ -162,3 +162,35 @@ def test_a_drifted_output_raises_tool_output_error(sdk_tools_url: str, tmp_path:
                     await client.get_forecast(city="Paris", units="imperial")
 
         run(scenario)
+
+
+def test_stubs_typed_with_a_legacy_revision_work_on_a_modern_session(sdk_tools_url: str, tmp_path: Path) -> None:
+    """Snapshot at 2025-11-25, call at 2026-07-28: results are re-read into the legacy types."""
+    status, stdout, stderr = cli(
+        "client",
+        "sdk_legacy",
+        "--from-server",
+        sdk_tools_url,
+        "--protocol-version",
+        "2025-11-25",
+        "--out",
+        str(tmp_path),
+    )
+    assert status == 0, stderr
+    assert "MCP 2025-11-25" in stdout
+    from mcpgen.v2025_11_25 import models as lm
+
+    with imported(tmp_path, "sdk_legacy") as sdk:
+
+        async def scenario() -> None:
+            async with await sdk.connect(sdk_tools_url, cache=None) as client:
+                assert client.client.version == "2026-07-28"
+                shouted = await client.shout(text="hi")
+                assert isinstance(shouted, lm.CallToolResult) and shouted.content[0].text == "HI"
+                assert (await client.add(a=1, b=2)).result == 3
+                assert isinstance(await client.prompts.plan_trip(city="Oslo"), lm.GetPromptResult)
+                assert isinstance(await client.resources.current_weather(city="Oslo"), lm.ReadResourceResult)
+                with pytest.raises(sdk.ToolError):
+                    await client.fail()
+
+        run(scenario)

@@ -186,6 +186,7 @@ def cmd_client(args: argparse.Namespace) -> int:
         runtime=args.runtime,
         capabilities=args.capability,
         timeout=args.timeout,
+        versions=args.protocol_version,
         check=args.check,
         baseline=Path(args.baseline) if args.baseline else None,
         fail_on=args.fail_on,
@@ -305,6 +306,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         choices=["elicitation", "roots", "sampling"],
         help="declare this client capability while snapshotting (repeatable; some servers list more tools)",
+    )
+    cli.add_argument(
+        "--protocol-version",
+        action="append",
+        metavar="V",
+        help="offer only this MCP revision while snapshotting (repeatable; default: all the runtime speaks)",
     )
     cli.add_argument("--timeout", type=float, default=60.0, help="seconds per request to the server (default: 60)")
     cli.add_argument("--check", action="store_true", help="compare instead of generating; exit 1 on a difference")

@@ -41,9 +41,9 @@ def _is_generated_client(directory: Path) -> bool:
 
 
 def render_formatted(snapshot: Snapshot, package: str, runtime: str, into: Path) -> dict[str, bytes]:
-    """Render and ruff-format the package into the new directory ``into``; its files' bytes."""
+    """Render and ruff-format the package into the (empty or new) directory ``into``; its files' bytes."""
     files = render_stubs(snapshot, runtime, templates_dir())
-    into.mkdir(parents=True)
+    into.mkdir(parents=True, exist_ok=True)
     for rel, text in files.items():
         (into / rel).write_text(text, encoding="utf-8")
     format_tree(into, package)
@@ -60,7 +60,6 @@ def generate_client(snapshot: Snapshot, name: str, out: Path, runtime: str = "mc
         clean_stale(out)
         staged = staging_dir(out)
         try:
-            shutil.rmtree(staged)
             render_formatted(snapshot, package, runtime, staged)
             swap_in(staged, target)
         except BaseException:
@@ -130,22 +129,25 @@ def client_command(
     runtime: str,
     capabilities: list[str] | None,
     timeout: float,
+    versions: list[str] | None,
     check: bool,
     baseline: Path | None,
     fail_on: str,
 ) -> int:
     """The ``client`` subcommand; returns the exit status (0 ok, 1 drift found)."""
     if check:
-        return _check_command(name, from_server, from_snapshot, out, runtime, capabilities, timeout, baseline, fail_on)
+        return _check_command(
+            name, from_server, from_snapshot, out, runtime, capabilities, timeout, versions, baseline, fail_on
+        )
     if name is None:
         raise GeneratorError("say the client's NAME")
     if baseline is not None:
         raise GeneratorError("--baseline goes with --check")
     if from_server is not None:
-        snapshot = take_snapshot(from_server, capabilities_for(capabilities or []), timeout)
+        snapshot = take_snapshot(from_server, capabilities_for(capabilities or []), timeout, versions)
     elif from_snapshot is not None:
-        if capabilities:
-            raise GeneratorError("--capability goes with --from-server")
+        if capabilities or versions:
+            raise GeneratorError("--capability and --protocol-version go with --from-server")
         snapshot = load_snapshot(from_snapshot)
     else:
         raise GeneratorError("say where the tools come from: --from-server TARGET or --from-snapshot FILE")
@@ -166,6 +168,7 @@ def _check_command(
     runtime: str,
     capabilities: list[str] | None,
     timeout: float,
+    versions: list[str] | None,
     baseline: Path | None,
     fail_on: str,
 ) -> int:
@@ -179,7 +182,7 @@ def _check_command(
             if capabilities
             else (load_snapshot(baseline_path).client_capabilities if baseline_path else {})
         )
-        current = take_snapshot(from_server, declared, timeout)
+        current = take_snapshot(from_server, declared, timeout, versions)
     elif name is None:
         raise GeneratorError("--check needs NAME, or --baseline FILE with --from-server or --from-snapshot")
     report = check_client(name, out, current, baseline=baseline, runtime=runtime)

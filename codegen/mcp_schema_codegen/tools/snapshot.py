@@ -163,10 +163,16 @@ def capabilities_for(names: Sequence[str]) -> dict[str, JSON]:
     return {name: CAPABILITIES[name] for name in sorted(set(names))}
 
 
-def take_snapshot(target: str | Sequence[str], capabilities: Mapping[str, JSON], timeout: float = 60.0) -> Snapshot:
-    """Connect to a server (stdio command or http(s) URL, either era) and snapshot its surface."""
+def take_snapshot(
+    target: str | Sequence[str],
+    capabilities: Mapping[str, JSON],
+    timeout: float = 60.0,
+    versions: Sequence[str] | None = None,
+) -> Snapshot:
+    """Connect to a server (stdio command or http(s) URL, either era; ``versions`` limits the
+    revisions offered) and snapshot its surface."""
     try:
-        return asyncio.run(asyncio.wait_for(_take(target, capabilities, timeout), timeout * 4))
+        return asyncio.run(asyncio.wait_for(_take(target, capabilities, timeout, versions), timeout * 4))
     except GeneratorError:
         raise
     except TimeoutError:
@@ -183,11 +189,14 @@ def _describe(target: str | Sequence[str]) -> str:
     return repr(target if isinstance(target, str) else " ".join(target))
 
 
-async def _take(target: str | Sequence[str], capabilities: Mapping[str, JSON], timeout: float) -> Snapshot:
+async def _take(
+    target: str | Sequence[str], capabilities: Mapping[str, JSON], timeout: float, versions: Sequence[str] | None
+) -> Snapshot:
     import mcpgen
 
     client = await mcpgen.connect(
         target,
+        versions=versions,
         client_info={"name": "mcp-codegen", "version": __version__},
         capabilities=dict(capabilities),
         timeout=timeout,
