@@ -132,9 +132,9 @@ def build_views(snapshot: Snapshot, runtime: str) -> PackageViews:
         package_doc=_doc(
             f"Typed client of the MCP server {described}, generated from {SNAPSHOT_FILE}.\n\n"
             f"Tools: {len(snapshot.tools)}, prompts: {len(snapshot.prompts)}, "
-            f"resource templates: {len(snapshot.resource_templates)}; typed with the models of MCP "
-            f"{snapshot.protocol_version}, working on a session of any revision.\n"
-            "``Client(await connect(...))`` or ``await connect(target)``; regenerate with "
+            f"resource templates: {len(snapshot.resource_templates)}; typed with the models of\n"
+            f"MCP {snapshot.protocol_version}, working on a session of any revision. Use\n"
+            "``Client(await connect(...))`` or ``await connect(target)``; regenerate with\n"
             "``mcp-codegen client``, check for drift with ``mcp-codegen client --check``."
         ),
         client_doc=_doc(
