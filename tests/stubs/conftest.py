@@ -12,8 +12,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from mcp_schema_codegen.commands.cli import main
 
+from mcp_schema_codegen.commands.cli import main
 from tests.client.conftest import free_port, serve
 
 HERE = Path(__file__).parent

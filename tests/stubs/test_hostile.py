@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcp_schema_codegen.commands.client_stubs import generate_client
 
+from mcp_schema_codegen.commands.client_stubs import generate_client
 from tests.stubs.hostile import NAMES, PAYLOAD, hostile_snapshot
 
 FORBIDDEN_NAMES = {"__import__", "eval", "exec", "compile", "open", "os", "system", "pathlib", "getattr"}

@@ -8,11 +8,12 @@ from typing import Any
 
 import jinja2
 import pytest
+from mcpgen._runtime.client.tool_client import ToolClient, expand_uri_template, uri_template_variables
+
 from mcp_schema_codegen.backend.stubs import CLIENT_RESERVED
 from mcp_schema_codegen.tools.names import Namer, pascal, snake
 from mcp_schema_codegen.tools.pysource import Code, Ident, docstring, finalize, literal
 from mcp_schema_codegen.tools.schema_types import TypeBuilder
-from mcpgen._runtime.client.tool_client import ToolClient, expand_uri_template, uri_template_variables
 
 OBJ = {"type": "object", "properties": {"x": {"type": "string"}}}
 TYPES: list[tuple[str, Any, str, str | None]] = [

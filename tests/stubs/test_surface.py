@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from mcp_schema_codegen.tools.surface import diff_prompts, diff_surface, diff_templates, diff_tools
 
 S = {"type": "string"}

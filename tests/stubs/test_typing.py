@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from mcp_schema_codegen.commands.client_stubs import generate_client
 from mcp_schema_codegen.tools.snapshot import load_snapshot
-
 from tests.conftest import GENERATED, ROOT
 from tests.stubs.conftest import SDK_SNAPSHOT
 from tests.stubs.hostile import hostile_snapshot
