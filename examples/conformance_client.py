@@ -26,8 +26,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
 import httpx
-from mcpgen import VERSIONS
-from mcpgen._runtime.client import AuthorizationError, BaseClient, ServerError, connect
+from mcpgen import VERSIONS, connect
+from mcpgen._runtime.client import AuthorizationError, BaseClient, ServerError
 from mcpgen._runtime.client.auth import IdentityAssertion, LoopbackRedirect, OAuth, Registration
 from mcpgen._runtime.codec import dump
 

@@ -29,6 +29,19 @@ class Options:
     package: str = "mcpgen"
     versions: list[str] = field(default_factory=list)  # empty: every locked revision
     templates: Path | None = None  # user overrides, by file name
+    # the import root of the runtime the generated code uses: None puts the runtime in the
+    # package (``<package>._runtime``); another root (``mcpgen._runtime``) is imported from the
+    # installed runtime distribution, whose registry the package then chains to
+    runtime: str | None = None
+
+    @property
+    def runtime_root(self) -> str:
+        return self.runtime or f"{self.package}.{RUNTIME}"
+
+    @property
+    def vendored(self) -> bool:
+        """The runtime is written into the package."""
+        return self.runtime_root == f"{self.package}.{RUNTIME}"
 
 
 @dataclass(frozen=True)
@@ -47,35 +60,43 @@ def check_package_name(package: str) -> None:
         raise GeneratorError(f"--package {package!r} is not a valid Python package name")
 
 
+def check_runtime_root(runtime: str) -> None:
+    parts = runtime.split(".")
+    if len(parts) < 2 or parts[-1] != RUNTIME or not all(part.isidentifier() for part in parts):
+        raise GeneratorError(f"runtime root {runtime!r} is not a dotted module name ending in .{RUNTIME}")
+
+
 def analyze_revision(lock: Lock, version: str, overlay: Overlay) -> tuple[LoadedSchema, dict[str, object], Protocol]:
     schema = load(lock, version)
     document, _ = prepass(schema)
     return schema, document, analyze(schema, document, overlay)
 
 
-def build_revision(lock: Lock, version: str, overlay: Overlay, renderer: Renderer, package: str) -> Revision:
+def build_revision(
+    lock: Lock, version: str, overlay: Overlay, renderer: Renderer, package: str, runtime: str
+) -> Revision:
     schema, document, protocol = analyze_revision(lock, version, overlay)
     head = header(f"schema/{version}/schema.json", schema.sha256)
-    models = generate_models(document, version=version, base_class=f"{package}.{RUNTIME}.wire_model.WireModel")
+    models = generate_models(document, version=version, base_class=f"{runtime}.wire_model.WireModel")
     files = {
         "__init__.py": renderer.version_init(protocol),
         "models.py": head + "\n" + models,
-        "protocol.py": renderer.protocol_module(protocol, package),
-        "codec.py": renderer.codec_module(protocol, package),
-        "server.py": renderer.server_module(protocol, package),
-        "client.py": renderer.client_module(protocol, package, models),
+        "protocol.py": renderer.protocol_module(protocol, package, runtime),
+        "codec.py": renderer.codec_module(protocol, package, runtime),
+        "server.py": renderer.server_module(protocol, package, runtime),
+        "client.py": renderer.client_module(protocol, package, runtime, models),
     }
     return Revision(schema, protocol, files)
 
 
-def batching_revisions(lock: Lock, overlay: Overlay, analysed: dict[str, Protocol]) -> list[str]:
-    """Locked revisions whose schema defines JSON-RPC batches (a dual-era server accepts them).
+def batching_revisions(lock: Lock, overlay: Overlay, analysed: dict[str, Protocol], versions: list[str]) -> list[str]:
+    """Which of ``versions`` define JSON-RPC batches (recorded in the package's version registry).
 
-    Revisions not generated in this run are analysed too when their schema is synced; one
-    that is not synced counts as without batches.
+    Revisions not generated in this run (kept from the previous tree) are analysed too when
+    their schema is synced; one that is not synced counts as without batches.
     """
     found = []
-    for version in lock.revisions:
+    for version in versions:
         protocol = analysed.get(version)
         if protocol is None:
             if not lock.schema_path(version).exists():
@@ -97,6 +118,7 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
     manifest entries, so a partial regeneration keeps the rest of the package.
     """
     check_package_name(options.package)
+    check_runtime_root(options.runtime_root)
     lock = load_lock(options.schema_dir)
     overlay = overlay_for(options.schema_dir)
     versions = options.versions or list(lock.revisions)
@@ -106,7 +128,8 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
         raise GeneratorError(f"template directory {options.templates} does not exist")
     renderer = Renderer(templates_dir(), options.templates)
     inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates)
-    revisions = [build_revision(lock, v, overlay, renderer, options.package) for v in versions]
+    runtime_root = options.runtime_root
+    revisions = [build_revision(lock, v, overlay, renderer, options.package, runtime_root) for v in versions]
     crash_point("models")
     entries = {v: inputs.revision_entry(lock, v) for v in versions}
 
@@ -124,18 +147,22 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
         vdir.mkdir()
         for name, text in revision.files.items():
             (vdir / name).write_text(text, encoding="utf-8")
-    runtime = dest / RUNTIME
-    runtime.mkdir()
-    for rel, text in renderer.runtime_files().items():
-        path = runtime / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    if options.vendored:
+        runtime = dest / RUNTIME
+        runtime.mkdir()
+        for rel, text in renderer.runtime_files().items():
+            path = runtime / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
     present = sorted(entries)
+    batching = batching_revisions(lock, overlay, {r.protocol.version: r.protocol for r in revisions}, present)
+    parent = None if options.vendored else runtime_root.rsplit(".", 1)[0]
     (dest / "__init__.py").write_text(
         renderer.package_init(
-            [(v, lock.revisions[v].era) for v in present],
-            known=[(v, r.era) for v, r in lock.revisions.items()],
-            batching=batching_revisions(lock, overlay, {r.protocol.version: r.protocol for r in revisions}),
+            options.package,
+            runtime_root,
+            parent,
+            [(v, lock.revisions[v].era, v in batching) for v in present],
         ),
         encoding="utf-8",
     )

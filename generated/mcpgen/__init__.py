@@ -2,24 +2,35 @@
 """Typed MCP models, codecs, clients and servers, one subpackage per protocol revision.
 
 ``connect(target)`` opens a typed client of whatever revision a server speaks; a server
-subclasses ``<package>.vYYYY_MM_DD.server.Server``. Both are imported on first use, so
-importing this package stays cheap.
+subclasses ``<package>.vYYYY_MM_DD.server.Server``. ``REGISTRY`` lists the revisions this
+package provides.
+Each revision is imported on first use, so importing this package stays cheap.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcpgen._runtime import check_generated_version
+from mcpgen._runtime.versions import RevisionEntry, VersionRegistry
+
 if TYPE_CHECKING:
-    from ._runtime.client.auth import OAuth as OAuth
-    from ._runtime.client.connect import connect as connect
-    from ._runtime.client.errors import AuthorizationError as AuthorizationError
-    from ._runtime.client.errors import RequestTimeout as RequestTimeout
-    from ._runtime.client.errors import ServerError as ServerError
-    from ._runtime.client.errors import TransportError as TransportError
-    from ._runtime.jsonrpc import ProtocolError as ProtocolError
+    from typing import Unpack
+
+    from mcpgen._runtime.client.auth import OAuth as OAuth
+    from mcpgen._runtime.client.base import BaseClient
+    from mcpgen._runtime.client.connect import ConnectOptions
+    from mcpgen._runtime.client.errors import AuthorizationError as AuthorizationError
+    from mcpgen._runtime.client.errors import RequestTimeout as RequestTimeout
+    from mcpgen._runtime.client.errors import ServerError as ServerError
+    from mcpgen._runtime.client.errors import TransportError as TransportError
+    from mcpgen._runtime.jsonrpc import ProtocolError as ProtocolError
+
+GENERATED_WITH = "0.1.0"
+check_generated_version(GENERATED_WITH, __name__)
 
 Era = Literal["legacy", "modern"]
 
@@ -32,32 +43,32 @@ VERSIONS: dict[str, Era] = {
 }
 LATEST = "2026-07-28"
 
-# Every revision in the schema lock, generated here or not: a server written against one
-# revision negotiates these with its clients (a modern one serves the legacy ones too).
-KNOWN_VERSIONS: dict[str, Era] = {
-    "2024-11-05": "legacy",
-    "2025-03-26": "legacy",
-    "2025-06-18": "legacy",
-    "2025-11-25": "legacy",
-    "2026-07-28": "modern",
-}
-BATCHING_VERSIONS: frozenset[str] = frozenset(["2025-03-26"])
+REGISTRY = VersionRegistry(
+    [
+        RevisionEntry("2024-11-05", "legacy", "mcpgen.v2024_11_05", batching=False),
+        RevisionEntry("2025-03-26", "legacy", "mcpgen.v2025_03_26", batching=True),
+        RevisionEntry("2025-06-18", "legacy", "mcpgen.v2025_06_18", batching=False),
+        RevisionEntry("2025-11-25", "legacy", "mcpgen.v2025_11_25", batching=False),
+        RevisionEntry("2026-07-28", "modern", "mcpgen.v2026_07_28", batching=False),
+    ],
+)
+"""Every revision a server or client of this package may speak; the runtime loads them from here."""
 
 _LAZY = {
-    "connect": "._runtime.client.connect",
-    "OAuth": "._runtime.client.auth",
-    "AuthorizationError": "._runtime.client.errors",
-    "ProtocolError": "._runtime.jsonrpc",
-    "RequestTimeout": "._runtime.client.errors",
-    "ServerError": "._runtime.client.errors",
-    "TransportError": "._runtime.client.errors",
+    "OAuth": "mcpgen._runtime.client.auth",
+    "AuthorizationError": "mcpgen._runtime.client.errors",
+    "ProtocolError": "mcpgen._runtime.jsonrpc",
+    "RequestTimeout": "mcpgen._runtime.client.errors",
+    "ServerError": "mcpgen._runtime.client.errors",
+    "TransportError": "mcpgen._runtime.client.errors",
 }
 __all__ = [
-    "BATCHING_VERSIONS",
-    "KNOWN_VERSIONS",
+    "GENERATED_WITH",
     "LATEST",
+    "REGISTRY",
     "VERSIONS",
     "Era",
+    "connect",
     "era",
     "load",
     *_LAZY,
@@ -76,8 +87,17 @@ def load(version: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.v{version.replace('-', '_')}")
 
 
+async def connect(target: str | Sequence[str], **options: Unpack[ConnectOptions]) -> BaseClient:
+    """Connect to a server, speaking the revisions of ``REGISTRY``; see the runtime's ``connect``."""
+    from mcpgen._runtime.client.connect import (
+        connect as connect_with,  # the client runtime loads on first use
+    )
+
+    return await connect_with(target, registry=REGISTRY, **options)
+
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module, __name__), name)
+    return getattr(importlib.import_module(module), name)

@@ -28,6 +28,7 @@ from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    JSONRPC,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     Batch,
@@ -40,6 +41,10 @@ from .jsonrpc import (
     Request,
     RequestId,
     Response,
+    error_envelope,
+    notification_envelope,
+    request_envelope,
+    result_envelope,
 )
 from .method_table import MethodSpec, MethodTable
 
@@ -53,6 +58,8 @@ CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 RESULT_TYPE = "resultType"
+TTL_MS = "ttlMs"
+CACHE_SCOPE = "cacheScope"
 COMPLETE = "complete"
 INPUT_REQUIRED = "input_required"
 
@@ -279,7 +286,7 @@ class Codec:
         else:
             kind = None
         try:
-            if obj.get("jsonrpc") != "2.0":
+            if obj.get("jsonrpc") != JSONRPC:
                 raise ProtocolError(INVALID_REQUEST, 'jsonrpc must be "2.0"')
             if kind == "request":
                 if readable is None:
@@ -403,6 +410,20 @@ class Codec:
     def stamp_result(self, spec: MethodSpec, result: JSONObject, typed: Any) -> None:
         """Add what this era requires on every outgoing result (in place)."""
 
+    # -- conversion hooks: data written for another revision, made fit for this one -----------
+
+    def adopt_params(self, params: JSONObject, *, capabilities: Any = None, client_info: Any = None) -> JSONObject:
+        """Request params sent in another revision, with what this era requires of params added.
+
+        ``capabilities`` and ``client_info`` are what the client declared elsewhere (a legacy
+        ``initialize``); returns a new dict, ``params`` is left as it was.
+        """
+        return params
+
+    def adopt_result(self, result: JSONObject) -> JSONObject:
+        """A result written for another revision, without what only another era carries (a new dict)."""
+        return result
+
     # -- encode ------------------------------------------------------------------------------
 
     def _outgoing(self, method: str, kind: Literal["request", "notification"]) -> MethodSpec:
@@ -441,22 +462,14 @@ class Codec:
             raise ProtocolError(INVALID_REQUEST, "id must be a string or an integer")
         spec = self._outgoing(method, "request")
         stamp = self._request_stamp(spec, meta)
-        message: JSONObject = {"jsonrpc": "2.0", "id": id, "method": method}
-        data = self._encode_params(spec, params, stamp)
-        if data is not None:
-            message["params"] = data
-        return message
+        return request_envelope(id, method, self._encode_params(spec, params, stamp))
 
     def _request_stamp(self, spec: MethodSpec, meta: Mapping[str, Any] | None) -> Callable[[JSONObject], None] | None:
         return None
 
     def encode_notification(self, method: str, params: Any = None) -> JSONObject:
         spec = self._outgoing(method, "notification")
-        message: JSONObject = {"jsonrpc": "2.0", "method": method}
-        data = self._encode_params(spec, params)
-        if data is not None:
-            message["params"] = data
-        return message
+        return notification_envelope(method, self._encode_params(spec, params))
 
     def encode_result(self, id: RequestId, method: str, result: Any) -> JSONObject:
         """The result of ``method`` as a response object; the era stamps what it requires."""
@@ -470,7 +483,7 @@ class Codec:
             data = dict(dump(result or {}))
             self.stamp_result(spec, data, None)
             self.decode_result(spec, data)  # a plain dict: check it as the receiver will
-        return {"jsonrpc": "2.0", "id": id, "result": data}
+        return result_envelope(id, data)
 
     def dumps_request(
         self, id: RequestId, method: str, params: Any = None, *, meta: Mapping[str, Any] | None = None
@@ -478,7 +491,7 @@ class Codec:
         """``encode_request`` straight to bytes; typed params the era need not stamp go out in one pass."""
         if isinstance(params, BaseModel) and is_request_id(id) and self.request_sent_as_is(params, meta):
             self._outgoing(method, "request")
-            return to_json({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+            return to_json(request_envelope(id, method, params))
         return to_json(self.encode_request(id, method, params, meta=meta))
 
     def dumps_result(self, id: RequestId, method: str, result: Any) -> bytes:
@@ -486,7 +499,7 @@ class Codec:
         if isinstance(result, BaseModel) and self.result_sent_as_is(result):
             spec = self.methods.request(method)
             if spec is not None and spec.result is not None:
-                return to_json({"jsonrpc": "2.0", "id": id, "result": result})
+                return to_json(result_envelope(id, result))
         return to_json(self.encode_result(id, method, result))
 
     def request_sent_as_is(self, params: BaseModel, meta: Mapping[str, Any] | None) -> bool:
@@ -498,23 +511,17 @@ class Codec:
         return True
 
     def encode_error(self, id: RequestId | None, error: ProtocolError) -> JSONObject:
-        return {"jsonrpc": "2.0", "id": id, "error": error.to_error_object()}
+        return error_envelope(id, error)
 
     def encode_message(self, message: Message) -> JSONObject:
         """A decoded message back to its JSON-RPC object (the round trip of ``decode``)."""
         if isinstance(message, Request):
-            return self._reencode(message.method, "request", {"id": message.id}, message.params)
+            return request_envelope(message.id, message.method, dump(message.params))
         if isinstance(message, Notification):
-            return self._reencode(message.method, "notification", {}, message.params)
+            return notification_envelope(message.method, dump(message.params))
         if isinstance(message, Response):
-            return {"jsonrpc": "2.0", "id": message.id, "result": dump(message.result)}
+            return result_envelope(message.id, dump(message.result))
         return self.encode_error(message.id, message.error)
-
-    def _reencode(self, method: str, kind: str, head: JSONObject, params: Any) -> JSONObject:
-        message: JSONObject = {"jsonrpc": "2.0", **head, "method": method}
-        if params is not None:
-            message["params"] = dump(params)
-        return message
 
     def encode_batch(self, messages: Sequence[JSONObject]) -> list[JSONObject]:
         """Encoded messages as one JSON-RPC batch (2025-03-26 only; ``to_bytes`` writes it)."""

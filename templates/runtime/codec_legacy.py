@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .codec import Codec, JSONObject
+from .codec import CACHE_SCOPE, RESULT_TYPE, SERVER_INFO_KEY, TTL_MS, Codec, JSONObject
 from .method_table import MethodSpec
+
+# what a modern result carries that no legacy result has
+MODERN_RESULT_KEYS = (RESULT_TYPE, TTL_MS, CACHE_SCOPE)
 
 
 class LegacyCodec(Codec):
@@ -19,3 +22,16 @@ class LegacyCodec(Codec):
         if spec.task_result is not None and "task" in raw:  # 2025-11-25 task-augmented request
             return spec.task_result, raw
         return spec.result, raw
+
+    def adopt_result(self, result: JSONObject) -> JSONObject:
+        """A modern result in the legacy shape: ``resultType``, ``ttlMs``, ``cacheScope`` and the
+        ``serverInfo`` ``_meta`` key dropped (``initialize`` told the client who the server is)."""
+        data = {k: v for k, v in result.items() if k not in MODERN_RESULT_KEYS}
+        meta = data.get("_meta")
+        if isinstance(meta, dict) and SERVER_INFO_KEY in meta:
+            meta = {k: v for k, v in meta.items() if k != SERVER_INFO_KEY}
+            if meta:
+                data["_meta"] = meta
+            else:
+                del data["_meta"]
+        return data

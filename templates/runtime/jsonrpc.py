@@ -1,6 +1,9 @@
-"""JSON-RPC 2.0 for every MCP revision: error codes, the runtime's one exception, decoded messages.
+"""The wire layer: JSON-RPC 2.0 for every MCP revision.
 
-Nothing here depends on a revision; the era codecs (``codec.py``) build on it.
+Error codes, the runtime's one exception, the decoded message types, and the four envelope
+builders (``request_envelope``, ``notification_envelope``, ``result_envelope``,
+``error_envelope``): the only place in the runtime that writes a JSON-RPC envelope. Nothing here
+depends on a revision; the era codecs (``codec.py``) build on it.
 """
 
 from __future__ import annotations
@@ -70,7 +73,7 @@ class ProtocolError(Exception):
 
     def reply(self) -> dict[str, Any]:
         """The JSON-RPC error response to send back (``id`` null when it was unreadable)."""
-        return {"jsonrpc": "2.0", "id": self.id, "error": self.to_error_object()}
+        return error_envelope(self.id, self)
 
     def to_error_object(self) -> dict[str, Any]:
         """The JSON-RPC ``error`` member: ``{code, message, data?}``."""
@@ -89,6 +92,35 @@ class ProtocolError(Exception):
         return (self.code, self.message, self.data) == (other.code, other.message, other.data)
 
     __hash__ = Exception.__hash__
+
+
+JSONRPC = "2.0"
+
+
+def request_envelope(id: RequestId, method: str, params: Any = None) -> dict[str, Any]:
+    """A request object; ``params`` (a dict or a model) is left out when None."""
+    message: dict[str, Any] = {"jsonrpc": JSONRPC, "id": id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def notification_envelope(method: str, params: Any = None) -> dict[str, Any]:
+    """A notification object; ``params`` (a dict or a model) is left out when None."""
+    message: dict[str, Any] = {"jsonrpc": JSONRPC, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def result_envelope(id: RequestId, result: Any) -> dict[str, Any]:
+    """A result response object; ``result`` is a dict or a model."""
+    return {"jsonrpc": JSONRPC, "id": id, "result": result}
+
+
+def error_envelope(id: RequestId | None, error: ProtocolError) -> dict[str, Any]:
+    """An error response object (``id`` None when the request's id could not be read)."""
+    return {"jsonrpc": JSONRPC, "id": id, "error": error.to_error_object()}
 
 
 @dataclass(frozen=True, slots=True)

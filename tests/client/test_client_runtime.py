@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcpgen import connect
 from mcpgen._runtime.client import (
     InputRequiredError,
     RequestTimeout,
+    ServerError,
     StdioTransport,
     TransportError,
-    connect,
     encode_header_value,
 )
 from mcpgen._runtime.client.connect import Verdict
@@ -85,6 +86,19 @@ def test_sse_parser_records_ids_and_retry() -> None:
         events = [e async for e in sse_data(lines(), cursor)]
         assert events == [b"{}", b"1"]
         assert (cursor.last_id, cursor.retry_ms) == ("7", 250)
+
+    run(scenario)
+
+
+def test_a_legacy_server_answering_a_version_the_client_does_not_speak_is_refused() -> None:
+    async def scenario() -> None:  # the fake server answers 2025-06-18 to anything it does not know
+        with pytest.raises(ServerError) as refused:
+            await connect([*FAKE, "legacy"], versions=["2024-11-05"], cache=None, timeout=10)
+        assert refused.value.code == -32022
+        assert refused.value.data == {"supported": ["2024-11-05"], "requested": "2025-06-18"}
+        client = await connect([*FAKE, "legacy"], versions=["2025-06-18", "2024-11-05"], cache=None, timeout=10)
+        async with client:  # asked for 2025-06-18, its newest
+            assert client.version == "2025-06-18"
 
     run(scenario)
 

@@ -11,6 +11,7 @@ import asyncio
 from typing import Any
 
 import httpx
+import mcpgen
 from mcpgen._runtime.client.connect import open_client
 from mcpgen._runtime.client.http import HttpTransport
 from mcpgen.v2026_07_28 import models as m
@@ -49,7 +50,7 @@ def test_header_mismatch_relists_tools_and_retries() -> None:
     async def go() -> str:
         http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), event_hooks={"request": [record]})
         transport = HttpTransport("http://127.0.0.1/mcp", client=http)
-        client = await open_client(transport, "2026-07-28")
+        client = await open_client(transport, "2026-07-28", registry=mcpgen.REGISTRY)
         assert isinstance(client, Client)
         async with client:
             await client.list_tools()  # cached: no x-mcp-header yet

@@ -8,7 +8,7 @@ import asyncio
 import subprocess
 
 import pytest
-from mcpgen._runtime.client import connect
+from mcpgen import connect
 from mcpgen._runtime.client.connect import VERDICTS, Verdict
 from mcpgen.v2025_11_25 import client as legacy_client
 

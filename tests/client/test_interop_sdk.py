@@ -10,12 +10,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from mcpgen import connect
 from mcpgen._runtime.client import (
     BaseClient,
     RequestTimeout,
     ServerError,
     TransportError,
-    connect,
 )
 from mcpgen.v2025_11_25 import client as legacy_client
 from mcpgen.v2025_11_25 import models as lm

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx
+import mcpgen
 from mcpgen._runtime.client.connect import open_client
 from mcpgen._runtime.client.http import HttpTransport
 from mcpgen.v2025_11_25.client import Client as Legacy
@@ -30,7 +31,9 @@ def test_expired_session_is_renewed_and_the_request_resent() -> None:
 
     async def go() -> list[str]:
         http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), event_hooks={"request": [record]})
-        client = await open_client(HttpTransport("http://127.0.0.1/mcp", client=http), "2025-11-25")
+        client = await open_client(
+            HttpTransport("http://127.0.0.1/mcp", client=http), "2025-11-25", registry=mcpgen.REGISTRY
+        )
         assert isinstance(client, Legacy)
         async with client:
             first = await client.list_tools()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from mcpgen._runtime.client import ServerError, TransportError, connect
+from mcpgen import connect
+from mcpgen._runtime.client import ServerError, TransportError
 from mcpgen.v2025_11_25 import client as legacy
 from mcpgen.v2026_07_28 import client as modern
 from mcpgen.v2026_07_28 import models as m

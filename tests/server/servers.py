@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mcpgen._runtime.server.stdio import serve
+from mcpgen._runtime.server.transports.stdio import serve
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
 from pydantic import MISSING
@@ -117,7 +117,7 @@ class Stdio:
             self.reader.feed_data(line + b"\n")
 
     async def __aenter__(self) -> Stdio:
-        self.task = asyncio.create_task(serve(self.server.dispatcher, self.reader, self.write))
+        self.task = asyncio.create_task(serve(self.server.router, self.reader, self.write))
         return self
 
     async def __aexit__(self, *exc: object) -> None:

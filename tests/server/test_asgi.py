@@ -6,7 +6,7 @@ import asyncio
 import json
 from typing import Any
 
-from mcpgen._runtime.server.asgi import HttpApp
+from mcpgen._runtime.server.transports.asgi import HttpApp
 
 from tests.server.servers import MODERN, Demo, request, run
 
@@ -68,7 +68,7 @@ def modern_headers(body: dict[str, Any]) -> Headers:
 
 def test_modern_post_answers_json_with_status_by_error() -> None:
     async def go() -> list[Reply]:
-        app = HttpApp(Demo())
+        app = Demo().asgi_app()
         ok = request(1, "tools/list")
         unknown = request(2, "prompts/list")
         no_meta = {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}
@@ -91,7 +91,7 @@ def test_modern_post_answers_json_with_status_by_error() -> None:
 
 def test_header_body_mismatch_is_32020() -> None:
     async def go() -> list[Reply]:
-        app = HttpApp(Demo())
+        app = Demo().asgi_app()
         body = request(1, "tools/call", {"name": "echo"})
         good = modern_headers(body)
         cases = [
@@ -114,7 +114,7 @@ def test_header_body_mismatch_is_32020() -> None:
 def test_progress_turns_the_reply_into_an_sse_stream() -> None:
     async def go() -> Reply:
         body = request(1, "tools/call", {"name": "echo"}, progressToken="p")
-        return await call(HttpApp(Demo()), body, modern_headers(body))
+        return await call(Demo().asgi_app(), body, modern_headers(body))
 
     reply = run(go())
     events = reply.events()
@@ -124,7 +124,7 @@ def test_progress_turns_the_reply_into_an_sse_stream() -> None:
 
 def test_notification_is_202_and_get_delete_are_405_without_a_session() -> None:
     async def go() -> list[Reply]:
-        app = HttpApp(Demo())
+        app = Demo().asgi_app()
         note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
         return [await call(app, note), await call(app, method="GET"), await call(app, method="DELETE")]
 
@@ -135,7 +135,7 @@ def test_notification_is_202_and_get_delete_are_405_without_a_session() -> None:
 
 def test_host_origin_and_body_size_are_checked() -> None:
     async def go() -> list[Reply]:
-        app = HttpApp(Demo(), max_body=1000)
+        app = Demo().asgi_app(max_body=1000)
         body = request(1, "tools/list")
         head = modern_headers(body)
         return [
@@ -154,7 +154,7 @@ def test_host_origin_and_body_size_are_checked() -> None:
 
 def test_legacy_session_lifecycle_over_http() -> None:
     async def go() -> list[Reply]:
-        app = HttpApp(Demo())
+        app = Demo().asgi_app()
         init = {
             "jsonrpc": "2.0",
             "id": 1,
@@ -185,7 +185,7 @@ def test_legacy_session_lifecycle_over_http() -> None:
 def test_closing_the_sse_stream_cancels_the_request() -> None:
     async def go() -> tuple[list[dict[str, Any]], list[str]]:
         server = Demo()
-        app = HttpApp(server)
+        app = server.asgi_app()
         body = request(1, "tools/call", {"name": "stream"}, progressToken="p")
         head = {"host": "127.0.0.1", **modern_headers(body)}
         scope = {

@@ -1,14 +1,15 @@
-"""The dispatcher over in-process stdio: modern rules, dual-era sessions, cancellation, subscriptions."""
+"""The router over in-process stdio: modern rules, dual-era sessions, cancellation, subscriptions."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from mcpgen._runtime.server.request_state import RequestStateSealer
+from mcpgen._runtime.server.services.request_state import RequestStateSealer
 
 from tests.server.servers import MODERN, Demo, Stdio, meta, request, run
 
+LEGACY = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 LEGACY_INIT = {
     "jsonrpc": "2.0",
     "id": 0,
@@ -85,7 +86,7 @@ def test_required_meta_version_and_capability_errors() -> None:
     missing, partial, version, capability, parse = run(go())
     assert missing["error"]["code"] == partial["error"]["code"] == -32602
     assert version["error"]["code"] == -32022
-    assert version["error"]["data"] == {"supported": [MODERN], "requested": "2099-01-01"}
+    assert version["error"]["data"] == {"supported": [MODERN, *LEGACY], "requested": "2099-01-01"}
     assert capability["error"]["code"] == -32021
     assert capability["error"]["data"] == {"requiredCapabilities": {"elicitation": {}}}
     assert parse["error"]["code"] == -32700
@@ -277,24 +278,29 @@ def test_modern_stdout_never_carries_requests() -> None:
     assert all("method" not in m or "id" not in m for m in run(go()))
 
 
-def test_a_legacy_revision_handler_base_serves_its_own_revision() -> None:
+def test_a_legacy_revision_handler_base_serves_its_revision_and_the_older_ones() -> None:
     from mcpgen.v2025_11_25 import models as lm
     from mcpgen.v2025_11_25 import server as ls
 
     class Legacy(ls.Server):
         async def call_tool(self, params: lm.CallToolRequestParams, ctx: ls.Context) -> lm.CallToolResult:
-            return lm.CallToolResult(content=[lm.TextContent(type="text", text=params.name)])
+            text = f"{params.name} at {ctx.protocol_version}"
+            return lm.CallToolResult(content=[lm.TextContent(type="text", text=text)], structured_content={"n": 1})
 
-    async def go() -> list[dict[str, Any]]:
+    async def session(requested: str) -> list[dict[str, Any]]:
         async with Stdio(Legacy()) as conn:
             conn.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "early"}})
             first = await conn.response(1)
-            init = {**LEGACY_INIT, "params": {**LEGACY_INIT["params"], "protocolVersion": "2025-06-18"}}
+            init = {**LEGACY_INIT, "params": {**LEGACY_INIT["params"], "protocolVersion": requested}}
             conn.send(init, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "x"}})
             return [first, await conn.response(0), await conn.response(2)]
 
-    early, init, call = run(go())
+    early, init, call = run(session("2024-11-05"))
     assert early["error"]["code"] == -32600  # initialize first
-    assert init["result"]["protocolVersion"] == "2025-11-25"  # the only revision this base speaks
+    assert init["result"]["protocolVersion"] == "2024-11-05"  # older: converted
     assert init["result"]["capabilities"] == {"logging": {}, "tools": {"listChanged": True}}
-    assert call["result"] == {"content": [{"text": "x", "type": "text"}]}
+    # an unknown key for 2024-11-05 travels as an extra, as any open object's
+    assert call["result"] == {"content": [{"text": "x at 2024-11-05", "type": "text"}], "structuredContent": {"n": 1}}
+    _, init, call = run(session("2026-07-28"))
+    assert init["result"]["protocolVersion"] == "2025-11-25"  # newer than the handler: its own
+    assert call["result"]["content"][0]["text"] == "x at 2025-11-25"

@@ -62,24 +62,26 @@ class Renderer:
             files[rel] = header(f"templates/runtime/{rel}") + "\n" + path.read_text(encoding="utf-8")
         return files
 
-    def protocol_module(self, protocol: Protocol, package: str) -> str:
+    def protocol_module(self, protocol: Protocol, package: str, runtime: str) -> str:
         return self.render(
             "protocol.py",
             p=protocol,
             package=package,
+            runtime=runtime,
             header=header(f"schema/{protocol.version}/schema.json", protocol.sha256),
         )
 
-    def codec_module(self, protocol: Protocol, package: str) -> str:
+    def codec_module(self, protocol: Protocol, package: str, runtime: str) -> str:
         """The revision's wire codec: the era's template (``codec_legacy``/``codec_modern``) bound to its table."""
         return self.render(
             f"codec_{protocol.era}.py",
             p=protocol,
             package=package,
+            runtime=runtime,
             header=header(f"schema/{protocol.version}/schema.json", protocol.sha256),
         )
 
-    def server_module(self, protocol: Protocol, package: str) -> str:
+    def server_module(self, protocol: Protocol, package: str, runtime: str) -> str:
         """The revision's handler base: one async method per request a server answers."""
         served = [
             m for m in protocol.methods if m.kind == "request" and m.client_sends and m.name not in RUNTIME_ANSWERED
@@ -112,13 +114,14 @@ class Renderer:
             "server.py",
             p=protocol,
             package=package,
+            runtime=runtime,
             handlers=handlers,
             results=sorted(results.values(), key=lambda r: str(r["name"])),
             exports=sorted(["Context", "Server", *results]),
             header=header(f"schema/{protocol.version}/schema.json", protocol.sha256),
         )
 
-    def client_module(self, protocol: Protocol, package: str, models_source: str) -> str:
+    def client_module(self, protocol: Protocol, package: str, runtime: str, models_source: str) -> str:
         """The revision's typed client: one async method per request a client sends, its
         params model's fields as keyword arguments (read from the generated models' source).
         """
@@ -148,6 +151,7 @@ class Renderer:
             "client.py",
             p=protocol,
             package=package,
+            runtime=runtime,
             methods=methods,
             input_required=f"m.{protocol.input_required}" if protocol.input_required else None,
             header=header(f"schema/{protocol.version}/schema.json", protocol.sha256),
@@ -160,14 +164,22 @@ class Renderer:
             header=header(f"schema/{protocol.version}/schema.json", protocol.sha256),
         )
 
-    def package_init(self, versions: list[tuple[str, str]], known: list[tuple[str, str]], batching: list[str]) -> str:
-        """The package index: the revisions generated here, and every locked revision's era."""
-        rows = [{"version": v, "era": e} for v, e in sorted(versions)]
+    def package_init(
+        self, package: str, runtime: str, parent: str | None, versions: list[tuple[str, str, bool]]
+    ) -> str:
+        """The package index: the revisions generated here as the runtime's version registry
+        (chained to the ``parent`` package's registry, the runtime distribution's, when there is one),
+        and the generator version the runtime is checked against at import."""
+        rows = [
+            {"version": v, "era": e, "batching": b, "package": f"{package}.v{v.replace('-', '_')}"}
+            for v, e, b in sorted(versions)
+        ]
         return self.render(
             "package_init.py",
             versions=rows,
-            known=[{"version": v, "era": e} for v, e in sorted(known)],
-            batching=sorted(batching),
             latest=rows[-1]["version"] if rows else "",
+            runtime=runtime,
+            parent=parent,
+            generator_version=__version__,
             header=header("schema/lock.json"),
         )

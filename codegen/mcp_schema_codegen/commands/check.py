@@ -97,7 +97,9 @@ def check(options: Options, full: bool = False) -> CheckReport:
     scratch = Path(tempfile.mkdtemp(prefix="mcp-codegen-check-"))
     try:
         fresh = scratch / options.package
-        render_package(Options(options.schema_dir, scratch, options.package, versions, options.templates), fresh)
+        render_package(
+            Options(options.schema_dir, scratch, options.package, versions, options.templates, options.runtime), fresh
+        )
         report.diff = tree_diff(package_dir, fresh, str(package_dir))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

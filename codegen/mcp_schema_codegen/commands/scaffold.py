@@ -87,7 +87,8 @@ def render_runtime(version: str, package: str, schema_dir: Path) -> tuple[Path, 
     """The vendored runtime for ``version`` as package ``package``: (temp dir to remove, rel path -> bytes)."""
     tmp = Path(tempfile.mkdtemp(prefix="mcp-codegen-scaffold-"))
     try:
-        render_package(Options(schema_dir=schema_dir, out=tmp, package=package, versions=[version]), tmp / package)
+        # every locked revision: the server serves its own and every older one, legacy clients included
+        render_package(Options(schema_dir=schema_dir, out=tmp, package=package), tmp / package)
         files = {
             f"{package}/{p.relative_to(tmp / package).as_posix()}": p.read_bytes()
             for p in sorted((tmp / package).rglob("*"))

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import MISSING, BaseModel
 
 from .codec import (
+    CACHE_SCOPE,
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
     COMPLETE,
@@ -17,6 +18,7 @@ from .codec import (
     PROTOCOL_VERSION_KEY,
     RESULT_TYPE,
     SERVER_INFO_KEY,
+    TTL_MS,
     Codec,
     JSONObject,
     Revision,
@@ -38,7 +40,9 @@ class ModernCodec(Codec):
     carry ``resultType`` (missing means ``complete``), cacheable ones ``ttlMs``/``cacheScope``;
     servers send no requests and clients no responses.
 
-    ``supported_versions`` are the versions a server answers (others get -32022);
+    The codec accepts requests of its own revision only; any other ``protocolVersion`` is
+    refused with -32022, whose ``data.supported`` lists ``supported_versions`` (a server
+    passes every revision it serves, of either era; default: this one).
     ``client_info``/``client_capabilities`` are stamped on requests a client sends,
     ``server_info`` on results a server sends, ``ttl_ms``/``cache_scope`` on cacheable
     results that lack them.
@@ -77,16 +81,13 @@ class ModernCodec(Codec):
             return
         meta = raw.get("_meta")
         requested = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
-        if type(requested) is str and requested not in self.supported_versions:
+        if type(requested) is str and requested != self.version:
             raise unsupported_protocol_version(self.supported_versions, requested)
 
     def accepts(self, spec: MethodSpec, params: Any) -> bool:
         if spec.kind != "request":
             return True
-        return (
-            getattr(getattr(params, "meta", None), "protocol_version", None)
-            in self.supported_versions
-        )
+        return getattr(getattr(params, "meta", None), "protocol_version", None) == self.version
 
     def result_type(self, spec: MethodSpec, raw: JSONObject) -> tuple[Any, JSONObject]:
         if RESULT_TYPE not in raw:  # a result from a legacy server: complete
@@ -106,20 +107,22 @@ class ModernCodec(Codec):
         self, spec: MethodSpec, meta: Mapping[str, Any] | None
     ) -> Callable[[JSONObject], None]:
         def stamp(params: JSONObject) -> None:
-            envelope: JSONObject = {
-                PROTOCOL_VERSION_KEY: self.version,
-                CLIENT_CAPABILITIES_KEY: self.client_capabilities,
-            }
-            if self.client_info is not None:
-                envelope[CLIENT_INFO_KEY] = self.client_info
-            given = params.get("_meta")
-            if isinstance(given, dict):
-                envelope.update(given)
-            if meta is not None:
-                envelope.update(dump(meta))
-            params["_meta"] = envelope
+            params["_meta"] = request_meta(
+                self.version, self.client_capabilities, self.client_info, params.get("_meta"), meta
+            )
 
         return stamp
+
+    def adopt_params(
+        self, params: JSONObject, *, capabilities: Any = None, client_info: Any = None
+    ) -> JSONObject:
+        """Params of another revision with the ``_meta`` envelope this revision requires: keys the
+        params carry win, the missing ones come from this revision, ``capabilities`` and ``client_info``."""
+        caps = dump(capabilities) if capabilities is not None else {}
+        return {
+            **params,
+            "_meta": request_meta(self.version, caps, dump(client_info), params.get("_meta")),
+        }
 
     def request_sent_as_is(self, params: BaseModel, meta: Mapping[str, Any] | None) -> bool:
         # a validated params model always holds the two required _meta keys
@@ -145,8 +148,27 @@ class ModernCodec(Codec):
             if isinstance(meta, dict):
                 meta.setdefault(SERVER_INFO_KEY, self.server_info)
         if spec.cacheable and result[RESULT_TYPE] == COMPLETE:
-            result.setdefault("ttlMs", self.ttl_ms)
-            result.setdefault("cacheScope", self.cache_scope)
+            result.setdefault(TTL_MS, self.ttl_ms)
+            result.setdefault(CACHE_SCOPE, self.cache_scope)
+
+
+def request_meta(
+    version: str,
+    capabilities: Any,
+    client_info: Any,
+    given: Any = None,
+    extra: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """A request's ``_meta`` envelope: protocol version, client capabilities and info, then the keys
+    ``given`` already carried, then ``extra`` (later ones win)."""
+    envelope: JSONObject = {PROTOCOL_VERSION_KEY: version, CLIENT_CAPABILITIES_KEY: capabilities}
+    if client_info is not None:
+        envelope[CLIENT_INFO_KEY] = client_info
+    if isinstance(given, dict):
+        envelope.update(given)
+    if extra is not None:
+        envelope.update(dump(extra))
+    return envelope
 
 
 # -- the modern era's typed errors, as the runtime's one exception --------------------------

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from mcpgen._runtime.server.context import Context
-from mcpgen._runtime.server.handler import HandlerBase, unimplemented
+from mcpgen._runtime.server import Context, HandlerBase, unimplemented
 
+from .. import REGISTRY
 from . import models as m
 from .codec import REVISION
 
@@ -27,6 +27,7 @@ class Server(HandlerBase):
     """Handlers of MCP 2025-06-18; override the ones your server answers."""
 
     revision = REVISION
+    registry = REGISTRY
     era: ClassVar[Literal["legacy", "modern"]] = "legacy"
     handlers: ClassVar[dict[str, str]] = {
         "completion/complete": "complete",

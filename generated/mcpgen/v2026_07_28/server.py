@@ -20,9 +20,9 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import MISSING, Field, StrictInt, StrictStr
 
-from mcpgen._runtime.server.context import Context
-from mcpgen._runtime.server.handler import HandlerBase, unimplemented
+from mcpgen._runtime.server import Context, HandlerBase, unimplemented
 
+from .. import REGISTRY
 from . import models as m
 from .codec import REVISION
 
@@ -111,6 +111,7 @@ class Server(HandlerBase):
     """Handlers of MCP 2026-07-28; override the ones your server answers."""
 
     revision = REVISION
+    registry = REGISTRY
     era: ClassVar[Literal["legacy", "modern"]] = "modern"
     handlers: ClassVar[dict[str, str]] = {
         "completion/complete": "complete",

@@ -1,12 +1,36 @@
-"""The MCP server runtime: dispatcher, context, dual-era sessions, stdio and ASGI runners.
+"""The MCP server runtime, in layers; each imports only the ones below it.
+
+Below the server: the wire layer (``jsonrpc``), the era codecs and the version registry.
+
+- ``services``: what sessions share per server: the request ``Context``, the subscription bus,
+  ``requestState`` sealing (later: session store, event store, token verification)
+- ``kernel``: run one handler: find it, call it within its timeout, turn exceptions into
+  JSON-RPC errors, check and seal ``input_required`` results (later: argument validation)
+- ``sessions``: ``ModernSession`` (stateless, per request ``_meta``) and ``LegacySession``
+  (``initialize``), side by side, each decoding and encoding through its era's codec and
+  converting to and from the handler's revision
+- ``router``: picks the session for each message of a connection
+- ``transports``: stdio and Streamable HTTP (ASGI); ``runners``: this process's stdin/stdout, uvicorn
+- ``handler``: authoring; ``HandlerBase``, the base of every generated ``Server``
 
 Subclass a generated ``<package>.vYYYY_MM_DD.server.Server`` and call ``run_stdio()``,
 ``run_http()`` or ``asgi_app()`` on an instance.
 """
 
-from .context import Context
-from .dispatch import Connection, Dispatcher, Reply
 from .handler import HandlerBase, unimplemented
-from .request_state import RequestStateSealer
+from .kernel import Application, Kernel, Reply
+from .router import Connection, Router
+from .services import Context, RequestStateSealer, Services
 
-__all__ = ["Connection", "Context", "Dispatcher", "HandlerBase", "Reply", "RequestStateSealer", "unimplemented"]
+__all__ = [
+    "Application",
+    "Connection",
+    "Context",
+    "HandlerBase",
+    "Kernel",
+    "Reply",
+    "RequestStateSealer",
+    "Router",
+    "Services",
+    "unimplemented",
+]

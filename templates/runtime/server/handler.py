@@ -1,20 +1,22 @@
-"""The base of every generated handler class (``<package>.vYYYY_MM_DD.server.Server``).
+"""Authoring: the base of every generated handler class (``<package>.vYYYY_MM_DD.server.Server``).
 
 A generated ``Server`` subclasses ``HandlerBase`` with one async method per request the
 server answers, each marked ``@unimplemented``; an author overrides the ones to serve.
 Unimplemented methods answer -32601, and the server's capabilities follow from which
-methods are overridden.
+methods are overridden. The generated class carries its revision and its package's version
+registry; the server serves that revision and every older one in the registry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
-if TYPE_CHECKING:
-    from ..codec import Revision
-    from .asgi import HttpApp
-    from .dispatch import Dispatcher
+from ..codec import Revision
+from ..versions import VersionRegistry
+from .router import Router
+from .runners import run_http, run_stdio
+from .transports.asgi import HttpApp
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,7 +32,7 @@ CAPABILITY_OF_PREFIX: dict[str, str] = {
 
 
 def unimplemented(fn: F) -> F:
-    """Mark a generated handler stub: the dispatcher answers -32601 until it is overridden."""
+    """Mark a generated handler stub: the server answers -32601 until it is overridden."""
     setattr(fn, UNIMPLEMENTED, True)
     return fn
 
@@ -47,6 +49,7 @@ class HandlerBase:
     """
 
     revision: ClassVar[Revision]
+    registry: ClassVar[VersionRegistry]  # the generated package's revisions: what the server may serve
     era: ClassVar[Literal["legacy", "modern"]]
     handlers: ClassVar[Mapping[str, str]]  # wire method -> handler method name
 
@@ -59,7 +62,7 @@ class HandlerBase:
     request_state_key: ClassVar[bytes | str | None] = None
     handler_timeout: ClassVar[float | None] = None
 
-    _dispatcher: Dispatcher | None = None
+    _router: Router | None = None
 
     def implemented(self, method: str) -> bool:
         """The author overrode the handler of wire method ``method``."""
@@ -91,49 +94,34 @@ class HandlerBase:
     # -- runners -------------------------------------------------------------------------
 
     @property
-    def dispatcher(self) -> Dispatcher:
-        if self._dispatcher is None:
-            from .dispatch import Dispatcher
-
-            self._dispatcher = Dispatcher(self)
-        return self._dispatcher
+    def router(self) -> Router:
+        """The server's router (built on first use): what every transport hands messages to."""
+        if self._router is None:
+            self._router = Router(self)
+        return self._router
 
     def run_stdio(self) -> None:
         """Serve newline-delimited JSON-RPC on stdin/stdout until EOF."""
-        from .stdio import run_stdio
-
-        run_stdio(self)
+        run_stdio(self.router)
 
     def asgi_app(self, **options: Any) -> HttpApp:
         """Streamable HTTP as an ASGI app (see ``HttpApp`` for the options)."""
-        from .asgi import HttpApp
-
-        return HttpApp(self, **options)
+        return HttpApp(self.router, **options)
 
     def run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
         """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp``."""
-        import uvicorn
-
-        subscriptions = self.dispatcher.subscriptions
-
-        class Server(uvicorn.Server):
-            def handle_exit(self, sig: int, frame: Any) -> None:
-                subscriptions.close()  # open listen streams end, so shutdown need not wait for them
-                super().handle_exit(sig, frame)
-
-        config = uvicorn.Config(self.asgi_app(**options), host=host, port=port, log_level="warning", lifespan="off")
-        Server(config).run()
+        run_http(self.router, host, port, **options)
 
     # -- notifications to subscribers -----------------------------------------------------
 
     async def notify_tools_changed(self) -> None:
-        await self.dispatcher.subscriptions.publish("notifications/tools/list_changed")
+        await self.router.services.subscriptions.publish("notifications/tools/list_changed")
 
     async def notify_prompts_changed(self) -> None:
-        await self.dispatcher.subscriptions.publish("notifications/prompts/list_changed")
+        await self.router.services.subscriptions.publish("notifications/prompts/list_changed")
 
     async def notify_resources_changed(self) -> None:
-        await self.dispatcher.subscriptions.publish("notifications/resources/list_changed")
+        await self.router.services.subscriptions.publish("notifications/resources/list_changed")
 
     async def notify_resource_updated(self, uri: str) -> None:
-        await self.dispatcher.subscriptions.publish("notifications/resources/updated", uri=uri)
+        await self.router.services.subscriptions.publish("notifications/resources/updated", uri=uri)

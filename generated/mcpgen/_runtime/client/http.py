@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic_core import from_json, to_json
 
-from ..jsonrpc import RequestId
+from ..jsonrpc import ProtocolError, RequestId, error_envelope
 from .errors import AuthorizationError, TransportError
 from .transport import JSONObject, Receiver, Transport
 
@@ -288,7 +288,9 @@ def _jsonrpc_error(content: bytes, rid: RequestId) -> bytes | None:
     error = value["error"]
     if type(error.get("code")) is not int or not isinstance(error.get("message"), str):
         return None
-    return to_json({"jsonrpc": "2.0", "id": rid, "error": error})
+    return to_json(
+        error_envelope(rid, ProtocolError(error["code"], error["message"], error.get("data")))
+    )
 
 
 class StreamCursor:

@@ -8,6 +8,8 @@ from typing import Any, Literal
 from pydantic import MISSING
 from pydantic_core import to_json
 
+from ...jsonrpc import notification_envelope
+
 Send = Callable[[bytes], Awaitable[None]]
 
 LOG_LEVELS: dict[str, int] = {
@@ -85,7 +87,7 @@ class Context:
     async def notify(self, method: str, params: Mapping[str, Any]) -> None:
         """Send a request-scoped notification (on HTTP: on this request's response stream)."""
         if not self.cancelled:
-            await self._send(to_json({"jsonrpc": "2.0", "method": method, "params": params}))
+            await self._send(to_json(notification_envelope(method, params)))
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """``notifications/progress`` for this request; a no-op unless it carried a ``progressToken``."""

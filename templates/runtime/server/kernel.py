@@ -1,0 +1,188 @@
+"""The kernel: run one handler of the author's server, whatever session the request came through.
+
+``Kernel.call`` finds the handler of a method (-32601 when the author did not implement it),
+opens a sealed ``requestState``, awaits the handler within ``handler_timeout``, turns any
+exception into a ``ProtocolError`` (an author's bug becomes -32603 with the traceback only in the
+server's log), checks that an ``input_required`` result asks only for what the client declared
+(-32021) and seals its ``requestState``. Params arrive, and results leave, in the handler's
+own types; the sessions convert to and from the revision a request was sent in. Argument
+validation and tool errors plug in here.
+
+``Reply`` is what every session hands back to a transport: the bytes to write, if any, and the
+error code when it is an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import traceback
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol
+
+from pydantic import MISSING
+from pydantic_core import to_json
+
+from ..codec import INPUT_REQUIRED, RESULT_TYPE, Revision
+from ..jsonrpc import (
+    INTERNAL_ERROR,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    ProtocolError,
+    RequestId,
+    error_envelope,
+)
+from ..versions import VersionRegistry
+from .services import Context, Services
+
+Handler = Callable[[Any, Context], Awaitable[Any]]
+
+# an embedded input request -> the client capability it needs
+CAPABILITY_OF_INPUT: dict[str, str] = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+
+
+class Application(Protocol):
+    """What the runtime needs from an author's server (a generated ``Server`` subclass)."""
+
+    revision: ClassVar[Revision]
+    registry: ClassVar[VersionRegistry]
+    handlers: ClassVar[Mapping[str, str]]
+    instructions: ClassVar[str | None]
+    ttl_ms: ClassVar[int]
+    cache_scope: ClassVar[Literal["public", "private"]]
+    request_state_key: ClassVar[bytes | str | None]
+    handler_timeout: ClassVar[float | None]
+
+    def implemented(self, method: str) -> bool: ...
+    def server_info(self) -> dict[str, Any]: ...
+    def capabilities(self) -> dict[str, Any]: ...
+
+
+class Reply(NamedTuple):
+    """What a transport writes back: ``body`` (None: nothing) and the error ``code`` if it is an error."""
+
+    body: bytes | None
+    code: int | None = None
+
+
+NO_REPLY = Reply(None)
+
+
+def error_reply(id: RequestId | None, error: ProtocolError) -> Reply:
+    return Reply(to_json(error_envelope(id, error)), error.code)
+
+
+def rejection_reply(error: ProtocolError) -> Reply:
+    """The reply to a message a codec refused: an error response when the peer expects one."""
+    if not error.needs_reply:
+        return Reply(None, error.code)
+    return Reply(to_json(error.reply()), error.code)
+
+
+def internal_error(method: str) -> ProtocolError:
+    """A handler raised: log the traceback to stderr, answer -32603 without any of it."""
+    print(f"mcp server: the {method} handler raised:\n{traceback.format_exc()}", file=sys.stderr, end="")
+    return ProtocolError(INTERNAL_ERROR, "Internal error")
+
+
+def declared(capabilities: Any, name: str) -> Any:
+    """The capability ``name`` a client declared (a dict or a model), None when it did not."""
+    value = capabilities.get(name) if isinstance(capabilities, Mapping) else getattr(capabilities, name, None)
+    return None if value is MISSING else value
+
+
+def check_input_capabilities(result: Any, capabilities: Any) -> None:
+    """Refuse (-32021) an ``input_required`` result asking for what the client did not declare."""
+    requests = result.get("inputRequests") if isinstance(result, dict) else getattr(result, "input_requests", MISSING)
+    if requests is MISSING or not requests:
+        return
+    missing: dict[str, Any] = {}
+    for request in requests.values():
+        method = request.get("method") if isinstance(request, dict) else request.method
+        cap = CAPABILITY_OF_INPUT.get(method) if isinstance(method, str) else None
+        if cap is None:
+            continue
+        have = declared(capabilities, cap)
+        if have is None:
+            missing[cap] = {}
+        elif cap == "elicitation":
+            params = request.get("params") if isinstance(request, dict) else request.params
+            mode = params.get("mode") if isinstance(params, dict) else getattr(params, "mode", None)
+            if mode == "url" and declared(have, "url") is None:
+                missing[cap] = {"url": {}}
+    if missing:
+        raise ProtocolError(
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            f"the client did not declare {', '.join(sorted(missing))}",
+            {"requiredCapabilities": missing},
+        )
+
+
+class Kernel:
+    """Runs the author's handlers of one server (an ``Application``) with its ``Services``."""
+
+    def __init__(self, app: Application, services: Services | None = None) -> None:
+        self.app = app
+        self.services = services if services is not None else Services()
+        self.revision = app.revision
+        self.input_required = app.revision.input_required
+        self._handlers: dict[str, Handler] = {
+            method: getattr(app, stub) for method, stub in app.handlers.items() if app.implemented(method)
+        }
+
+    def handler(self, method: str) -> Handler | None:
+        """The author's handler of ``method``, or None when it is not implemented."""
+        return self._handlers.get(method)
+
+    async def call(self, method: str, params: Any, ctx: Context, capabilities: Any) -> Any:
+        """Run the handler of ``method`` on ``params`` (the handler's types); raises only ``ProtocolError``.
+
+        ``capabilities`` are the client's (the request's ``_meta``, or a legacy ``initialize``).
+        """
+        handler = self._handlers.get(method)
+        if handler is None:
+            raise ProtocolError(METHOD_NOT_FOUND, f"{method!r} is not implemented", {"method": method})
+        try:
+            state = getattr(params, "request_state", MISSING)
+            if isinstance(state, str):
+                params = params.model_copy(update={"request_state": self.services.request_state.open(state)})
+            result = await self.run(handler, params, ctx)
+            if self.is_input_required(result):
+                check_input_capabilities(result, capabilities)
+                result = self.seal(result)
+            return result
+        except ProtocolError:
+            raise
+        except Exception:  # the author's bug: a -32603, never a crash
+            raise internal_error(method) from None
+
+    async def run(self, handler: Handler, params: Any, ctx: Context) -> Any:
+        """Await a handler, within the server's ``handler_timeout`` when it has one."""
+        limit = self.app.handler_timeout
+        if limit is None:
+            return await handler(params, ctx)
+        try:
+            async with asyncio.timeout(limit):
+                return await handler(params, ctx)
+        except TimeoutError:
+            raise ProtocolError(INTERNAL_ERROR, f"the handler did not answer within {limit:g} s") from None
+
+    def is_input_required(self, result: Any) -> bool:
+        if self.input_required is not None and isinstance(result, self.input_required):
+            return True
+        return isinstance(result, dict) and result.get(RESULT_TYPE) == INPUT_REQUIRED
+
+    def seal(self, result: Any) -> Any:
+        """The result with its ``requestState`` sealed, so a forged one is refused when it returns."""
+        sealer = self.services.request_state
+        if isinstance(result, dict):
+            state = result.get("requestState")
+            return {**result, "requestState": sealer.seal(state)} if isinstance(state, str) else result
+        state = getattr(result, "request_state", MISSING)
+        if isinstance(state, str):
+            return result.model_copy(update={"request_state": sealer.seal(state)})
+        return result

@@ -1,0 +1,272 @@
+"""Legacy sessions (2024-11-05 .. 2025-11-25): what ``initialize`` fixes for one stdio process or HTTP session.
+
+``initialize`` negotiates the revision (the one the client requests when the server serves it,
+otherwise the newest legacy revision it serves) and so the ``LegacyCodec`` that decodes every
+later message of the session and encodes every reply; that revision's package is loaded then,
+through the registry. Requests are converted to the handler's types (a modern handler's params
+get the ``_meta`` envelope built from what ``initialize`` declared), results back to the
+negotiated revision's shape, and an ``input_required`` result becomes real server->client
+requests whose answers re-enter the handler as ``inputResponses``. ``ping``,
+``logging/setLevel`` and ``resources/subscribe``/``unsubscribe`` are answered here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import MISSING
+
+from ...codec import PROTOCOL_VERSION_KEY, Codec, dump
+from ...codec_legacy import LegacyCodec
+from ...jsonrpc import (
+    INTERNAL_ERROR,
+    Batch,
+    ErrorResponse,
+    Message,
+    ProtocolError,
+    Request,
+    RequestId,
+    Response,
+)
+from ...versions import VersionRegistry, negotiate
+from ..kernel import NO_REPLY, Kernel, Reply, error_reply, internal_error, rejection_reply
+from ..services import Context, Send, Subscriber
+from .convert import Conversion
+
+INITIALIZE = "initialize"
+CANCELLED = "notifications/cancelled"
+SUBSCRIBE = ("resources/subscribe", "resources/unsubscribe")
+MAX_ROUNDS = 10  # input_required rounds driven for one request
+INPUT_TIMEOUT = 300.0  # seconds a server->client request may take
+
+Cancel = Callable[[Any], None]
+
+
+def is_legacy_initialize(obj: Any) -> bool:
+    """An ``initialize`` request without the modern ``_meta`` envelope: a legacy client's handshake.
+
+    One carrying ``_meta`` protocolVersion is a modern request for a removed method (-32601).
+    """
+    if not isinstance(obj, dict) or obj.get("method") != INITIALIZE:
+        return False
+    params = obj.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return not (isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta)
+
+
+def progress_token(raw: Any) -> str | int | None:
+    """The ``progressToken`` a legacy request's ``_meta`` carries (revisions before 2025-11-25 do
+    not type ``_meta``, so it is read from the message)."""
+    params = raw.get("params") if isinstance(raw, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    return token if type(token) is str or type(token) is int else None
+
+
+class LegacySession(Subscriber):
+    """One stdio process or HTTP session after ``initialize``, and its requests in flight to the client.
+
+    ``served`` are the legacy revisions the server serves; ``target`` is the codec of the
+    handler's revision, which requests are converted to.
+    """
+
+    def __init__(self, kernel: Kernel, registry: VersionRegistry, served: Sequence[str], target: Codec) -> None:
+        self.kernel = kernel
+        self.registry = registry
+        self.served = tuple(served)
+        self.target = target
+        self.version: str | None = None
+        self.codec: LegacyCodec | None = None
+        self.conversion: Conversion | None = None
+        self.client_capabilities: dict[str, Any] = {}
+        self.client_info: dict[str, Any] | None = None
+        self.log_level = "debug"
+        self.subscribed: set[str] = set()
+        self.notify: Send | None = None
+        self._pending: dict[RequestId, tuple[str, asyncio.Future[Any]]] = {}
+        self._next = 0
+
+    def __repr__(self) -> str:
+        return f"LegacySession(version={self.version!r})"
+
+    # -- initialize -----------------------------------------------------------------------
+
+    async def initialize(self, obj: Any) -> Reply:
+        """The handshake (again, when a client re-initializes): negotiate, decode, answer.
+
+        On a refused ``initialize`` nothing of the session changes.
+        """
+        params = obj.get("params") if isinstance(obj, dict) else None
+        requested = params.get("protocolVersion") if isinstance(params, dict) else None
+        version = negotiate(self.served, requested=requested)
+        if version is None:  # the router opens no session without a legacy revision to serve
+            raise ValueError("a legacy session needs a legacy revision to serve")
+        codec = LegacyCodec(self.registry.revision(version), "server")
+        try:
+            request = codec.decode_value(obj)
+        except ProtocolError as error:
+            return rejection_reply(error)
+        if not isinstance(request, Request):
+            return NO_REPLY
+        self.version, self.codec = version, codec
+        self.conversion = Conversion(codec, self.target)
+        self.client_capabilities = dump(request.params.capabilities) or {}
+        info = dump(request.params.client_info)
+        self.client_info = info if isinstance(info, dict) else None
+        app = self.kernel.app
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": app.capabilities(),
+            "serverInfo": app.server_info(),
+        }
+        if app.instructions:
+            result["instructions"] = app.instructions
+        try:
+            return Reply(codec.dumps_result(request.id, INITIALIZE, result))
+        except ProtocolError as error:
+            return error_reply(request.id, error)
+
+    # -- every later message --------------------------------------------------------------
+
+    async def handle(self, obj: Any, send: Send, cancel: Cancel | None = None) -> Reply:
+        """One parsed message (or batch) of the session -> the reply to write."""
+        if is_legacy_initialize(obj) or self.codec is None:
+            return await self.initialize(obj)
+        pending = {rid: method for rid, (method, _) in self._pending.items()}
+        try:
+            decoded = self.codec.decode_value(obj, pending=pending or None)
+        except ProtocolError as error:
+            self.refused(error)
+            return rejection_reply(error)
+        if not isinstance(decoded, Batch):
+            return await self.dispatch(decoded, obj, send, cancel)
+        bodies = []
+        for raw, item in zip(obj, decoded.items, strict=True):
+            if isinstance(item, ProtocolError):
+                self.refused(item)
+                reply = rejection_reply(item)
+            else:
+                reply = await self.dispatch(item, raw, send, cancel)
+            if reply.body is not None:
+                bodies.append(reply.body)
+        return Reply(b"[" + b",".join(bodies) + b"]") if bodies else NO_REPLY
+
+    async def dispatch(self, message: Message, raw: Any, send: Send, cancel: Cancel | None) -> Reply:
+        if isinstance(message, Request):
+            return await self.answer(message, raw, send)
+        if isinstance(message, Response):
+            self.resolve(message.id, message.result)
+        elif isinstance(message, ErrorResponse):
+            if message.id is not None:
+                self.resolve(message.id, error=message.error)
+        elif message.method == CANCELLED and cancel is not None:
+            cancel(message.params)
+        return NO_REPLY
+
+    async def answer(self, request: Request, raw: Any, send: Send) -> Reply:
+        method = request.method
+        try:
+            if method == "ping":
+                return self.ok(request, {})
+            if method == "logging/setLevel":
+                self.log_level = request.params.level
+                return self.ok(request, {})
+            if method in SUBSCRIBE and "resources" in self.kernel.app.capabilities():
+                uri = request.params.uri
+                if method == SUBSCRIBE[0]:
+                    self.subscribed.add(uri)
+                else:
+                    self.subscribed.discard(uri)
+                return self.ok(request, {})
+            return await self.call(request, raw, send)
+        except ProtocolError as error:
+            return error_reply(request.id, error)
+        except Exception:  # a bug of ours must not leave the client waiting
+            return error_reply(request.id, internal_error(method))
+
+    def ok(self, request: Request, result: dict[str, Any]) -> Reply:
+        assert self.codec is not None
+        return Reply(self.codec.dumps_result(request.id, request.method, result))
+
+    async def call(self, request: Request, raw: Any, send: Send) -> Reply:
+        """A request for the author's handler, converted; ``input_required`` rounds driven here."""
+        conversion = self.conversion
+        assert conversion is not None and self.version is not None
+        method = request.method
+        if conversion.same:
+            params = request.params
+        else:
+            params = conversion.params(
+                method, raw.get("params"), capabilities=self.client_capabilities, client_info=self.client_info
+            )
+        ctx = Context(
+            request.id,
+            method,
+            send=send,
+            meta=getattr(params, "meta", None),
+            protocol_version=self.version,
+            client_capabilities=self.client_capabilities,
+            client_info=self.client_info,
+            era="legacy",
+            progress_token=progress_token(raw),
+            log_level=self.log_level,
+        )
+        for _ in range(MAX_ROUNDS):
+            result = await self.kernel.call(method, params, ctx, self.client_capabilities)
+            if not self.kernel.is_input_required(result):
+                return Reply(conversion.encode_result(request.id, method, result))
+            responses = await self.ask(result, send)
+            state = (
+                result.get("requestState") if isinstance(result, dict) else getattr(result, "request_state", MISSING)
+            )
+            update = {"input_responses": responses, "request_state": state if isinstance(state, str) else MISSING}
+            params = params.model_copy(update=update)
+        raise ProtocolError(INTERNAL_ERROR, f"no result after {MAX_ROUNDS} rounds of input")
+
+    # -- server->client requests ----------------------------------------------------------
+
+    async def ask(self, result: Any, send: Send) -> dict[str, Any]:
+        """Send each input request as a server->client request; their answers, by key, in the handler's types."""
+        conversion = self.conversion
+        assert conversion is not None
+        requests = (
+            result.get("inputRequests") if isinstance(result, dict) else getattr(result, "input_requests", MISSING)
+        )
+        if requests is MISSING or not requests:
+            return {}
+        loop = asyncio.get_running_loop()
+        asked: dict[str, tuple[str, asyncio.Future[Any]]] = {}
+        try:
+            for key, request in requests.items():
+                method = request["method"] if isinstance(request, dict) else request.method
+                params = request.get("params") if isinstance(request, dict) else getattr(request, "params", None)
+                self._next += 1
+                rid = f"mcpgen-{self._next}"
+                future: asyncio.Future[Any] = loop.create_future()
+                self._pending[rid] = (method, future)
+                asked[key] = (method, future)
+                await send(conversion.encode_request(rid, method, None if params is MISSING else params))
+            async with asyncio.timeout(INPUT_TIMEOUT):
+                answers = {key: (method, await future) for key, (method, future) in asked.items()}
+        finally:
+            futures = {future for _, future in asked.values()}
+            for done in [rid for rid, (_, future) in self._pending.items() if future in futures]:
+                del self._pending[done]
+        return {key: conversion.answer(method, answer) for key, (method, answer) in answers.items()}
+
+    def resolve(self, rid: RequestId, result: Any = None, *, error: ProtocolError | None = None) -> None:
+        """The client's answer to one of our requests; unknown ids are ignored."""
+        entry = self._pending.get(rid)
+        if entry is None or entry[1].done():
+            return
+        if error is not None:
+            entry[1].set_exception(error)
+        else:
+            entry[1].set_result(result)
+
+    def refused(self, error: ProtocolError) -> None:
+        """A refused answer to one of our requests (its result failed validation) fails that request."""
+        if error.kind == "response" and error.id is not None:
+            self.resolve(error.id, error=error)

@@ -1,0 +1,202 @@
+"""Modern requests (2026-07-28 and later): stateless, each one decoded on its own.
+
+Every request names its revision in ``_meta``; the session decodes it with that revision's
+codec when the server serves it (the handler's own, or another modern revision of the registry,
+loaded on first use and converted to and from the handler's types), and otherwise lets the
+handler's codec refuse it with -32022, whose ``data.supported`` lists every revision the server
+serves, the same list ``server/discover`` answers. ``server/discover`` and
+``subscriptions/listen`` are answered here; every other request goes to the kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import MISSING, BaseModel
+from pydantic_core import to_json
+
+from ...codec import PROTOCOL_VERSION_KEY, Revision, dump
+from ...codec_modern import ModernCodec
+from ...jsonrpc import Notification, ProtocolError, Request
+from ...versions import negotiate
+from ..kernel import NO_REPLY, Kernel, Reply, error_reply, rejection_reply
+from ..services import Context, Listener, Send
+from ..services.subscriptions import SUBSCRIPTION_ID_KEY
+from .convert import Conversion
+
+CANCELLED = "notifications/cancelled"
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+
+
+def requested_version(obj: Any) -> str | None:
+    """The ``protocolVersion`` a modern message names in ``params._meta``, None when it names none."""
+    params = obj.get("params") if isinstance(obj, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
+    return version if type(version) is str else None
+
+
+async def _discard(data: bytes) -> None:
+    """A ``send`` for internal calls: nothing goes out."""
+
+
+class ModernSession:
+    """The modern requests of one server; ``served`` are all the revisions it serves, newest first."""
+
+    def __init__(self, kernel: Kernel, served: Sequence[str]) -> None:
+        app = kernel.app
+        self.kernel = kernel
+        self.registry = app.registry
+        self.served = tuple(served)
+        self.modern = tuple(v for v in self.served if self.registry.era(v) == "modern")
+        self.codec = self._codec(app.revision)
+        self._codecs: dict[str, ModernCodec] = {self.codec.version: self.codec}
+        self._conversions: dict[str, Conversion] = {}
+        self._param_headers: dict[str, dict[str, str]] = {}
+
+    def _codec(self, revision: Revision) -> ModernCodec:
+        app = self.kernel.app
+        return ModernCodec(
+            revision,
+            "server",
+            supported_versions=self.served,
+            server_info=app.server_info(),
+            ttl_ms=app.ttl_ms,
+            cache_scope=app.cache_scope,
+        )
+
+    def codec_for(self, version: str | None) -> ModernCodec:
+        """The codec of the revision a request names when the server serves it; else the
+        handler's, which refuses the request (-32022, or what is missing from ``_meta``)."""
+        if version is None or negotiate(self.modern, requested=version) != version:
+            return self.codec
+        codec = self._codecs.get(version)
+        if codec is None:
+            codec = self._codecs[version] = self._codec(self.registry.revision(version))
+        return codec
+
+    def conversion(self, codec: ModernCodec) -> Conversion:
+        conversion = self._conversions.get(codec.version)
+        if conversion is None:
+            conversion = self._conversions[codec.version] = Conversion(codec, self.codec)
+        return conversion
+
+    # -- entry point ----------------------------------------------------------------------
+
+    async def handle(self, obj: Any, send: Send, cancel: Any = None) -> Reply:
+        """One parsed message -> the reply; ``cancel`` is called with ``notifications/cancelled`` params."""
+        codec = self.codec_for(requested_version(obj))
+        try:
+            decoded = codec.decode_value(obj)
+        except ProtocolError as error:
+            return rejection_reply(error)
+        if isinstance(decoded, Request):
+            return await self.answer(decoded, obj, codec, send)
+        if isinstance(decoded, Notification) and decoded.method == CANCELLED and cancel is not None:
+            cancel(decoded.params)
+        return NO_REPLY
+
+    async def answer(self, request: Request, raw: Any, codec: ModernCodec, send: Send) -> Reply:
+        method = request.method
+        if method == "server/discover":
+            return Reply(codec.dumps_result(request.id, method, self.discover_result()))
+        if method == "subscriptions/listen":
+            return await self.listen(request, codec, send)
+        conversion = self.conversion(codec)
+        meta = request.meta
+        try:
+            params = request.params if conversion.same else conversion.params(method, raw.get("params"))
+            level, token = meta.log_level, meta.progress_token
+            ctx = Context(
+                request.id,
+                method,
+                send=send,
+                meta=getattr(params, "meta", meta),
+                protocol_version=meta.protocol_version,
+                client_capabilities=meta.client_capabilities,
+                era="modern",
+                progress_token=None if token is MISSING else token,
+                log_level=None if level is MISSING else level,
+            )
+            result = await self.kernel.call(method, params, ctx, meta.client_capabilities)
+            return Reply(conversion.encode_result(request.id, method, result))
+        except ProtocolError as error:
+            return error_reply(request.id, error)
+
+    # -- answered by the runtime ----------------------------------------------------------
+
+    def discover_result(self) -> dict[str, Any]:
+        app = self.kernel.app
+        result: dict[str, Any] = {"supportedVersions": list(self.served), "capabilities": app.capabilities()}
+        if app.instructions:
+            result["instructions"] = app.instructions
+        return result
+
+    def honoured(self, wanted: Any) -> dict[str, Any]:
+        """The part of a ``SubscriptionFilter`` this server can deliver."""
+        caps = self.kernel.app.capabilities()
+        data = dump(wanted) if isinstance(wanted, BaseModel) else dict(wanted)
+        out: dict[str, Any] = {}
+        for flag, cap in (
+            ("toolsListChanged", "tools"),
+            ("promptsListChanged", "prompts"),
+            ("resourcesListChanged", "resources"),
+        ):
+            if data.get(flag) is True and cap in caps:
+                out[flag] = True
+        uris = data.get("resourceSubscriptions")
+        if uris and "resources" in caps:
+            out["resourceSubscriptions"] = list(uris)
+        return out
+
+    async def listen(self, request: Request, codec: ModernCodec, send: Send) -> Reply:
+        """``subscriptions/listen``: acknowledge first, then deliver until the client cancels."""
+        honoured = self.honoured(request.params.notifications)
+        meta = {SUBSCRIPTION_ID_KEY: request.id}
+        ack = codec.encode_notification(ACKNOWLEDGED, {"notifications": honoured, "_meta": meta})
+        await send(to_json(ack))
+        subscriptions = self.kernel.services.subscriptions
+        listener = Listener(request.id, honoured, send)
+        subscriptions.listeners.add(listener)
+        try:
+            # until the client cancels (closes the stream, or notifications/cancelled on stdio)
+            # or the server shuts down: then the request is answered, ending the stream gracefully
+            await subscriptions.until_closed()
+        finally:
+            subscriptions.listeners.discard(listener)
+        return Reply(codec.dumps_result(request.id, request.method, {"_meta": meta}))
+
+    async def tool_param_headers(self, tool: str, meta: Any) -> dict[str, str]:
+        """``x-mcp-header`` annotations of ``tool``'s top-level arguments: header suffix -> argument.
+
+        Read from the author's ``list_tools`` (first page) when a tool is not known yet.
+        """
+        known = self._param_headers.get(tool)
+        if known is not None:
+            return known
+        handler = self.kernel.handler("tools/list")
+        if handler is None:
+            return {}
+        spec = self.codec.methods.request("tools/list")
+        try:
+            revision = self.codec.revision
+            params = revision.validate(spec.params, {"_meta": meta}) if spec and spec.params else None
+            ctx = Context(
+                0,
+                "tools/list",
+                send=_discard,
+                meta=getattr(params, "meta", None),
+                protocol_version="",
+                client_capabilities={},
+            )
+            listed = await handler(params, ctx)
+        except Exception:
+            return {}
+        data = dump(listed) if isinstance(listed, BaseModel) else dict(listed)
+        for entry in data.get("tools", ()):
+            properties = (entry.get("inputSchema") or {}).get("properties") or {}
+            self._param_headers[entry.get("name")] = {
+                p["x-mcp-header"]: arg for arg, p in properties.items() if isinstance(p, dict) and "x-mcp-header" in p
+            }
+        return self._param_headers.get(tool, {})
