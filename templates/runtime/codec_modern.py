@@ -108,9 +108,10 @@ class ModernCodec(Codec):
 
     def adopt_params(self, params: JSONObject, *, capabilities: Any = None, client_info: Any = None) -> JSONObject:
         """Params of another revision with the ``_meta`` envelope this revision requires: keys the
-        params carry win, the missing ones come from this revision, ``capabilities`` and ``client_info``."""
-        caps = dump(capabilities) if capabilities is not None else {}
-        return {**params, "_meta": request_meta(self.version, caps, dump(client_info), params.get("_meta"))}
+        params carry win, the missing ones come from this revision, ``capabilities`` and ``client_info``
+        (JSON data)."""
+        caps = capabilities if capabilities is not None else {}
+        return {**params, "_meta": request_meta(self.version, caps, client_info, params.get("_meta"))}
 
     def request_sent_as_is(self, params: BaseModel, meta: Mapping[str, Any] | None) -> bool:
         # a validated params model always holds the two required _meta keys

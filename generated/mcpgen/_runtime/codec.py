@@ -158,6 +158,10 @@ class Inbound:
         """The typed message definition, by wire names only; raises ``ValidationError``."""
         return self.adapter.validator.validate_json(data, by_alias=True, by_name=False)
 
+    def validate_python(self, value: dict[str, Any]) -> Any:
+        """``validate_json`` for already-parsed JSON."""
+        return self.adapter.validator.validate_python(value, by_alias=True, by_name=False)
+
     @classmethod
     def build(cls, specs: Sequence[MethodSpec]) -> Inbound | None:
         """None when some message definition lacks the envelope (revisions before 2025-11-25)."""
@@ -243,7 +247,7 @@ class Codec:
             value = from_json(data, allow_inf_nan=False)
         except ValueError as exc:
             raise ProtocolError(PARSE_ERROR, data={"detail": str(exc)}) from None
-        return self.decode_value(value, pending=pending)
+        return self._decode_parsed(value, pending)
 
     def _build_inbound(self) -> Inbound | Literal[False]:
         """The one-pass validator of what this side receives (False: none), built once per revision and side."""
@@ -272,7 +276,22 @@ class Codec:
     def decode_value(
         self, value: Any, *, pending: Mapping[RequestId, str] | None = None
     ) -> Decoded:
-        """Like ``decode`` for already-parsed JSON."""
+        """Like ``decode`` for already-parsed JSON (one pass too, where the revision allows)."""
+        if not pending and type(value) is dict:
+            inbound = self._inbound if self._inbound is not None else self._build_inbound()
+            if inbound:
+                try:
+                    typed = inbound.validate_python(value)
+                    message = self._accept(inbound.specs[type(typed)], typed)
+                except (
+                    Exception
+                ):  # refused (or a bug): the step-by-step path decides and names the error
+                    message = None
+                if message is not None:
+                    return message
+        return self._decode_parsed(value, pending)
+
+    def _decode_parsed(self, value: Any, pending: Mapping[RequestId, str] | None) -> Decoded:
         if isinstance(value, list):
             if not self.revision.batching:
                 raise ProtocolError(INVALID_REQUEST, f"MCP {self.version} has no JSON-RPC batches")
@@ -445,7 +464,7 @@ class Codec:
         """Request params sent in another revision, with what this era requires of params added.
 
         ``capabilities`` and ``client_info`` are what the client declared elsewhere (a legacy
-        ``initialize``); returns a new dict, ``params`` is left as it was.
+        ``initialize``), as JSON data; returns a new dict, ``params`` is left as it was.
         """
         return params
 
@@ -511,18 +530,29 @@ class Codec:
 
     def encode_result(self, id: RequestId, method: str, result: Any) -> JSONObject:
         """The result of ``method`` as a response object; the era stamps what it requires."""
+        spec = self._result_spec(method)
+        if isinstance(result, BaseModel):
+            data: JSONObject = result.model_dump(mode="json")
+            self.stamp_result(spec, data, result)
+            return result_envelope(id, data)
+        return self._checked_result(spec, id, dict(dump(result or {})))
+
+    def encode_result_data(self, id: RequestId, method: str, data: JSONObject) -> JSONObject:
+        """``encode_result`` for a result that is JSON data already (no models inside): stamped
+        in place and checked as the receiver will (``ProtocolError`` -32602 when it is not valid)."""
+        return self._checked_result(self._result_spec(method), id, data)
+
+    def _result_spec(self, method: str) -> MethodSpec:
         spec = self.methods.request(method)
         if spec is None or spec.result is None:
             raise ProtocolError(
                 METHOD_NOT_FOUND, f"{method!r} is not a request of MCP {self.version}"
             )
-        if isinstance(result, BaseModel):
-            data: JSONObject = result.model_dump(mode="json")
-            self.stamp_result(spec, data, result)
-        else:
-            data = dict(dump(result or {}))
-            self.stamp_result(spec, data, None)
-            self.decode_result(spec, data)  # a plain dict: check it as the receiver will
+        return spec
+
+    def _checked_result(self, spec: MethodSpec, id: RequestId, data: JSONObject) -> JSONObject:
+        self.stamp_result(spec, data, None)
+        self.decode_result(spec, data)  # a plain dict: check it as the receiver will
         return result_envelope(id, data)
 
     def dumps_request(

@@ -63,7 +63,7 @@ class Conversion:
             return self.wire.dumps_result(id, method, result)
         data: JSONObject = self.wire.adopt_result(dump(result))
         try:
-            return self.wire.dumps_result(id, method, data)
+            return self.wire.to_bytes(self.wire.encode_result_data(id, method, data))
         except ProtocolError as error:
             if error.code != INVALID_PARAMS:
                 raise

@@ -137,9 +137,11 @@ class LegacySession(Subscriber):
         """One parsed message (or batch) of the session -> the reply to write."""
         if is_legacy_initialize(obj) or self.codec is None:
             return await self.initialize(obj)
-        pending = {rid: method for rid, (method, _) in self._pending.items()}
+        pending = (
+            {rid: method for rid, (method, _) in self._pending.items()} if self._pending else None
+        )
         try:
-            decoded = self.codec.decode_value(obj, pending=pending or None)
+            decoded = self.codec.decode_value(obj, pending=pending)
         except ProtocolError as error:
             self.refused(error)
             return rejection_reply(error)

@@ -70,11 +70,12 @@ class ModernSession:
     def codec_for(self, version: str | None) -> ModernCodec:
         """The codec of the revision a request names when the server serves it; else the
         handler's, which refuses the request (-32022, or what is missing from ``_meta``)."""
+        codec = self._codecs.get(version) if version is not None else None
+        if codec is not None:
+            return codec
         if version is None or negotiate(self.modern, requested=version) != version:
             return self.codec
-        codec = self._codecs.get(version)
-        if codec is None:
-            codec = self._codecs[version] = self._codec(self.registry.revision(version))
+        codec = self._codecs[version] = self._codec(self.registry.revision(version))
         return codec
 
     def conversion(self, codec: ModernCodec) -> Conversion:
