@@ -6,13 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import mcp_schema_codegen
 import mcpgen
 import pytest
-from mcp_schema_codegen.backend import render
-from mcp_schema_codegen.paths import templates_dir
 from mcpgen import _runtime
 from mcpgen._runtime import RuntimeVersionError, check_generated_version, compatible
+
+import mcp_schema_codegen
+from mcp_schema_codegen.backend import render
+from mcp_schema_codegen.paths import templates_dir
 
 
 @pytest.mark.parametrize(

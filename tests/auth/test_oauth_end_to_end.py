@@ -22,7 +22,8 @@ from typing import Any
 
 import httpx
 import pytest
-from mcpgen._runtime.client import AuthorizationError, BaseClient, connect
+from mcpgen import connect
+from mcpgen._runtime.client import AuthorizationError, BaseClient
 from mcpgen._runtime.client.auth import FileTokenStore, LoopbackRedirect, OAuth, Registration
 from mcpgen._runtime.server.auth import (
     BearerGuard,

@@ -23,9 +23,9 @@ import mcpgen
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
+
 from mcp_schema_codegen.frontend.lock import load_lock, update
 from mcp_schema_codegen.pipeline import Options, generate
-
 from tests.conftest import SCHEMA_DIR
 from tests.server.servers import Stdio, everything_stdio_command, free_port, request, stop, wait_http
 
