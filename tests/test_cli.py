@@ -13,7 +13,7 @@ import pytest
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import Patch, parse_schema
 from mcp_schema_codegen.frontend.lock import load_lock
-from tests.conftest import ROOT, SCHEMA_DIR, SCHEMA_SOURCE
+from tests.conftest import ROOT, SCHEMA_DIR
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -43,10 +43,10 @@ def assert_one_line_error(done: subprocess.CompletedProcess[str], *needles: str)
 
 def test_sync_then_generate_into_another_package(tmp_path: Path) -> None:
     project = fresh_project(tmp_path)
-    done = run("schema", "sync", "--from", str(SCHEMA_SOURCE), cwd=project)
+    done = run("schema", "sync", "--from", str(SCHEMA_DIR), cwd=project)
     assert done.returncode == 0, done.stderr
     assert "2026-07-28: installed" in done.stdout
-    assert run("schema", "sync", "--from", str(SCHEMA_SOURCE), cwd=project).stdout.count("unchanged") == 5
+    assert run("schema", "sync", "--from", str(SCHEMA_DIR), cwd=project).stdout.count("unchanged") == 5
     done = run("generate", "--version", "2025-03-26", "--out", "out", "--package", "mymcp", cwd=project)
     assert done.returncode == 0, done.stderr
     probe = (
@@ -65,7 +65,7 @@ def test_sync_then_generate_into_another_package(tmp_path: Path) -> None:
 def test_sync_refuses_a_hash_mismatch_and_installs_nothing(tmp_path: Path) -> None:
     project = fresh_project(tmp_path)
     source = tmp_path / "upstream"
-    shutil.copytree(SCHEMA_SOURCE, source, ignore=shutil.ignore_patterns("examples"))
+    shutil.copytree(SCHEMA_DIR, source, ignore=shutil.ignore_patterns("examples"))
     (source / "2025-06-18" / "schema.json").write_bytes(b'{"definitions": {}}')
     done = run("schema", "sync", "--from", str(source), cwd=project)
     assert_one_line_error(done, "2025-06-18", "does not match the lock")
@@ -93,7 +93,7 @@ def test_user_errors_are_one_line(tmp_path: Path) -> None:
 
 def test_a_failed_generation_leaves_the_previous_tree(tmp_path: Path) -> None:
     project = fresh_project(tmp_path)
-    assert run("schema", "sync", "--from", str(SCHEMA_SOURCE), cwd=project).returncode == 0
+    assert run("schema", "sync", "--from", str(SCHEMA_DIR), cwd=project).returncode == 0
     assert run("generate", "--all", "--out", "out", cwd=project).returncode == 0
     before = {p: p.read_bytes() for p in (project / "out").rglob("*") if p.is_file()}
     patches = project / "schema" / "patches" / "2026-07-28.json"
@@ -141,7 +141,7 @@ def test_lock_lists_five_revisions_pinned_upstream() -> None:
     }
     for version, rev in lock.revisions.items():
         assert rev.url.endswith(f"/b0f60ba5409db7a6582440a7b473cc0398890f15/schema/{version}/schema.json")
-        assert rev.size == (SCHEMA_SOURCE / version / "schema.json").stat().st_size
+        assert rev.size == (SCHEMA_DIR / version / "schema.json").stat().st_size
 
 
 def test_sync_downloads_from_a_url(tmp_path: Path) -> None:
@@ -150,7 +150,7 @@ def test_sync_downloads_from_a_url(tmp_path: Path) -> None:
     import http.server
     import threading
 
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(SCHEMA_SOURCE))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(SCHEMA_DIR))
     handler.log_message = lambda *args: None  # type: ignore[attr-defined]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -163,7 +163,7 @@ def test_sync_downloads_from_a_url(tmp_path: Path) -> None:
         assert done.stdout.count("installed") == 5
         for version in ("2024-11-05", "2026-07-28"):
             synced = project / "schema" / version / "schema.json"
-            assert synced.read_bytes() == (SCHEMA_SOURCE / version / "schema.json").read_bytes()
+            assert synced.read_bytes() == (SCHEMA_DIR / version / "schema.json").read_bytes()
         missing = run("schema", "sync", "--from", url + "/nowhere", cwd=project)
         assert_one_line_error(missing, "cannot download", "404")
     finally:
