@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from mcp_schema_codegen.errors import GeneratorError
-from mcp_schema_codegen.frontend.load import Patch, parse_schema
+from mcp_schema_codegen.frontend.load import parse_schema
 from mcp_schema_codegen.frontend.lock import load_lock
+from mcp_schema_codegen.frontend.patches import Patch
 from tests.conftest import ROOT, SCHEMA_DIR
 
 

@@ -48,8 +48,9 @@ for _path in (ROOT, ROOT / "generated"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from mcp_schema_codegen.frontend.load import LoadedSchema, apply_patches, load  # noqa: E402
+from mcp_schema_codegen.frontend.load import LoadedSchema, load  # noqa: E402
 from mcp_schema_codegen.frontend.lock import load_lock  # noqa: E402
+from mcp_schema_codegen.frontend.patches import apply_patches  # noqa: E402
 
 JSON = Any
 InstancePath = tuple[str | int, ...]

@@ -124,6 +124,81 @@ print(json.dumps({{"method": spec.name, "field": m.FieldModel.__name__}}))
     assert "HostileValues" in (package / "models.py").read_text()
 
 
+def injections(sentinel: Path) -> list[str]:
+    """Strings built to break out of each way a template could place them: "...", '...', docstrings, lines."""
+    call = f"__import__('pathlib').Path({str(sentinel)!r}).touch()"
+    return [
+        f'x": {call}, "y',  # out of a "..." literal (the method name in a dict or a call)
+        f"x': {call}, 'y",  # out of a '...' literal
+        f'x""" + str({call}) + """y',  # out of a docstring
+        f"x\n{call}\n#",  # onto a line of its own
+        f'x\\\\"); {call} #',  # backslashes before a quote
+    ]
+
+
+def every_template_schema(sentinel: Path) -> dict[str, Any]:
+    """2026-07-28 plus hostile methods, property names, titles, enum values and descriptions.
+
+    Each hostile method is a client request with params and a result, so its wire name reaches
+    every revision template: the method table, the codec, the server's handler table and
+    docstrings, the typed client's calls, casts and docstrings.
+    """
+    schema = json.loads((SCHEMA_DIR / VERSION / "schema.json").read_text())
+    defs = schema["$defs"]
+    evil = injections(sentinel)
+    for i, name in enumerate(evil):
+        stem = f"Hostile{i}"
+        request = copy.deepcopy(defs["CompleteRequest"])
+        request["properties"]["method"]["const"] = name
+        request["properties"]["params"] = {"$ref": f"#/$defs/{stem}RequestParams"}
+        request["title"] = name
+        request["description"] = name
+        params = copy.deepcopy(defs["PaginatedRequestParams"])
+        params["title"] = name
+        params["properties"][name] = {"type": "string", "title": name, "description": name}  # property name
+        params["properties"]["level"] = {"type": "string", "enum": evil, "title": name}  # enum values
+        params["properties"]["tag"] = {"type": "string", "const": name, "default": name}
+        params["required"] = [*params.get("required", ()), "tag"]
+        result = copy.deepcopy(defs["CompleteResult"])
+        result["title"] = name
+        result["properties"]["note"] = {"type": "string", "default": name, "description": name}
+        defs[f"{stem}Request"] = request
+        defs[f"{stem}RequestParams"] = params
+        defs[f"{stem}Result"] = result
+        defs["ClientRequest"]["anyOf"].append({"$ref": f"#/$defs/{stem}Request"})
+    return schema
+
+
+def test_hostile_names_through_every_template_run_nothing(tmp_path: Path) -> None:
+    """Method names, property names, titles and enum values from a schema are data in every module."""
+    sentinel = tmp_path / "PWNED"
+    schema_dir = write_schema_dir(tmp_path, every_template_schema(sentinel))
+    out = tmp_path / "out"
+    try:
+        generate(Options(schema_dir=schema_dir, out=out))
+    except GeneratorError as exc:  # refusing to render is safe too, but these names must be served
+        raise AssertionError(f"generation failed: {exc}") from None
+    assert not sentinel.exists()
+    evil = injections(sentinel)
+    probe = f"""
+import json, pathlib
+import mcpgen
+from mcpgen.v2026_07_28 import client, codec, models, protocol, server, METHODS
+assert not pathlib.Path({str(sentinel)!r}).exists()
+stubs = dict(server.Server.handlers)
+tables = sorted(s.name for s in METHODS if s.message.__name__.startswith("Hostile"))
+clients = sorted(n for n in dir(client.Client) if n.startswith("hostile"))
+print(json.dumps({{"stubs": stubs, "table": tables, "clients": clients}}))
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=out, check=False)
+    assert not sentinel.exists(), "importing the generated package ran code from the schema"
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout)
+    assert seen["table"] == sorted(evil)
+    assert {name: seen["stubs"][name] for name in evil} == {name: f"hostile{i}" for i, name in enumerate(evil)}
+    assert seen["clients"] == [f"hostile{i}" for i in range(len(evil))]
+
+
 @pytest.mark.parametrize("name", ['Evil"Name', "has space", "class", "9lives", "ünïcødé", "a.b", "match"])
 def test_a_definition_name_that_is_no_class_name_fails_naming_it(tmp_path: Path, name: str) -> None:
     schema = json.loads((SCHEMA_DIR / VERSION / "schema.json").read_text())

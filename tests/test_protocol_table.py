@@ -9,9 +9,8 @@ import sys
 import pytest
 
 from mcp_schema_codegen.frontend.lock import Lock
-from mcp_schema_codegen.ir.analyze import load_overlay, stale_overlay_entries
+from mcp_schema_codegen.ir.analyze import analyze_revision, load_overlay, stale_overlay_entries
 from mcp_schema_codegen.ir.protocol import Protocol
-from mcp_schema_codegen.pipeline import analyze_revision
 from tests.conftest import ROOT, SCHEMA_DIR, VERSIONS
 
 # Transcribed from section 2.2: method -> cell per revision (2024-11-05 ... 2026-07-28).
@@ -74,7 +73,7 @@ def _expected(version: str) -> dict[str, tuple[str, bool, bool]]:
 @pytest.fixture(scope="module")
 def protocols(lock: Lock) -> dict[str, Protocol]:
     overlay = load_overlay(SCHEMA_DIR / "overlay.json")
-    return {v: analyze_revision(lock, v, overlay)[2] for v in VERSIONS}
+    return {v: analyze_revision(lock, v, overlay).protocol for v in VERSIONS}
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -112,7 +111,8 @@ def test_overlay_has_no_stale_entries(lock: Lock) -> None:
     overlay = load_overlay(SCHEMA_DIR / "overlay.json")
     pairs = []
     for version in VERSIONS:
-        schema, _, protocol = analyze_revision(lock, version, overlay)
+        analysed = analyze_revision(lock, version, overlay)
+        schema, protocol = analysed.schema, analysed.protocol
         pairs.append((schema, protocol))
     assert stale_overlay_entries(overlay, pairs) == []
 
@@ -124,7 +124,7 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     path = tmp_path / "overlay.json"
     path.write_text(json.dumps(raw))
     overlay = load_overlay(path)
-    pairs = [(s, p) for s, _, p in (analyze_revision(lock, v, overlay) for v in VERSIONS)]
+    pairs = [(a.schema, a.protocol) for a in (analyze_revision(lock, v, overlay) for v in VERSIONS)]
     problems = stale_overlay_entries(overlay, pairs)
     assert any("tools/call" in p for p in problems) and any("NoSuchThing" in p for p in problems)
 

@@ -7,19 +7,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_schema_codegen.backend.models import generate_models
-from mcp_schema_codegen.backend.render import Renderer, header
+from mcp_schema_codegen.backend.render import Renderer
+from mcp_schema_codegen.backend.views import Target, revision_header
 from mcp_schema_codegen.errors import GeneratorError
-from mcp_schema_codegen.frontend.load import LoadedSchema, load
+from mcp_schema_codegen.frontend.load import LoadedSchema
 from mcp_schema_codegen.frontend.lock import Lock, load_lock
-from mcp_schema_codegen.frontend.prepass import prepass
-from mcp_schema_codegen.ir.analyze import Overlay, analyze, load_overlay
+from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
 from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.output.faults import crash_point
+from mcp_schema_codegen.output.format import format_tree
 from mcp_schema_codegen.output.manifest import Inputs, read_manifest, write_manifest
-from mcp_schema_codegen.output.tree import clean_stale, exclusive, format_tree, staging_dir, swap_in
+from mcp_schema_codegen.output.tree import clean_stale, exclusive, staging_dir, swap_in
 from mcp_schema_codegen.paths import templates_dir
 
 RUNTIME = "_runtime"
+RUNTIME_DISTRIBUTION = "mcpgen"  # the runtime's import package, which holds its own runtime
 
 
 @dataclass
@@ -29,19 +31,17 @@ class Options:
     package: str = "mcpgen"
     versions: list[str] = field(default_factory=list)  # empty: every locked revision
     templates: Path | None = None  # user overrides, by file name
-    # the import root of the runtime the generated code uses: None puts the runtime in the
-    # package (``<package>._runtime``); another root (``mcpgen._runtime``) is imported from the
-    # installed runtime distribution, whose registry the package then chains to
-    runtime: str | None = None
+    vendor_runtime: bool = False  # copy the runtime into the package instead of importing mcpgen's
 
     @property
-    def runtime_root(self) -> str:
-        return self.runtime or f"{self.package}.{RUNTIME}"
+    def runtime_in_output(self) -> bool:
+        """The package carries its own ``_runtime`` (it is the runtime distribution, or asked to vendor)."""
+        return self.vendor_runtime or self.package == RUNTIME_DISTRIBUTION
 
     @property
-    def vendored(self) -> bool:
-        """The runtime is written into the package."""
-        return self.runtime_root == f"{self.package}.{RUNTIME}"
+    def target(self) -> Target:
+        root = self.package if self.runtime_in_output else RUNTIME_DISTRIBUTION
+        return Target.of(self.package, f"{root}.{RUNTIME}")
 
 
 @dataclass(frozen=True)
@@ -60,33 +60,19 @@ def check_package_name(package: str) -> None:
         raise GeneratorError(f"--package {package!r} is not a valid Python package name")
 
 
-def check_runtime_root(runtime: str) -> None:
-    parts = runtime.split(".")
-    if len(parts) < 2 or parts[-1] != RUNTIME or not all(part.isidentifier() for part in parts):
-        raise GeneratorError(f"runtime root {runtime!r} is not a dotted module name ending in .{RUNTIME}")
-
-
-def analyze_revision(lock: Lock, version: str, overlay: Overlay) -> tuple[LoadedSchema, dict[str, object], Protocol]:
-    schema = load(lock, version)
-    document, _ = prepass(schema)
-    return schema, document, analyze(schema, document, overlay)
-
-
-def build_revision(
-    lock: Lock, version: str, overlay: Overlay, renderer: Renderer, package: str, runtime: str
-) -> Revision:
-    schema, document, protocol = analyze_revision(lock, version, overlay)
-    head = header(f"schema/{version}/schema.json", schema.sha256)
-    models = generate_models(document, version=version, base_class=f"{runtime}.wire_model.WireModel")
+def build_revision(lock: Lock, version: str, overlay: Overlay, renderer: Renderer, target: Target) -> Revision:
+    analysed = analyze_revision(lock, version, overlay)
+    protocol = analysed.protocol
+    models = generate_models(analysed.document, version=version, base_class=f"{target.runtime}.wire_model.WireModel")
     files = {
-        "__init__.py": renderer.version_init(protocol),
-        "models.py": head + "\n" + models,
-        "protocol.py": renderer.protocol_module(protocol, package, runtime),
-        "codec.py": renderer.codec_module(protocol, package, runtime),
-        "server.py": renderer.server_module(protocol, package, runtime),
-        "client.py": renderer.client_module(protocol, package, runtime, models),
+        "__init__.py": renderer.version_init(protocol, target),
+        "models.py": revision_header(protocol) + "\n" + models.source,
+        "protocol.py": renderer.protocol_module(protocol, target),
+        "codec.py": renderer.codec_module(protocol, target),
+        "server.py": renderer.server_module(protocol, target),
+        "client.py": renderer.client_module(protocol, target, models),
     }
-    return Revision(schema, protocol, files)
+    return Revision(analysed.schema, protocol, files)
 
 
 def batching_revisions(lock: Lock, overlay: Overlay, analysed: dict[str, Protocol], versions: list[str]) -> list[str]:
@@ -101,14 +87,10 @@ def batching_revisions(lock: Lock, overlay: Overlay, analysed: dict[str, Protoco
         if protocol is None:
             if not lock.schema_path(version).exists():
                 continue
-            protocol = analyze_revision(lock, version, overlay)[2]
+            protocol = analyze_revision(lock, version, overlay).protocol
         if protocol.batching:
             found.append(version)
     return found
-
-
-def overlay_for(schema_dir: Path) -> Overlay:
-    return load_overlay(schema_dir / "overlay.json")
 
 
 def render_package(options: Options, dest: Path, keep_from: Path | None = None) -> list[Protocol]:
@@ -118,7 +100,6 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
     manifest entries, so a partial regeneration keeps the rest of the package.
     """
     check_package_name(options.package)
-    check_runtime_root(options.runtime_root)
     lock = load_lock(options.schema_dir)
     overlay = overlay_for(options.schema_dir)
     versions = options.versions or list(lock.revisions)
@@ -128,8 +109,8 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
         raise GeneratorError(f"template directory {options.templates} does not exist")
     renderer = Renderer(templates_dir(), options.templates)
     inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates)
-    runtime_root = options.runtime_root
-    revisions = [build_revision(lock, v, overlay, renderer, options.package, runtime_root) for v in versions]
+    target = options.target
+    revisions = [build_revision(lock, v, overlay, renderer, target) for v in versions]
     crash_point("models")
     entries = {v: inputs.revision_entry(lock, v) for v in versions}
 
@@ -147,23 +128,15 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
         vdir.mkdir()
         for name, text in revision.files.items():
             (vdir / name).write_text(text, encoding="utf-8")
-    if options.vendored:
-        runtime = dest / RUNTIME
-        runtime.mkdir()
+    if options.runtime_in_output:
         for rel, text in renderer.runtime_files().items():
-            path = runtime / rel
+            path = dest / RUNTIME / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
     present = sorted(entries)
     batching = batching_revisions(lock, overlay, {r.protocol.version: r.protocol for r in revisions}, present)
-    parent = None if options.vendored else runtime_root.rsplit(".", 1)[0]
     (dest / "__init__.py").write_text(
-        renderer.package_init(
-            options.package,
-            runtime_root,
-            parent,
-            [(v, lock.revisions[v].era, v in batching) for v in present],
-        ),
+        renderer.package_init([(v, lock.revisions[v].era, v in batching) for v in present], target),
         encoding="utf-8",
     )
     (dest / "py.typed").write_text("", encoding="utf-8")

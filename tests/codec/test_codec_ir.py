@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from mcp_schema_codegen.frontend.lock import Lock
+from mcp_schema_codegen.ir.analyze import analyze_revision, overlay_for
 from mcp_schema_codegen.ir.protocol import Protocol
-from mcp_schema_codegen.pipeline import analyze_revision, overlay_for
 from tests.conftest import SCHEMA_DIR, VERSIONS
 
 
 def protocol(lock: Lock, version: str) -> Protocol:
-    return analyze_revision(lock, version, overlay_for(Path(SCHEMA_DIR)))[2]
+    return analyze_revision(lock, version, overlay_for(Path(SCHEMA_DIR))).protocol
 
 
 @pytest.mark.parametrize("version", VERSIONS)

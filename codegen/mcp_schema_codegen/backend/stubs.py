@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jinja2
 
-from mcp_schema_codegen.backend.render import header
+from mcp_schema_codegen.backend.views import header
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.tools.names import Namer, pascal, snake
 from mcp_schema_codegen.tools.pysource import Code, Ident, docstring, finalize, literal

@@ -1,99 +1,252 @@
-"""The ``mcp-codegen`` command line.
+"""The ``mcp-codegen`` command line (click).
 
-Exit status: 0 success; 1 a check found differences; 2 a user error (bad arguments, a
-missing or mismatched schema, a bad schema), printed as one line on stderr.
+Exit status: 0 success; 1 a check or diff found differences; 2 a user error (bad arguments, a
+missing or mismatched schema, a bad schema, an unwritable output), printed as one line on
+stderr, never a traceback.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import shutil
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from click.shell_completion import CompletionItem, get_completion_class
 
 from mcp_schema_codegen import __version__
-from mcp_schema_codegen.commands.check import check
-from mcp_schema_codegen.commands.config import Config, load_config
-from mcp_schema_codegen.commands.diff import diff_sides, render_text, side_from_file, side_from_revision
 from mcp_schema_codegen.errors import GeneratorError
-from mcp_schema_codegen.frontend.lock import load_lock, sync, update
-from mcp_schema_codegen.paths import bundled_schema_dir, default_schema_dir
-from mcp_schema_codegen.pipeline import Options, analyze_revision, generate, overlay_for
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USER_ERROR = 0, 1, 2
+PROG = "mcp-codegen"
+COMPLETE_VAR = "_MCP_CODEGEN_COMPLETE"
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise GeneratorError(f"{message} (see `{self.prog} --help`)")
+# -- shared options --------------------------------------------------------------------------
 
 
-def _config() -> Config:
-    return load_config(Path.cwd())
+def _remember_schema_dir(ctx: click.Context, _param: click.Parameter, value: Path | None) -> None:
+    if value is not None:  # given after the subcommand: it wins over the one before it
+        ctx.find_root().meta["schema_dir"] = value
 
 
-def _schema_dir(args: argparse.Namespace) -> Path:
-    if args.schema_dir:
-        return Path(args.schema_dir)
-    return _config().schema_dir or default_schema_dir()
+def schema_dir_option(f: F) -> F:
+    """``--schema-dir``, accepted before or after the subcommand."""
+    option = click.option(
+        "--schema-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        expose_value=False,
+        is_eager=True,
+        callback=_remember_schema_dir,
+        help="Directory with lock.json and <version>/schema.json (default: ./schema, else the bundled schemas).",
+    )
+    return option(f)
 
 
-def _options(args: argparse.Namespace, need_versions: bool) -> Options:
-    """CLI flags over [tool.mcp-codegen] over defaults."""
-    config = _config()
-    if getattr(args, "all", False):
-        versions: list[str] | None = []
-    elif args.version:
-        versions = list(dict.fromkeys(args.version))
-    else:
-        versions = config.versions
-    if versions is None:
-        if need_versions:
-            raise GeneratorError(
-                "say which revisions: --version V (repeatable), --all, or versions in [tool.mcp-codegen]"
-            )
-        versions = []
-    templates = Path(args.templates) if args.templates else config.templates
-    return Options(
-        schema_dir=_schema_dir(args),
-        out=Path(args.out) if args.out else config.out or Path("generated"),
-        package=args.package or config.package or "mcpgen",
-        versions=versions,
-        templates=templates,
+def _complete_versions(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """Shell completion for revisions: those in the lock the command would use."""
+    try:
+        lock = _lock()
+    except GeneratorError:
+        return []
+    return [CompletionItem(v, help=r.era) for v, r in lock.revisions.items() if v.startswith(incomplete)]
+
+
+def version_option(*, multiple: bool, required: bool = False, help: str) -> Callable[[F], F]:
+    return click.option(
+        "--version",
+        "versions" if multiple else "version",
+        multiple=multiple,
+        required=required,
+        metavar="V",
+        shell_complete=_complete_versions,
+        help=help,
     )
 
 
-def cmd_generate(args: argparse.Namespace) -> int:
-    options = _options(args, need_versions=True)
-    protocols = generate(options)
-    for p in protocols:
-        print(f"{p.version} ({p.era}): {len(p.methods)} methods -> {options.out / options.package / p.package}")
+def _schema_dir() -> Path:
+    from mcp_schema_codegen.commands.config import load_config
+    from mcp_schema_codegen.paths import default_schema_dir
+
+    given = click.get_current_context().find_root().meta.get("schema_dir")
+    if given is not None:
+        return Path(given)
+    return load_config(Path.cwd()).schema_dir or default_schema_dir()
+
+
+def _lock() -> Any:
+    from mcp_schema_codegen.frontend.lock import load_lock
+
+    return load_lock(_schema_dir())
+
+
+def _options(
+    versions: Sequence[str],
+    all_: bool,
+    out: Path | None,
+    package: str | None,
+    templates: Path | None,
+    vendor_runtime: bool | None,
+    need_versions: bool,
+) -> Any:
+    """CLI flags over [tool.mcp-codegen] over defaults."""
+    from mcp_schema_codegen.commands.config import load_config
+    from mcp_schema_codegen.pipeline import Options
+
+    config = load_config(Path.cwd())
+    chosen: list[str] | None = [] if all_ else list(dict.fromkeys(versions)) or config.versions
+    if chosen is None:
+        if need_versions:
+            raise click.UsageError(
+                "say which revisions: --version V (repeatable), --all, or versions in [tool.mcp-codegen]"
+            )
+        chosen = []
+    return Options(
+        schema_dir=_schema_dir(),
+        out=out or config.out or Path("generated"),
+        package=package or config.package or "mcpgen",
+        versions=chosen,
+        templates=templates or config.templates,
+        vendor_runtime=config.vendor_runtime if vendor_runtime is None else vendor_runtime,
+    )
+
+
+OUT = click.option(
+    "--out", type=click.Path(path_type=Path), help="Output directory (default: generated, or [tool.mcp-codegen] out)."
+)
+PACKAGE = click.option("--package", metavar="NAME", help="Name of the generated package (default: mcpgen).")
+TEMPLATES = click.option(
+    "--templates",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Directory of templates overriding the built-ins by file name.",
+)
+VENDOR = click.option(
+    "--vendor-runtime/--no-vendor-runtime",
+    default=None,
+    help="Copy the runtime into the package instead of importing it from the installed mcpgen.",
+)
+
+
+# -- the commands ------------------------------------------------------------------------------
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog="Exit status: 0 ok, 1 differences found (check, diff), 2 user error (one line on stderr).",
+)
+@click.version_option(__version__, "--version", prog_name=PROG, message="%(prog)s %(version)s")
+@schema_dir_option
+def cli() -> None:
+    """Generate typed Python for the Model Context Protocol from its JSON Schemas.
+
+    The schemas of every locked revision ship with the tool; `schema sync --update-lock`
+    adopts a new one.
+    """
+
+
+@cli.command()
+@version_option(multiple=True, help="A revision from the lock (repeatable).")
+@click.option("--all", "all_", is_flag=True, help="Every revision in the lock.")
+@OUT
+@PACKAGE
+@TEMPLATES
+@VENDOR
+@schema_dir_option
+def generate(
+    versions: tuple[str, ...],
+    all_: bool,
+    out: Path | None,
+    package: str | None,
+    templates: Path | None,
+    vendor_runtime: bool | None,
+) -> int:
+    """Generate the package for one or more revisions, atomically.
+
+    Each revision becomes a subpackage (models, method table, codec, typed client, server
+    handler base); revisions not named are kept. A package other than mcpgen imports its
+    runtime from the installed mcpgen unless --vendor-runtime.
+
+    \b
+    Examples:
+      mcp-codegen generate --all
+      mcp-codegen generate --version 2026-07-28 --out src --package acme_mcp
+    """
+    from mcp_schema_codegen.pipeline import generate as run
+
+    options = _options(versions, all_, out, package, templates, vendor_runtime, need_versions=True)
+    for p in run(options):
+        click.echo(f"{p.version} ({p.era}): {len(p.methods)} methods -> {options.out / options.package / p.package}")
     return EXIT_OK
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    options = _options(args, need_versions=False)
-    report = check(options, full=args.full)
+@cli.command()
+@version_option(multiple=True, help="Only these revisions (default: those in the tree).")
+@OUT
+@PACKAGE
+@TEMPLATES
+@VENDOR
+@click.option("--full", is_flag=True, help="Regenerate and compare instead of comparing hashes.")
+@schema_dir_option
+def check(
+    versions: tuple[str, ...],
+    out: Path | None,
+    package: str | None,
+    templates: Path | None,
+    vendor_runtime: bool | None,
+    full: bool,
+) -> int:
+    """Exit 1 with a diff if the generated tree is stale or hand-edited.
+
+    Compares the manifest with the present lock, schema bytes, patches, overlay, templates and
+    toolchain, and every file's hash; when something differs (or with --full) it regenerates
+    into a temporary directory and prints the unified diff.
+
+    \b
+    Examples:
+      mcp-codegen check
+      mcp-codegen check --full --out src --package acme_mcp
+    """
+    from mcp_schema_codegen.commands.check import check as run
+
+    options = _options(versions, False, out, package, templates, vendor_runtime, need_versions=False)
+    report = run(options, full=full)
     if report.clean:
         return EXIT_OK
     for line in report.diff:
-        print(line)
+        click.echo(line)
     for reason in report.reasons:
-        print(f"stale: {reason}", file=sys.stderr)
-    print(
-        f"mcp-codegen: {options.out / options.package} is stale; run `mcp-codegen generate` to update it",
-        file=sys.stderr,
-    )
+        click.echo(f"stale: {reason}", err=True)
+    click.echo(f"{PROG}: {options.out / options.package} is stale; run `mcp-codegen generate` to update it", err=True)
     return EXIT_DIFFERENT
 
 
-def cmd_diff(args: argparse.Namespace) -> int:
-    schema_dir = _schema_dir(args)
-    overlay = overlay_for(schema_dir)
-    lock = load_lock(schema_dir)
+@cli.command()
+@click.argument("old", shell_complete=_complete_versions)
+@click.argument("new", shell_complete=_complete_versions)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@schema_dir_option
+def diff(old: str, new: str, as_json: bool) -> int:
+    """Semantic differences between two revisions or schema files (exit 1 if any).
 
-    def side(spec: str):  # type: ignore[no-untyped-def]
+    Methods (added, removed, direction, params/result type), definitions (added, removed,
+    renamed: found by structure) and fields (added, removed, type, constraints, required).
+
+    \b
+    Examples:
+      mcp-codegen diff 2025-11-25 2026-07-28
+      mcp-codegen diff 2026-07-28 path/to/new/schema.json --json
+    """
+    from mcp_schema_codegen.commands.diff import diff_sides, render_text, side_from_file, side_from_revision
+    from mcp_schema_codegen.ir.analyze import overlay_for
+
+    schema_dir = _schema_dir()
+    overlay = overlay_for(schema_dir)
+    lock = _lock()
+
+    def side(spec: str) -> Any:
         if spec in lock.revisions:
             return side_from_revision(lock, spec, overlay)
         path = Path(spec)
@@ -101,16 +254,27 @@ def cmd_diff(args: argparse.Namespace) -> int:
             return side_from_file(path, overlay)
         raise GeneratorError(f"{spec!r} is neither a locked revision ({', '.join(lock.revisions)}) nor a file")
 
-    result = diff_sides(side(args.old), side(args.new))
-    print(json.dumps(result.to_json(), indent=2) if args.json else render_text(result))
+    result = diff_sides(side(old), side(new))
+    click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_text(result))
     return EXIT_DIFFERENT if result.changed else EXIT_OK
 
 
-def cmd_methods(args: argparse.Namespace) -> int:
-    schema_dir = _schema_dir(args)
-    lock = load_lock(schema_dir)
-    _, _, protocol = analyze_revision(lock, args.version, overlay_for(schema_dir))
-    if args.json:
+@cli.command()
+@version_option(multiple=False, required=True, help="A revision from the lock.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@schema_dir_option
+def methods(version: str, as_json: bool) -> int:
+    """Print the method table of a revision.
+
+    \b
+    Examples:
+      mcp-codegen methods --version 2026-07-28
+      mcp-codegen methods --version 2025-11-25 --json
+    """
+    from mcp_schema_codegen.ir.analyze import analyze_revision, overlay_for
+
+    protocol = analyze_revision(_lock(), version, overlay_for(_schema_dir())).protocol
+    if as_json:
         rows = [
             {
                 "method": m.name,
@@ -129,10 +293,10 @@ def cmd_methods(args: argparse.Namespace) -> int:
             }
             for m in protocol.methods
         ]
-        print(json.dumps({"version": protocol.version, "era": protocol.era, "methods": rows}, indent=2))
+        click.echo(json.dumps({"version": protocol.version, "era": protocol.era, "methods": rows}, indent=2))
         return EXIT_OK
     arrows = {"client_to_server": "C->S", "server_to_client": "S->C", "both": "C<->S"}
-    print(f"MCP {protocol.version} ({protocol.era} era), {len(protocol.methods)} methods")
+    click.echo(f"MCP {protocol.version} ({protocol.era} era), {len(protocol.methods)} methods")
     for m in protocol.methods:
         flags = [
             f
@@ -148,209 +312,251 @@ def cmd_methods(args: argparse.Namespace) -> int:
         params = m.params_type or "-"
         if m.params_type and not m.params_required:
             params += "?"
-        print(
+        click.echo(
             f"  {m.name:<42} {m.kind:<12} {arrows[m.direction]:<6} {params}{result}"
             + (f"  [{', '.join(flags)}]" if flags else "")
         )
     return EXIT_OK
 
 
-def cmd_scaffold(args: argparse.Namespace) -> int:
-    from mcp_schema_codegen.commands.scaffold import scaffold
+@cli.command()
+@click.argument("name")
+@version_option(multiple=False, help="Protocol revision (default: the latest in the lock).")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Where to create the project.",
+)
+@click.option("--vendor-runtime", is_flag=True, help="Copy the runtime into the project (no dependency on mcpgen).")
+@schema_dir_option
+def scaffold(name: str, version: str | None, directory: Path, vendor_runtime: bool) -> int:
+    """Write a runnable MCP server project NAME.
 
-    schema_dir = Path(args.schema_dir) if args.schema_dir else None
-    root = scaffold(args.name, Path(args.dir), args.version, schema_dir)
-    print(f"scaffolded {root}: see {root / 'README.md'}")
+    NAME/ gets a pyproject (depending on the runtime distribution mcpgen), the generated
+    package NAME_mcp/ (generator-owned), a server module with typed handlers to fill in, a test
+    and a README.
+
+    \b
+    Examples:
+      mcp-codegen scaffold weather && cd weather && python -m pytest -q
+      mcp-codegen scaffold weather --version 2025-11-25 --vendor-runtime
+    """
+    from mcp_schema_codegen.commands.scaffold import scaffold as run
+
+    root = run(name, directory, version, _schema_dir(), vendor_runtime=vendor_runtime)
+    click.echo(f"scaffolded {root}: see {root / 'README.md'}")
     return EXIT_OK
 
 
-def cmd_regen(args: argparse.Namespace) -> int:
-    from mcp_schema_codegen.commands.scaffold import regen
+@cli.command()
+@version_option(multiple=False, help="Move the project to another protocol revision.")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project directory.",
+)
+@click.option("--force", is_flag=True, help="Overwrite hand-edited generator-owned files.")
+@schema_dir_option
+def regen(version: str | None, project: Path, force: bool) -> int:
+    """Regenerate the generator-owned package of a scaffolded project.
 
-    schema_dir = Path(args.schema_dir) if args.schema_dir else None
-    result = regen(Path(args.project), args.version, schema_dir, force=args.force)
-    print(f"regenerated: {len(result.written)} file(s) written, {len(result.removed)} removed")
-    for line in result.signatures.lines():
-        print(line)
+    Rewrites only generator-owned files (refusing when one was edited by hand), never the
+    user's; with --version it moves the project to that revision, updates [tool.mcp-codegen]
+    and prints an upgrade report of the handler signatures.
+
+    \b
+    Examples:
+      mcp-codegen regen
+      mcp-codegen regen --version 2026-07-28
+    """
+    from mcp_schema_codegen.commands.scaffold import regen as run
+
+    given = click.get_current_context().find_root().meta.get("schema_dir")
+    result = run(project, version, Path(given) if given else None, force=force)
+    for line in result.lines():
+        click.echo(line)
     return EXIT_OK
 
 
-def cmd_client(args: argparse.Namespace) -> int:
+@cli.command()
+@click.argument("name", required=False)
+@click.option("--from-server", metavar="TARGET", help="An http(s):// URL or a server command (quoted), either era.")
+@click.option(
+    "--from-snapshot", type=click.Path(dir_okay=False, path_type=Path), help="A saved snapshot (no server needed)."
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Where the package goes.",
+)
+@click.option("--runtime", default="mcpgen", show_default=True, help="The runtime package the client imports.")
+@click.option(
+    "--capability",
+    "capabilities",
+    multiple=True,
+    type=click.Choice(["elicitation", "roots", "sampling"]),
+    help="Declare this client capability while snapshotting (repeatable; some servers list more tools).",
+)
+@click.option(
+    "--protocol-version",
+    "protocol_versions",
+    multiple=True,
+    metavar="V",
+    help="Offer only this MCP revision while snapshotting (repeatable; default: all the runtime speaks).",
+)
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per request to the server.")
+@click.option("--check", is_flag=True, help="Compare instead of generating; exit 1 on a difference.")
+@click.option(
+    "--baseline", type=click.Path(dir_okay=False, path_type=Path), help="With --check: the snapshot to compare against."
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["any", "breaking"]),
+    default="any",
+    show_default=True,
+    help="With --check: exit 1 on any change or only on breaking ones.",
+)
+def client(
+    name: str | None,
+    from_server: str | None,
+    from_snapshot: Path | None,
+    out: Path,
+    runtime: str,
+    capabilities: tuple[str, ...],
+    protocol_versions: tuple[str, ...],
+    timeout: float,
+    check: bool,
+    baseline: Path | None,
+    fail_on: str,
+) -> int:
+    """Generate a typed client package for one server's tools, or check it for drift.
+
+    Snapshot a server (tools/list, prompts/list, resources/templates/list) and generate
+    OUT/NAME/, a typed client with one method per tool; with --check, exit 1 when the server (or
+    another snapshot) differs from NAME's snapshot, printing each change as breaking or
+    compatible.
+
+    \b
+    Examples:
+      mcp-codegen client everything --from-server "npx @modelcontextprotocol/server-everything"
+      mcp-codegen client weather --from-server http://127.0.0.1:8000/mcp --check --fail-on breaking
+    """
+    if from_server is not None and from_snapshot is not None:
+        raise click.UsageError("--from-server and --from-snapshot exclude each other")
     from mcp_schema_codegen.commands.client_stubs import client_command
 
     return client_command(
-        name=args.name,
-        from_server=args.from_server,
-        from_snapshot=Path(args.from_snapshot) if args.from_snapshot else None,
-        out=Path(args.out),
-        runtime=args.runtime,
-        capabilities=args.capability,
-        timeout=args.timeout,
-        versions=args.protocol_version,
-        check=args.check,
-        baseline=Path(args.baseline) if args.baseline else None,
-        fail_on=args.fail_on,
+        name=name,
+        from_server=from_server,
+        from_snapshot=from_snapshot,
+        out=out,
+        runtime=runtime,
+        capabilities=list(capabilities) or None,
+        timeout=timeout,
+        versions=list(protocol_versions) or None,
+        check=check,
+        baseline=baseline,
+        fail_on=fail_on,
     )
 
 
-def cmd_schema_sync(args: argparse.Namespace) -> int:
-    schema_dir = _schema_dir(args)
-    if not (schema_dir / "lock.json").exists() or (schema_dir == bundled_schema_dir() and not args.schema_dir):
-        local = Path.cwd() / "schema"
-        if schema_dir != local:  # first sync in a new project: start from the bundled lock
-            shutil.copytree(
-                bundled_schema_dir(),
-                local,
-                dirs_exist_ok=True,
-                ignore=lambda d, names: [n for n in names if (Path(d) / n / "schema.json").exists()],
-            )
-            schema_dir = local
-    lock = load_lock(schema_dir)
-    if args.update_lock:
-        if not args.source or not args.version or len(args.version) != 1:
-            raise GeneratorError("--update-lock needs --from DIR|URL and exactly one --version")
-        rev = update(lock, args.source, args.version[0], args.era)
-        print(f"{rev.version}: locked sha256 {rev.sha256[:12]} ({rev.size} bytes, {rev.era})")
-        return EXIT_OK
-    for version, status in sync(lock, args.source, args.version or None):
-        print(f"{version}: {status}")
+@cli.group()
+def schema() -> None:
+    """Manage the schema lock."""
+
+
+@schema.command()
+@click.option(
+    "--from",
+    "source",
+    metavar="DIR|URL|FILE",
+    help="A directory or base URL holding <version>/schema.json, a URL with {version}, or one schema file "
+    "(default: the sources the lock records).",
+)
+@version_option(multiple=True, help="Only these revisions (repeatable).")
+@click.option("--update-lock", is_flag=True, help="Adopt the source's bytes into the lock (one --version).")
+@click.option(
+    "--era", type=click.Choice(["legacy", "modern"]), help="The era a new revision must have (default: detected)."
+)
+@schema_dir_option
+def sync(source: str | None, versions: tuple[str, ...], update_lock: bool, era: str | None) -> int:
+    """Fetch the locked schemas, verifying their sha256; or adopt a revision.
+
+    Without ./schema the bundled lock is the starting point: a ./schema is created, and only
+    when the command succeeds.
+
+    \b
+    Examples:
+      mcp-codegen schema sync
+      mcp-codegen schema sync --from ../spec/schema --version 2026-11-30 --update-lock
+    """
+    from mcp_schema_codegen.commands.schema import adopt, sync_schemas, writable_schema_dir
+
+    if update_lock and (not source or len(versions) != 1):
+        raise click.UsageError("--update-lock needs --from DIR|URL|FILE and exactly one --version")
+    with writable_schema_dir(_schema_dir(), Path.cwd()) as schema_dir:
+        if update_lock:
+            adoption = adopt(schema_dir, source or "", versions[0], era)  # type: ignore[arg-type]
+            for line in adoption.lines():
+                click.echo(line)
+            return EXIT_OK
+        for version, status in sync_schemas(schema_dir, source, list(versions) or None):
+            click.echo(f"{version}: {status}")
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="mcp-codegen",
-        description="Generate typed Python models and protocol tables from the MCP JSON Schemas.",
-        epilog="exit status: 0 ok, 1 differences found, 2 user error (one line on stderr)",
-    )
-    parser.add_argument("--version-info", action="version", version=f"mcp-codegen {__version__}")
-    parser.add_argument("--schema-dir", help="directory with lock.json and <version>/schema.json (default ./schema)")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+@cli.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str) -> int:
+    """Print the shell completion script for SHELL.
 
-    gen = sub.add_parser("generate", help="generate the package for one or more revisions")
-    gen.add_argument("--version", action="append", metavar="V", help="a revision from the lock (repeatable)")
-    gen.add_argument("--all", action="store_true", help="every revision in the lock")
-    gen.add_argument("--out", help="output directory (default: generated)")
-    gen.add_argument("--package", help="name of the generated package (default: mcpgen)")
-    gen.add_argument("--templates", help="directory of templates overriding the built-ins by file name")
-    gen.set_defaults(func=cmd_generate)
+    \b
+    Examples:
+      eval "$(mcp-codegen completion bash)"
+      mcp-codegen completion fish > ~/.config/fish/completions/mcp-codegen.fish
+    """
+    completer = get_completion_class(shell)
+    assert completer is not None  # the choice admits only shells click supports
+    click.echo(completer(cli, {}, PROG, COMPLETE_VAR).source())
+    return EXIT_OK
 
-    chk = sub.add_parser(
-        "check",
-        help="exit 1 with a diff if the generated tree is stale or hand-edited",
-        description="Exit 0 silently when the tree is what `generate` would write; else exit 1 with a unified diff.",
-    )
-    chk.add_argument(
-        "--version", action="append", metavar="V", help="only these revisions (default: those in the tree)"
-    )
-    chk.add_argument("--out", help="output directory (default: generated)")
-    chk.add_argument("--package", help="name of the generated package (default: mcpgen)")
-    chk.add_argument("--templates", help="directory of templates overriding the built-ins by file name")
-    chk.add_argument("--full", action="store_true", help="regenerate and compare instead of comparing hashes")
-    chk.set_defaults(func=cmd_check)
 
-    dif = sub.add_parser(
-        "diff",
-        help="semantic differences between two revisions or schema files (exit 1 if any)",
-        description="Methods, definitions (renames found by structure), fields and era; exit 1 if anything changed.",
-    )
-    dif.add_argument("old", help="a locked revision or a schema.json path")
-    dif.add_argument("new", help="a locked revision or a schema.json path")
-    dif.add_argument("--json", action="store_true", help="machine-readable output")
-    dif.set_defaults(func=cmd_diff)
+# -- the entry point -------------------------------------------------------------------------
 
-    methods = sub.add_parser("methods", help="print the method table of a revision")
-    methods.add_argument("--version", required=True, metavar="V")
-    methods.add_argument("--json", action="store_true", help="machine-readable output")
-    methods.set_defaults(func=cmd_methods)
 
-    scaf = sub.add_parser(
-        "scaffold",
-        help="write a runnable MCP server project",
-        description="Write NAME/: pyproject, a vendored generated runtime (generator-owned, hashed in "
-        ".mcp-codegen.json), a server module with typed handlers to fill in, a test and a README.",
-    )
-    scaf.add_argument("name", help="project name (its package name is derived from it)")
-    scaf.add_argument("--version", metavar="V", help="protocol revision (default: the latest in the lock)")
-    scaf.add_argument("--dir", default=".", help="where to create the project (default: .)")
-    scaf.set_defaults(func=cmd_scaffold)
-
-    reg = sub.add_parser(
-        "regen",
-        help="regenerate the generator-owned files of a scaffolded project",
-        description="Rewrite only generator-owned files; refuse if one was edited by hand; never touch "
-        "user files; report changed handler signatures.",
-    )
-    reg.add_argument("--version", metavar="V", help="move to another protocol revision")
-    reg.add_argument("--project", default=".", help="the project directory (default: .)")
-    reg.add_argument("--force", action="store_true", help="overwrite hand-edited generator-owned files")
-    reg.set_defaults(func=cmd_regen)
-
-    cli = sub.add_parser(
-        "client",
-        help="generate a typed client package for one server's tools, or check it for drift",
-        description="Snapshot a server (tools/list, prompts/list, resources/templates/list) and generate OUT/NAME/, "
-        "a typed client with one method per tool; with --check, exit 1 when the server (or another snapshot) "
-        "differs from NAME's snapshot, printing each change as breaking or compatible.",
-    )
-    cli.add_argument("name", nargs="?", help="the client package name (my-server becomes my_server)")
-    source = cli.add_mutually_exclusive_group()
-    source.add_argument(
-        "--from-server", metavar="TARGET", help="an http(s):// URL or a server command (quoted), either era"
-    )
-    source.add_argument("--from-snapshot", metavar="FILE", help="a saved snapshot (no server needed)")
-    cli.add_argument("--out", default=".", help="where the package goes (default: .)")
-    cli.add_argument("--runtime", default="mcpgen", help="the runtime package the client imports (default: mcpgen)")
-    cli.add_argument(
-        "--capability",
-        action="append",
-        choices=["elicitation", "roots", "sampling"],
-        help="declare this client capability while snapshotting (repeatable; some servers list more tools)",
-    )
-    cli.add_argument(
-        "--protocol-version",
-        action="append",
-        metavar="V",
-        help="offer only this MCP revision while snapshotting (repeatable; default: all the runtime speaks)",
-    )
-    cli.add_argument("--timeout", type=float, default=60.0, help="seconds per request to the server (default: 60)")
-    cli.add_argument("--check", action="store_true", help="compare instead of generating; exit 1 on a difference")
-    cli.add_argument("--baseline", metavar="FILE", help="with --check: the snapshot to compare against")
-    cli.add_argument(
-        "--fail-on",
-        choices=["any", "breaking"],
-        default="any",
-        help="with --check: exit 1 on any change (default) or only on breaking ones",
-    )
-    cli.set_defaults(func=cmd_client)
-
-    schema = sub.add_parser("schema", help="manage the schema lock")
-    schema_sub = schema.add_subparsers(dest="schema_command", required=True, parser_class=_Parser)
-    sync_p = schema_sub.add_parser("sync", help="copy or download the locked schemas and verify their sha256")
-    sync_p.add_argument(
-        "--from",
-        dest="source",
-        metavar="DIR|URL",
-        help="a directory holding <version>/schema.json, or a base URL (default: the locked URLs)",
-    )
-    sync_p.add_argument("--version", action="append", metavar="V", help="only these revisions")
-    sync_p.add_argument("--update-lock", action="store_true", help="adopt the source's bytes into the lock")
-    sync_p.add_argument("--era", choices=["legacy", "modern"], help="era of a revision new to the lock")
-    sync_p.set_defaults(func=cmd_schema_sync)
-    return parser
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; every user error is one line on stderr and exit status 2."""
     try:
-        args = build_parser().parse_args(argv)
-        result: int = args.func(args)
-        return result
+        result = cli.main(args=argv, prog_name=PROG, standalone_mode=False, complete_var=COMPLETE_VAR)
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx else PROG
+        click.echo(f"{PROG}: error: {_one_line(exc.format_message())} (see `{where} --help`)", err=True)
+        return EXIT_USER_ERROR
+    except click.ClickException as exc:
+        click.echo(f"{PROG}: error: {_one_line(exc.format_message())}", err=True)
+        return EXIT_USER_ERROR
     except GeneratorError as exc:
-        print(f"mcp-codegen: error: {exc.one_line()}", file=sys.stderr)
+        click.echo(f"{PROG}: error: {exc.one_line()}", err=True)
         return EXIT_USER_ERROR
     except BrokenPipeError:  # `mcp-codegen methods ... | head`
         sys.stderr.close()
         return EXIT_OK
-    except KeyboardInterrupt:
-        print("mcp-codegen: interrupted", file=sys.stderr)
+    except (KeyboardInterrupt, click.Abort):
+        click.echo(f"{PROG}: interrupted", err=True)
         return 130
+    except OSError as exc:  # a file problem no check anticipated: still one line, never a traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        click.echo(f"{PROG}: error: {exc.strerror or exc}{where}", err=True)
+        return EXIT_USER_ERROR
+    return result if isinstance(result, int) else EXIT_OK

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from mcp_schema_codegen.backend.stubs import SNAPSHOT_FILE, render_stubs
 from mcp_schema_codegen.errors import GeneratorError
-from mcp_schema_codegen.output.tree import clean_stale, exclusive, format_tree, staging_dir, swap_in
+from mcp_schema_codegen.output.format import format_tree
+from mcp_schema_codegen.output.tree import clean_stale, exclusive, staging_dir, swap_in
 from mcp_schema_codegen.paths import templates_dir
 from mcp_schema_codegen.tools.snapshot import FORMAT_KEY, Snapshot, capabilities_for, load_snapshot, take_snapshot
 from mcp_schema_codegen.tools.surface import Change, diff_surface

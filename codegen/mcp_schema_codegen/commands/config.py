@@ -1,6 +1,7 @@
 """``[tool.mcp-codegen]`` in pyproject.toml: the same settings as the CLI flags.
 
-Keys: ``versions`` (a list, or "all"), ``out``, ``package``, ``templates``, ``schema-dir``.
+Keys: ``versions`` (a list, or "all"), ``out``, ``package``, ``templates``, ``schema-dir``,
+``vendor-runtime`` (true: copy the runtime into the package instead of importing ``mcpgen``'s).
 Relative paths are relative to the pyproject's directory. CLI flags win over the file.
 """
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from mcp_schema_codegen.errors import GeneratorError
 
-KEYS = {"versions", "out", "package", "templates", "schema-dir"}
+KEYS = {"versions", "out", "package", "templates", "schema-dir", "vendor-runtime"}
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class Config:
     package: str | None = None
     templates: Path | None = None
     schema_dir: Path | None = None
+    vendor_runtime: bool = False
 
 
 def load_config(directory: Path) -> Config:
@@ -59,4 +61,7 @@ def load_config(directory: Path) -> Config:
     package = table.get("package")
     if package is not None and not isinstance(package, str):
         raise GeneratorError(f"{path}: [tool.mcp-codegen] package must be a string")
-    return Config(versions, path_of("out"), package, path_of("templates"), path_of("schema-dir"))
+    vendor = table.get("vendor-runtime", False)
+    if not isinstance(vendor, bool):
+        raise GeneratorError(f"{path}: [tool.mcp-codegen] vendor-runtime must be true or false")
+    return Config(versions, path_of("out"), package, path_of("templates"), path_of("schema-dir"), vendor)

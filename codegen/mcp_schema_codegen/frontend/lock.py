@@ -1,26 +1,30 @@
 """The schema lock: which revisions exist, their era, and the exact bytes expected.
 
-``schema/lock.json`` lists every revision with its era, sha256, size and pinned upstream
-URL. ``sync`` copies (from a directory) or downloads (from a URL) each schema, checks it
-against the lock and installs it as ``schema/<version>/schema.json``; ``update`` adopts a
-new revision into the lock.
+``schema/lock.json`` lists every revision with its era, sha256, size and the exact source it
+was adopted from (an upstream URL pinned to a commit, or a file). The locked schemas live
+beside it as ``schema/<version>/schema.json``; the generator ships the five upstream ones, so
+nothing needs fetching until a new revision is adopted. ``fetch`` reads one schema from a
+source: a directory or base URL holding ``<version>/schema.json``, a URL with ``{version}``,
+or one file.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
 
 Era = Literal["legacy", "modern"]
+ERAS: tuple[Era, ...] = ("legacy", "modern")
 LOCK_NAME = "lock.json"
 
 
@@ -30,7 +34,7 @@ class LockedRevision:
     era: Era
     sha256: str
     size: int
-    url: str
+    url: str  # the exact file this revision's bytes were adopted from
 
 
 @dataclass(frozen=True)
@@ -50,25 +54,18 @@ class Lock:
             known = ", ".join(self.revisions)
             raise GeneratorError(
                 f"revision {version!r} is not in the lock {self.path} (known: {known})",
-                hint="add it with `mcp-codegen schema sync --from DIR|URL --update-lock "
-                f"--version {version} --era legacy|modern`",
+                hint=f"adopt it with `mcp-codegen schema sync --from DIR|URL|FILE --version {version} --update-lock`",
             ) from None
 
     def schema_path(self, version: str) -> Path:
         return self.schema_dir / version / "schema.json"
 
     def read_schema(self, version: str) -> tuple[bytes, LockedRevision]:
-        """The verified bytes of one synced revision."""
+        """The verified bytes of one locked revision."""
         rev = self.revision(version)
         path = self.schema_path(version)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise GeneratorError(
-                f"schema {version} is not synced: {path} does not exist",
-                hint="run `mcp-codegen schema sync --from DIR|URL`",
-            ) from None
-        digest = hashlib.sha256(data).hexdigest()
+        data = read_file(path, hint="run `mcp-codegen schema sync` to fetch the locked schemas")
+        digest = sha256_hex(data)
         if digest != rev.sha256:
             raise GeneratorError(
                 f"{path} has sha256 {digest[:12]}…, the lock expects {rev.sha256[:12]}…",
@@ -76,17 +73,39 @@ class Lock:
             )
         return data, rev
 
+    def mismatches(self) -> list[str]:
+        """Every locked revision whose schema file is missing or differs from the lock, one line each."""
+        problems = []
+        for version in self.revisions:
+            try:
+                self.read_schema(version)
+            except GeneratorError as exc:
+                problems.append(exc.one_line())
+        return problems
+
+
+def read_file(path: Path, hint: str | None = None) -> bytes:
+    """A file's bytes; every way it can be unreadable is one clear error."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise GeneratorError(f"{path} does not exist", hint=hint) from None
+    except IsADirectoryError:
+        raise GeneratorError(f"{path} is a directory, not a schema file") from None
+    except OSError as exc:
+        raise GeneratorError(f"cannot read {path}: {exc.strerror or exc}") from None
+
 
 def load_lock(schema_dir: Path) -> Lock:
     path = schema_dir / LOCK_NAME
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.is_file():
         raise GeneratorError(
             f"no schema lock at {path}",
             hint="run from a project with schema/lock.json, or pass --schema-dir",
-        ) from None
-    except json.JSONDecodeError as exc:
+        )
+    try:
+        raw = json.loads(read_file(path))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise GeneratorError(f"{path} is not valid JSON: {exc}") from None
     try:
         revisions = {
@@ -100,45 +119,61 @@ def load_lock(schema_dir: Path) -> Lock:
             for version, entry in sorted(raw["versions"].items())
         }
         template = str(raw["upstream"]["url_template"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise GeneratorError(f"{path} is malformed: missing or bad {exc}") from None
     for rev in revisions.values():
-        if not ("v" + rev.version.replace("-", "_")).isidentifier():
-            raise GeneratorError(f"{path}: revision {rev.version!r} must be letters, digits and '-' only")
-        if rev.era not in ("legacy", "modern"):
+        check_version(rev.version, where=str(path))
+        if rev.era not in ERAS:
             raise GeneratorError(f"{path}: revision {rev.version} has unknown era {rev.era!r}")
     return Lock(path=path, url_template=template, revisions=revisions)
 
 
-def _fetch(source: str, version: str) -> bytes:
-    if "://" in source:
-        url = (
-            source.rstrip("/") + f"/{version}/schema.json"
-            if "{version}" not in source
-            else source.format(version=version)
-        )
-        try:
-            with urllib.request.urlopen(url, timeout=30) as response:
-                data: bytes = response.read()
-                return data
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            if isinstance(exc, urllib.error.HTTPError):
-                reason = f"HTTP {exc.code} {exc.reason}"
-            raise GeneratorError(
-                f"cannot download {url}: {reason}",
-                hint="check the network, or sync from a local copy with --from DIR",
-            ) from None
-    path = Path(source) / version / "schema.json"
+def check_version(version: str, where: str = "") -> None:
+    """A revision name becomes a package name (``vYYYY_MM_DD``): letters, digits and '-' only."""
+    if not version or not ("v" + version.replace("-", "_")).isidentifier() or "_" in version:
+        prefix = f"{where}: " if where else ""
+        raise GeneratorError(f"{prefix}revision {version!r} must be letters, digits and '-' only")
+
+
+def is_url(source: str) -> bool:
+    return "://" in source
+
+
+def source_location(source: str, version: str) -> str:
+    """Where ``source`` keeps ``version``: a URL, or a local path (absolute)."""
+    if is_url(source):
+        if "{version}" in source:
+            return source.replace("{version}", version)
+        return source.rstrip("/") + f"/{version}/schema.json"
+    path = Path(source)
+    if path.is_file():
+        return str(path.resolve())
+    return str((path / version / "schema.json").resolve())
+
+
+def fetch(location: str) -> tuple[bytes, str]:
+    """The bytes at ``location`` (a URL or a local path) and the exact source to record for them."""
+    if not is_url(location):
+        path = Path(location)
+        return read_file(path), path.resolve().as_uri()
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise GeneratorError(f"{path} does not exist", hint="--from DIR must hold <version>/schema.json") from None
+        with urllib.request.urlopen(location, timeout=30) as response:
+            data: bytes = response.read()
+            return data, location
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason: object = getattr(exc, "reason", exc)
+        if isinstance(exc, urllib.error.HTTPError):
+            reason = f"HTTP {exc.code} {exc.reason}"
+        raise GeneratorError(
+            f"cannot download {location}: {reason}",
+            hint="check the network, or sync from a local copy with --from DIR",
+        ) from None
 
 
-def _install(target: Path, data: bytes) -> None:
+def atomic_write(target: Path, data: bytes) -> None:
+    """Replace ``target`` with ``data`` in one rename (a reader sees the old or the new bytes)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".schema-", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".mcp-codegen-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -148,22 +183,31 @@ def _install(target: Path, data: bytes) -> None:
         raise
 
 
-def sync(
-    lock: Lock,
-    source: str | None,
-    versions: list[str] | None = None,
-) -> list[tuple[str, str]]:
+def lock_text(lock: Lock, revisions: dict[str, LockedRevision]) -> bytes:
+    """The lock file with ``revisions`` as its entries (other keys kept as they are)."""
+    raw: dict[str, Any] = json.loads(read_file(lock.path))
+    raw["versions"] = {
+        v: {"era": r.era, "sha256": r.sha256, "size": r.size, "url": r.url} for v, r in sorted(revisions.items())
+    }
+    return (json.dumps(raw, indent=2) + "\n").encode()
+
+
+def sync(lock: Lock, source: str | None, versions: list[str] | None = None) -> list[tuple[str, str]]:
     """Fetch, verify and install schemas; returns (version, status) pairs.
 
-    All revisions are fetched and verified before any is installed, so a mismatch leaves
-    the schema directory as it was.
+    Without ``source`` each revision comes from the exact source the lock records. All are
+    fetched and verified before any is installed, so a mismatch leaves the directory as it was.
     """
     wanted = versions or list(lock.revisions)
     fetched: list[tuple[LockedRevision, bytes]] = []
     for version in wanted:
         rev = lock.revision(version)
-        data = _fetch(source or rev.url, version)
-        digest = hashlib.sha256(data).hexdigest()
+        target = lock.schema_path(version)
+        if source is None and target.is_file() and sha256_hex(target.read_bytes()) == rev.sha256:
+            fetched.append((rev, target.read_bytes()))  # already the locked bytes: nothing to fetch
+            continue
+        data, _ = fetch(rev.url if source is None else source_location(source, version))
+        digest = sha256_hex(data)
         if digest != rev.sha256:
             raise GeneratorError(
                 f"{version}: sha256 {digest[:12]}… does not match the lock ({rev.sha256[:12]}…)",
@@ -173,31 +217,8 @@ def sync(
     report = []
     for rev, data in fetched:
         target = lock.schema_path(rev.version)
-        status = "unchanged" if target.exists() and target.read_bytes() == data else "installed"
+        status = "unchanged" if target.is_file() and target.read_bytes() == data else "installed"
         if status == "installed":
-            _install(target, data)
+            atomic_write(target, data)
         report.append((rev.version, status))
     return report
-
-
-def update(lock: Lock, source: str, version: str, era: Era | None) -> LockedRevision:
-    """Adopt ``version`` from ``source`` into the lock (new revision or new bytes)."""
-    data = _fetch(source, version)
-    try:
-        json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise GeneratorError(f"{version}: the downloaded schema is not JSON: {exc}") from None
-    old = lock.revisions.get(version)
-    chosen = era or (old.era if old else None)
-    if chosen is None:
-        raise GeneratorError(f"{version} is new to the lock", hint="say its era with --era legacy|modern")
-    url = source if "://" in source else lock.url_template.format(version=version)
-    if "://" in source and "{version}" not in source:
-        url = source.rstrip("/") + f"/{version}/schema.json"
-    rev = LockedRevision(version, chosen, hashlib.sha256(data).hexdigest(), len(data), url)
-    raw: dict[str, Any] = json.loads(lock.path.read_text(encoding="utf-8"))
-    raw["versions"][version] = {"era": rev.era, "sha256": rev.sha256, "size": rev.size, "url": rev.url}
-    raw["versions"] = dict(sorted(raw["versions"].items()))
-    _install(lock.path, (json.dumps(raw, indent=2) + "\n").encode())
-    _install(lock.schema_path(version), data)
-    return rev

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_codegen.errors import GeneratorError
-from mcp_schema_codegen.frontend.load import LoadedSchema
-from mcp_schema_codegen.ir.protocol import Direction, Era, Kind, Method, Protocol, TypedError
+from mcp_schema_codegen.frontend.load import LoadedSchema, load
+from mcp_schema_codegen.frontend.lock import Era, Lock
+from mcp_schema_codegen.frontend.prepass import prepass
+from mcp_schema_codegen.ir.protocol import Direction, Kind, Method, Protocol, TypedError
 
 JSON = Any
 UNIONS: tuple[tuple[str, Kind, Direction], ...] = (
@@ -31,6 +33,10 @@ EMBEDDED_UNION = "InputRequest"
 EMBEDDED_RESPONSES = "InputResponse"
 INPUT_REQUIRED = "InputRequiredResult"
 HANDSHAKE = "initialize"
+
+
+class EraMismatch(GeneratorError):
+    """The schema's era (``initialize`` or not) is not the era the lock gives it."""
 
 
 @dataclass(frozen=True)
@@ -226,9 +232,10 @@ class _Analyzer:
         methods.sort(key=lambda m: (m.kind != "request", m.name))
         era: Era = "legacy" if any(m.name == HANDSHAKE for m in methods) else "modern"
         if era != self.schema.era:
-            raise self.fail(
+            raise EraMismatch(
                 f"the lock says era {self.schema.era!r} but the schema is {era!r} "
-                f"({'has' if era == 'legacy' else 'has no'} `{HANDSHAKE}`)"
+                f"({'has' if era == 'legacy' else 'has no'} `{HANDSHAKE}`)",
+                version=self.schema.version,
             )
         return Protocol(
             version=version,
@@ -249,6 +256,29 @@ class _Analyzer:
 def analyze(schema: LoadedSchema, document: dict[str, JSON], overlay: Overlay) -> Protocol:
     """Build the IR from the prepassed ``document`` of ``schema``."""
     return _Analyzer(schema, document, overlay).build()
+
+
+@dataclass(frozen=True)
+class AnalyzedRevision:
+    """One revision through the front end and analysis: what every later stage starts from."""
+
+    schema: LoadedSchema  # loaded and patched
+    document: dict[str, JSON]  # after the prepass: what datamodel-code-generator reads
+    protocol: Protocol  # the IR
+
+
+def analyze_schema(schema: LoadedSchema, overlay: Overlay) -> AnalyzedRevision:
+    document, _ = prepass(schema)
+    return AnalyzedRevision(schema, document, analyze(schema, document, overlay))
+
+
+def analyze_revision(lock: Lock, version: str, overlay: Overlay) -> AnalyzedRevision:
+    """Load, patch, prepass and analyze one locked revision."""
+    return analyze_schema(load(lock, version), overlay)
+
+
+def overlay_for(schema_dir: Path) -> Overlay:
+    return load_overlay(schema_dir / "overlay.json")
 
 
 def stale_overlay_entries(overlay: Overlay, schemas: list[tuple[LoadedSchema, Protocol]]) -> list[str]:

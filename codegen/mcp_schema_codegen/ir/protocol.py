@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Era = Literal["legacy", "modern"]
+from mcp_schema_codegen.frontend.lock import Era
+
+__all__ = ["Direction", "Era", "Kind", "Method", "Protocol", "TypedError"]
+
 Kind = Literal["request", "notification"]
 Direction = Literal["client_to_server", "server_to_client", "both"]
 

@@ -8,21 +8,17 @@ both against the present state without regenerating.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 from mcp_schema_codegen import __version__
+from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.frontend.lock import Lock
 
 MANIFEST = "_manifest.json"
 TOOLCHAIN = ("datamodel-code-generator", "ruff")  # both pinned exactly: their output is part of ours
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _distribution_version(name: str) -> str:
@@ -41,10 +37,9 @@ def templates_digest(builtin: Path, overrides: Path | None) -> str:
         for path in sorted(root.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
                 files[path.relative_to(root).as_posix()] = path.read_bytes()
-    digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(name.encode() + b"\0" + _sha(files[name]).encode() + b"\n")
-    return digest.hexdigest()
+    return sha256_hex(
+        b"".join(name.encode() + b"\0" + sha256_hex(files[name]).encode() + b"\n" for name in sorted(files))
+    )
 
 
 @dataclass(frozen=True)
@@ -63,14 +58,14 @@ class Inputs:
             generator=__version__,
             toolchain={name: _distribution_version(name) for name in TOOLCHAIN},
             templates=templates_digest(builtin_templates, overrides),
-            overlay=_sha(overlay.read_bytes()) if overlay.exists() else "",
+            overlay=sha256_hex(overlay.read_bytes()) if overlay.exists() else "",
         )
 
     def revision_entry(self, lock: Lock, version: str) -> dict[str, str]:
         patches = lock.schema_dir / "patches" / f"{version}.json"
         entry = {
             "schema": lock.revisions[version].sha256,
-            "patches": _sha(patches.read_bytes()) if patches.exists() else "",
+            "patches": sha256_hex(patches.read_bytes()) if patches.exists() else "",
             "generator": self.generator,
             "toolchain": ",".join(f"{k}={v}" for k, v in sorted(self.toolchain.items())),
             "templates": self.templates,
@@ -89,7 +84,7 @@ def read_manifest(package_dir: Path) -> dict[str, object] | None:
 
 def file_hashes(root: Path) -> dict[str, str]:
     return {
-        p.relative_to(root).as_posix(): _sha(p.read_bytes())
+        p.relative_to(root).as_posix(): sha256_hex(p.read_bytes())
         for p in sorted(root.rglob("*"))
         if p.is_file() and p.name != MANIFEST and "__pycache__" not in p.parts
     }

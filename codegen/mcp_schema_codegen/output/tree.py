@@ -1,4 +1,4 @@
-"""Writing a generated tree: format with ruff, record hashes, swap in atomically.
+"""Writing a generated tree: stage it beside the target, swap it in atomically.
 
 The whole package is built in a temporary sibling directory and exchanged with the
 previous one in a single ``renameat2(RENAME_EXCHANGE)`` where the OS has it, so a
@@ -13,57 +13,14 @@ import ctypes.util
 import fcntl
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.output.faults import crash_point, exchange_disabled
 
 TMP_PREFIX = ".mcpgen-tmp-"
 OLD_PREFIX = ".mcpgen-old-"
-LINE_LENGTH = "100"
-
-
-def ruff_binary() -> str:
-    try:
-        from ruff.__main__ import find_ruff_bin
-
-        return str(find_ruff_bin())
-    except (ImportError, FileNotFoundError):
-        found = shutil.which("ruff")
-        if found is None:
-            raise GeneratorError(
-                "ruff is not installed", hint="pip install the generator with its dependencies"
-            ) from None
-        return found
-
-
-def format_tree(root: Path, package: str) -> None:
-    """Lint-fix (unused imports, import order) and format every file under ``root``."""
-    ruff = ruff_binary()
-    common = ["--isolated", "--line-length", LINE_LENGTH, "--target-version", "py311"]
-    steps = [
-        [
-            ruff,
-            "check",
-            "--fix-only",
-            "--exit-zero",
-            "--quiet",
-            *common,
-            "--select",
-            "F401,I,UP",
-            "--config",
-            f"lint.isort.known-first-party=['{package}']",
-            str(root),
-        ],
-        [ruff, "format", "--quiet", *common, str(root)],
-    ]
-    for cmd in steps:
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise GeneratorError(f"ruff failed on generated code: {done.stderr.strip().splitlines()[-1:]}")
 
 
 def _exchange(a: Path, b: Path) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 """The runtime's version; generated packages check it at import (``check_generated_version``)."""
 
 _RELEASE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")

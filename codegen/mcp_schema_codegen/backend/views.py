@@ -1,0 +1,491 @@
+"""IR -> template contexts: the only values templates see, safe by construction.
+
+Every template (the revision modules, the package index, the scaffold) is rendered from a view
+built here from the IR and the models' field table. A schema-derived string reaches generated
+code in one of three forms only:
+
+- ``Ident``: a checked Python identifier (definition, class, stub and field names);
+- a Python literal, written by the ``py`` filter (``{{ method.name | py }}``): ``repr`` of a
+  JSON-like value, so quotes, backslashes and newlines stay data;
+- ``Doc``: text escaped for a docstring or comment (``{{ method.name | doc }}``).
+
+``Word`` (letters, digits and ``._/-``: versions, eras, digests) and ``Code`` (fragments built
+here from the above, such as ``m.CallToolResult | m.InputRequiredResult``) complete the set.
+The environment's ``finalize`` refuses any other ``str`` in ``{{ ... }}``, so a template that
+places a raw string (``"{{ method.name }}"``) fails rendering instead of generating code a
+schema could inject into.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_schema_codegen import __version__
+from mcp_schema_codegen.backend.models import GeneratedModels
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.ir.protocol import Method, Protocol
+
+# requests the client runtime sends itself (connect, listen), so the typed client has no method for them
+CLIENT_OWNED = frozenset({"initialize", "subscriptions/listen"})
+CLIENT_OPTIONS = frozenset({"timeout", "on_progress", "input_required", "self"})
+# requests the server runtime answers itself, so the handler base has no method for them
+RUNTIME_ANSWERED = frozenset(
+    {
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "server/discover",
+        "subscriptions/listen",
+    }
+)
+SKIPPED_PARAMS = frozenset({"meta"})  # ``_meta``: the session stamps it (version, capabilities, progress token)
+PLAIN_SCALARS = {"StrictStr": "str", "StrictInt": "int", "StrictBool": "bool", "StrictFloat": "float"}
+UNQUALIFIED = frozenset({"Any", "Literal", "Union", "Optional", "dict", "list", "str", "int", "float", "bool", "None"})
+
+
+class RenderError(GeneratorError):
+    """A template used a value in a way that is not safe for generated code."""
+
+
+class Ident(str):
+    """A Python identifier that is not a keyword: safe wherever a name goes."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: str) -> Ident:
+        if not (value.isidentifier() and value.isascii()) or keyword.iskeyword(value):
+            raise RenderError(f"{value!r} is not a valid Python identifier")
+        return super().__new__(cls, value)
+
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*\Z")
+
+
+class Word(str):
+    """Letters, digits and ``._/-``: a version, era, digest or path; safe in code, strings and docs."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: str) -> Word:
+        if not _WORD.match(value):
+            raise RenderError(f"{value!r} is not a plain word (letters, digits, '._/-')")
+        return super().__new__(cls, value)
+
+
+class Code(str):
+    """A fragment of Python built in this module from identifiers, words and literals."""
+
+    __slots__ = ()
+
+
+class Doc(str):
+    """Text escaped for a docstring or comment: no quotes, newlines or backslash sequences left raw."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: str) -> Doc:
+        escaped = value.encode("unicode_escape").decode("ascii").replace('"', '\\"').replace("'", "\\'")
+        return super().__new__(cls, escaped)
+
+
+SAFE = (Ident, Word, Code, Doc)
+JSONLike = str | int | float | bool | None | list[Any] | tuple[Any, ...] | dict[str, Any] | frozenset[Any]
+
+
+def literal(value: object) -> Code:
+    """The ``py`` filter: a JSON-like value as a Python literal (anything else is refused)."""
+    _check_literal(value)
+    return Code(repr(value))
+
+
+def _check_literal(value: object) -> None:
+    if value is None or isinstance(value, str | bool | int | float):
+        return
+    if isinstance(value, list | tuple | frozenset):
+        for item in value:
+            _check_literal(item)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_literal(key)
+            _check_literal(item)
+        return
+    raise RenderError(f"`| py` takes JSON-like values, not {type(value).__name__}")
+
+
+def finalize(value: object) -> object:
+    """Jinja's ``finalize``: what ``{{ ... }}`` may print."""
+    if isinstance(value, SAFE) or value is None or type(value) in (bool, int):
+        return value
+    shown = repr(value)[:60]
+    raise RenderError(
+        f"a template printed the plain {type(value).__name__} {shown}: pass it through `| py` (a literal) "
+        "or `| doc` (docstring text), or give the template an identifier from backend/views.py"
+    )
+
+
+def concat(parts: Iterable[str]) -> Code:
+    """Jinja's ``concat`` for rendered fragments: template text and finalized values, joined."""
+    return Code("".join(parts))
+
+
+def doc(value: object) -> Doc:
+    """The ``doc`` filter: any text, escaped for a docstring or comment."""
+    if not isinstance(value, str):
+        raise RenderError(f"`| doc` takes text, not {type(value).__name__}")
+    return Doc(value)
+
+
+def header(source: str, sha256: str | None = None) -> Code:
+    """The provenance line every generated file starts with."""
+    digest = f" (sha256 {Word(sha256[:12])})" if sha256 else ""
+    return Code(f"# generated by mcp-codegen {Word(__version__)} from {Word(source)}{digest}; do not edit")
+
+
+def revision_header(protocol: Protocol) -> Code:
+    return header(f"schema/{protocol.version}/schema.json", protocol.sha256)
+
+
+def dotted(name: str) -> Code:
+    """A dotted module path, each part an identifier (``mcpgen._runtime``)."""
+    return Code(".".join(Ident(part) for part in name.split(".")))
+
+
+def model_ref(name: str | None) -> Code:
+    """``m.Name`` for a generated model, ``None`` for no model."""
+    return Code("None" if name is None else f"m.{Ident(name)}")
+
+
+def union(*refs: Code) -> Code:
+    return Code(" | ".join(refs))
+
+
+# -- the revision modules ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the generated code goes: its package and the runtime it imports."""
+
+    package: Ident  # the generated package, e.g. ``mcpgen`` or ``weather_mcp``
+    runtime: Code  # dotted import root of the runtime, e.g. ``mcpgen._runtime``
+
+    @property
+    def parent(self) -> Code | None:
+        """The package whose registry this one chains to: the runtime's distribution, when not this one."""
+        return None if self.runtime == f"{self.package}._runtime" else Code(self.runtime.rsplit(".", 1)[0])
+
+    @classmethod
+    def of(cls, package: str, runtime: str) -> Target:
+        return cls(Ident(package), dotted(runtime))
+
+
+@dataclass(frozen=True)
+class MethodView:
+    name: str  # the wire name: printed only as ``| py`` or ``| doc``
+    kind: str
+    direction: str
+    definition: Ident
+    params_type: Ident | None
+    params: Code  # ``m.X`` or ``None``
+    params_required: bool
+    result_type: Ident | None
+    result: Code  # ``m.X`` or ``None``
+    stub_name: Ident
+    mrtr: bool
+    cacheable: bool
+    deprecated: bool
+    embedded: bool
+    task_result: Ident | None
+
+
+@dataclass(frozen=True)
+class TypedErrorView:
+    code: int
+    error_type: Ident
+
+
+@dataclass(frozen=True)
+class RevisionView:
+    """``p`` in the revision templates."""
+
+    version: Word
+    era: Word
+    sha256: Word
+    package: Ident  # vYYYY_MM_DD
+    batching: bool
+    methods: tuple[MethodView, ...]
+    typed_errors: tuple[TypedErrorView, ...]
+    input_required: Ident | None
+    input_required_ref: Code  # ``m.InputRequiredResult`` or ``None``
+    client_base: Ident  # ``LegacyClient`` or ``ModernClient``
+
+
+def _optional_ident(name: str | None) -> Ident | None:
+    return None if name is None else Ident(name)
+
+
+def method_view(m: Method) -> MethodView:
+    return MethodView(
+        name=m.name,
+        kind=m.kind,
+        direction=m.direction,
+        definition=Ident(m.definition),
+        params_type=_optional_ident(m.params_type),
+        params=model_ref(m.params_type),
+        params_required=m.params_required,
+        result_type=_optional_ident(m.result_type),
+        result=model_ref(m.result_type),
+        stub_name=Ident(m.stub_name),
+        mrtr=m.mrtr,
+        cacheable=m.cacheable,
+        deprecated=m.deprecated,
+        embedded=m.embedded,
+        task_result=_optional_ident(m.task_result),
+    )
+
+
+def revision_view(protocol: Protocol) -> RevisionView:
+    return RevisionView(
+        version=Word(protocol.version),
+        era=Word(protocol.era),
+        sha256=Word(protocol.sha256),
+        package=Ident(protocol.package),
+        batching=protocol.batching,
+        methods=tuple(method_view(m) for m in protocol.methods),
+        typed_errors=tuple(TypedErrorView(e.code, Ident(e.error_type)) for e in protocol.typed_errors),
+        input_required=_optional_ident(protocol.input_required),
+        input_required_ref=model_ref(protocol.input_required),
+        client_base=Ident(protocol.era.capitalize() + "Client"),
+    )
+
+
+def module_context(protocol: Protocol, target: Target) -> dict[str, object]:
+    """What every revision template receives."""
+    return {
+        "p": revision_view(protocol),
+        "package": target.package,
+        "runtime": target.runtime,
+        "header": revision_header(protocol),
+    }
+
+
+# -- the handler base (server.py) and what a scaffold or an upgrade report reads of it -----------
+
+
+@dataclass(frozen=True)
+class HandlerView:
+    """One request the server answers: an async method of the generated ``Server``."""
+
+    name: str  # wire name: ``| py`` / ``| doc`` only
+    stub_name: Ident
+    mrtr: bool
+    params_type: Ident | None
+    result_types: tuple[Ident, ...]  # the complete result, then InputRequiredResult when MRTR
+    params: Code  # ``m.X`` or ``None``
+    result: Code  # ``m.X | m.InputRequiredResult``
+
+
+@dataclass(frozen=True)
+class ResultView:
+    name: Ident
+    result_type: str  # "complete" or "input_required": ``| py``
+    cacheable: bool
+
+
+def served(protocol: Protocol) -> list[Method]:
+    """The requests a server's handler base has a method for."""
+    return [m for m in protocol.methods if m.kind == "request" and m.client_sends and m.name not in RUNTIME_ANSWERED]
+
+
+def handler_views(protocol: Protocol) -> tuple[HandlerView, ...]:
+    views = []
+    for m in served(protocol):
+        mrtr = m.mrtr and protocol.input_required is not None
+        results = tuple(Ident(t) for t in (m.result_type, protocol.input_required if m.mrtr else None) if t)
+        views.append(
+            HandlerView(
+                name=m.name,
+                stub_name=Ident(m.stub_name),
+                mrtr=mrtr,
+                params_type=_optional_ident(m.params_type),
+                result_types=results,
+                params=model_ref(m.params_type),
+                result=union(*(model_ref(t) for t in results)),
+            )
+        )
+    return tuple(views)
+
+
+def server_context(protocol: Protocol, target: Target) -> dict[str, object]:
+    handlers = handler_views(protocol)
+    results: dict[str, ResultView] = {}
+    if protocol.era == "modern":
+        for m in served(protocol):
+            if m.result_type:
+                results[m.result_type] = ResultView(Ident(m.result_type), "complete", m.cacheable)
+        if protocol.input_required:
+            results[protocol.input_required] = ResultView(Ident(protocol.input_required), "input_required", False)
+    ordered = sorted(results.values(), key=lambda r: r.name)
+    return {
+        **module_context(protocol, target),
+        "handlers": handlers,
+        "results": ordered,
+        "exports": sorted(["Context", "Server", *results]),
+    }
+
+
+# -- the typed client (client.py) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParamView:
+    """One keyword argument of a client method."""
+
+    name: Ident  # Python name, e.g. ``input_responses``
+    wire: str  # wire name, e.g. ``inputResponses``: ``| py`` only
+    annotation: Code  # e.g. ``m.InputResponses | None``
+    required: bool
+
+
+@dataclass(frozen=True)
+class ClientMethodView:
+    name: str  # wire name: ``| py`` / ``| doc`` only
+    stub_name: Ident
+    definition: Ident
+    params: tuple[ParamView, ...]
+    result: Code
+    result_text: Code  # the result type as a string literal, for ``cast``
+    mrtr_result_text: Code  # the same with InputRequiredResult
+    mrtr: bool
+    paginated: bool
+    deprecated: bool
+
+
+def annotation(type_hint: str, optional: bool) -> Code:
+    """A field's type hint as a client argument's: models qualified ``m.``, strict scalars plain.
+
+    The hint is datamodel-code-generator's (from its model metadata, not from the module text);
+    it is parsed as an expression and rebuilt, so every name in it is checked and every
+    constant (``Literal`` values) is written back as a literal.
+    """
+    try:
+        tree = ast.parse(type_hint, mode="eval")
+    except SyntaxError:
+        raise RenderError(f"cannot read the type hint {type_hint!r}") from None
+    members = [m for m in _union_members(tree.body) if not (isinstance(m, ast.Name) and m.id == "MISSING")]
+    text = " | ".join(ast.unparse(_Qualify().visit(m)) for m in members)
+    return Code(text + " | None" if optional else text)
+
+
+def _union_members(node: ast.expr) -> list[ast.expr]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _union_members(node.left) + _union_members(node.right)
+    return [node]
+
+
+class _Qualify(ast.NodeTransformer):
+    """Model names -> ``m.Name``; strict scalars -> builtins; only names, subscripts, unions, constants."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        allowed = ast.Subscript | ast.Tuple | ast.List | ast.BinOp | ast.BitOr | ast.UnaryOp | ast.USub | ast.Load
+        if not isinstance(node, allowed):
+            raise RenderError(f"unexpected {type(node).__name__} in a type hint")
+        return super().generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in PLAIN_SCALARS:
+            return ast.Name(PLAIN_SCALARS[node.id], ast.Load())
+        if node.id in UNQUALIFIED:
+            return node
+        return ast.Attribute(ast.Name("m", ast.Load()), Ident(node.id), ast.Load())
+
+    def visit_Constant(self, node: ast.Constant) -> ast.expr:
+        if not isinstance(node.value, str | int | bool) and node.value is not None:
+            raise RenderError(f"unexpected constant {node.value!r} in a type hint")
+        return node  # strings inside Literal[...] stay literals
+
+
+def client_params(models: GeneratedModels, params_type: str | None) -> tuple[ParamView, ...]:
+    """The keyword arguments for a params model: its fields, required first, else in order."""
+    params = []
+    for field in models.fields(params_type):
+        if field.name in SKIPPED_PARAMS:
+            continue
+        optional = not field.required
+        params.append(ParamView(Ident(field.name), field.alias, annotation(field.type_hint, optional), not optional))
+    return tuple(sorted(params, key=lambda p: not p.required))
+
+
+def client_methods(protocol: Protocol, models: GeneratedModels) -> tuple[ClientMethodView, ...]:
+    views = []
+    input_required = model_ref(protocol.input_required)
+    for m in protocol.methods:
+        if m.kind != "request" or not m.client_sends or m.name in CLIENT_OWNED or not m.result_type:
+            continue
+        params = client_params(models, m.params_type)
+        clash = {p.name for p in params} & CLIENT_OPTIONS
+        if clash:
+            raise GeneratorError(f"{m.params_type}: field {sorted(clash)[0]!r} clashes with a client option")
+        result = model_ref(m.result_type)
+        result_fields = {f.name for f in models.fields(m.result_type)}
+        views.append(
+            ClientMethodView(
+                name=m.name,
+                stub_name=Ident(m.stub_name),
+                definition=Ident(m.definition),
+                params=params,
+                result=result,
+                result_text=literal(str(result)),
+                mrtr_result_text=literal(f"{result} | {input_required}"),
+                mrtr=m.mrtr and protocol.input_required is not None,
+                paginated=any(p.name == "cursor" for p in params) and "next_cursor" in result_fields,
+                deprecated=m.deprecated,
+            )
+        )
+    return tuple(views)
+
+
+def client_context(protocol: Protocol, target: Target, models: GeneratedModels) -> dict[str, object]:
+    return {
+        **module_context(protocol, target),
+        "methods": client_methods(protocol, models),
+        "input_required": model_ref(protocol.input_required) if protocol.input_required else None,
+    }
+
+
+# -- the package index -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    version: Word
+    era: Word
+    batching: bool
+    package: str  # dotted name of the revision package: printed with `| py`
+
+
+def package_context(versions: Iterable[tuple[str, str, bool]], target: Target) -> dict[str, object]:
+    """The package index: the revisions generated here as the runtime's version registry (chained to
+    the runtime distribution's registry when the runtime is not in the package), and the generator
+    version the runtime is checked against at import."""
+    rows = [
+        VersionRow(Word(v), Word(e), batching, f"{target.package}.v{v.replace('-', '_')}")
+        for v, e, batching in sorted(versions)
+    ]
+    return {
+        "versions": rows,
+        "latest": str(rows[-1].version) if rows else "",  # printed with `| py`
+        "package": target.package,
+        "runtime": target.runtime,
+        "parent": target.parent,
+        "generator_version": __version__,
+        "header": header("schema/lock.json"),
+    }

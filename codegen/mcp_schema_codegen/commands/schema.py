@@ -1,0 +1,181 @@
+"""``mcp-codegen schema sync``: fetch the locked schemas, or adopt a revision into the lock.
+
+A project without its own ``schema/`` starts from the generator's bundled one: it is copied
+into a staging directory beside ``./schema``, the command works there, and the directory is
+renamed into place only when the command succeeded, so a failure leaves nothing behind.
+
+Adopting (``--update-lock``) reads one schema, checks that it is an MCP schema (valid JSON
+Schema, the core definitions, a method table the analysis can read, the era it claims), tries
+the patches of the previous revision of the same era on it, and only then writes the schema,
+the carried patches and the lock entry (recording the exact source it came from).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcp_schema_codegen.digest import sha256_hex
+from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.load import parse_document, parse_schema
+from mcp_schema_codegen.frontend.lock import (
+    ERAS,
+    LOCK_NAME,
+    Era,
+    Lock,
+    LockedRevision,
+    atomic_write,
+    check_version,
+    fetch,
+    load_lock,
+    lock_text,
+    source_location,
+    sync,
+)
+from mcp_schema_codegen.frontend.patches import Carried, Patch, carry, dump_patches, load_patches, patch_file
+from mcp_schema_codegen.ir.analyze import EraMismatch, analyze_schema, overlay_for
+from mcp_schema_codegen.paths import bundled_schema_dir
+
+# Definitions every MCP revision's schema has: a file without them is not an MCP schema.
+CORE_DEFINITIONS = (
+    "JSONRPCRequest",
+    "JSONRPCNotification",
+    "JSONRPCResponse",
+    "RequestId",
+    "Result",
+    "ClientRequest",
+    "ClientNotification",
+    "ServerNotification",
+)
+
+
+@contextlib.contextmanager
+def writable_schema_dir(schema_dir: Path, project: Path) -> Iterator[Path]:
+    """The schema directory to write into.
+
+    When ``schema_dir`` is the generator's bundled one (a project with no ``schema/`` of its
+    own), a copy is staged beside ``project/schema`` and renamed into place on success only.
+    """
+    local = project / "schema"
+    if schema_dir.resolve() != bundled_schema_dir().resolve() or local.resolve() == schema_dir.resolve():
+        yield schema_dir
+        return
+    if local.exists():
+        raise GeneratorError(f"{local} exists but holds no {LOCK_NAME}", hint="remove it or pass --schema-dir")
+    stage = Path(tempfile.mkdtemp(prefix=".schema-", dir=project))
+    try:
+        shutil.copytree(schema_dir, stage, dirs_exist_ok=True, ignore=shutil.ignore_patterns("examples", "__pycache__"))
+        yield stage
+        stage.rename(local)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def sync_schemas(schema_dir: Path, source: str | None, versions: list[str] | None) -> list[tuple[str, str]]:
+    return sync(load_lock(schema_dir), source, versions)
+
+
+@dataclass(frozen=True)
+class Adoption:
+    revision: LockedRevision
+    methods: int
+    carried: Carried | None  # patches tried from another revision (None: the revision keeps its own)
+    own_patches_failing: tuple[tuple[Patch, str], ...]  # its own patch file's entries that no longer apply
+
+    def lines(self) -> list[str]:
+        rev = self.revision
+        out = [
+            f"{rev.version}: locked sha256 {rev.sha256[:12]} ({rev.size} bytes, {rev.era} era, "
+            f"{self.methods} methods) from {rev.url}"
+        ]
+        if self.carried is not None:
+            kept, dropped = self.carried.kept, self.carried.dropped
+            out.append(
+                f"patches of {self.carried.source}: {len(kept)} carried to {rev.version}, {len(dropped)} not applicable"
+            )
+            out += [f"  carried {p.pointer}: {p.reason}" for p in kept]
+            out += [f"  not carried {p.pointer}: {why}" for p, why in dropped]
+        for patch, why in self.own_patches_failing:
+            out.append(f"  patch {patch.pointer} of {rev.version} no longer applies: {why} (review schema/patches)")
+        return out
+
+
+def previous_of_era(lock: Lock, version: str, era: Era) -> str | None:
+    """The revision whose patches a new one inherits: the latest earlier one of its era, else the latest."""
+    same = sorted(v for v, r in lock.revisions.items() if r.era == era and v != version)
+    earlier = [v for v in same if v < version]
+    candidates = earlier or same
+    return candidates[-1] if candidates else None
+
+
+def count_methods(lock: Lock, rev: LockedRevision, data: bytes, patches: tuple[Patch, ...]) -> int:
+    """Analyse the candidate as the lock would hold it; returns its method count."""
+    schema = parse_schema(data, rev, patches)
+    protocol = analyze_schema(schema, overlay_for(lock.schema_dir)).protocol
+    if not protocol.methods:
+        raise GeneratorError("the schema defines no MCP methods", version=rev.version)
+    return len(protocol.methods)
+
+
+def validate(data: bytes, version: str) -> dict[str, object]:
+    """The document, when it is a valid JSON Schema with the MCP core definitions."""
+    import jsonschema
+
+    document, container = parse_document(data, version)
+    try:
+        jsonschema.validators.validator_for(document).check_schema(document)
+    except jsonschema.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path)
+        raise GeneratorError(f"not a valid JSON Schema: {exc.message} (at /{where})", version=version) from None
+    missing = [name for name in CORE_DEFINITIONS if name not in document[container]]
+    if missing:
+        raise GeneratorError(
+            f"not an MCP schema: it lacks the core definition(s) {', '.join(missing)}",
+            version=version,
+            hint="--from must hold an MCP revision's schema.json",
+        )
+    return document
+
+
+def adopt(schema_dir: Path, source: str, version: str, era: Era | None) -> Adoption:
+    """Adopt ``version`` from ``source`` into the lock in ``schema_dir`` (a new revision or new bytes)."""
+    check_version(version)
+    lock = load_lock(schema_dir)
+    data, origin = fetch(source_location(source, version))
+    document = validate(data, version)
+    old = lock.revisions.get(version)
+    candidates: tuple[Era, ...] = (era,) if era else (old.era,) if old else ERAS
+    own = patch_file(schema_dir, version)
+    carried: Carried | None = None
+    failing: tuple[tuple[Patch, str], ...] = ()
+    if own.exists():
+        mine = load_patches(own)
+        result = carry(document, version, mine)
+        patches, failing = result.kept, result.dropped
+    else:
+        patches = ()
+    for candidate in candidates:
+        rev = LockedRevision(version, candidate, sha256_hex(data), len(data), origin)
+        if not own.exists():
+            inherit = previous_of_era(lock, version, candidate)
+            carried = carry(document, inherit, load_patches(patch_file(schema_dir, inherit))) if inherit else None
+            patches = carried.kept if carried else ()
+        try:
+            methods = count_methods(lock, rev, data, patches)
+        except EraMismatch:
+            if candidate == candidates[-1]:
+                raise
+            continue
+        break
+    if old is not None and old.era != rev.era:
+        raise GeneratorError(f"the lock says era {old.era!r}, the new bytes are {rev.era!r}", version=version)
+    schema_path = lock.schema_path(version)
+    atomic_write(schema_path, data)
+    if carried is not None and carried.kept:
+        atomic_write(patch_file(schema_dir, version), dump_patches(carried.kept).encode())
+    atomic_write(lock.path, lock_text(lock, {**lock.revisions, version: rev}))
+    return Adoption(rev, methods, carried, failing)
