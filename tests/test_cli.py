@@ -1,36 +1,60 @@
-"""The CLI: schema sync, generate into another tree, one-line errors, patches that assert."""
+"""The CLI: schema sync and adoption, generate into another tree, one-line errors, click niceties."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
 import json
+import os
 import shutil
 import subprocess
 import sys
+import threading
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from mcp_schema_codegen import __version__
+from mcp_schema_codegen.commands.cli import main
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import parse_schema
 from mcp_schema_codegen.frontend.lock import load_lock
 from mcp_schema_codegen.frontend.patches import Patch
-from tests.conftest import ROOT, SCHEMA_DIR
+from tests.conftest import ROOT, SCHEMA_DIR, VERSIONS
 
 
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcp_schema_codegen", *args], capture_output=True, text=True, cwd=cwd, check=False
+        [sys.executable, "-m", "mcp_schema_codegen", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
     )
 
 
 def fresh_project(tmp_path: Path) -> Path:
     """A user project: the lock, overlay and patches, but no schemas yet."""
     schema = tmp_path / "schema"
-    schema.mkdir()
+    schema.mkdir(parents=True)
     for name in ("lock.json", "overlay.json"):
         shutil.copy(SCHEMA_DIR / name, schema / name)
     shutil.copytree(SCHEMA_DIR / "patches", schema / "patches")
     return tmp_path
+
+
+def upstream_copy(tmp_path: Path) -> Path:
+    """A directory laid out like the upstream repository's schema/ folder."""
+    source = tmp_path / "upstream"
+    for version in VERSIONS:
+        (source / version).mkdir(parents=True)
+        shutil.copy(SCHEMA_DIR / version / "schema.json", source / version / "schema.json")
+    return source
 
 
 def assert_one_line_error(done: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -39,17 +63,71 @@ def assert_one_line_error(done: subprocess.CompletedProcess[str], *needles: str)
     assert len(lines) == 1 and lines[0].startswith("mcp-codegen: error: "), done.stderr
     assert "Traceback" not in done.stderr
     for needle in needles:
-        assert needle in lines[0]
+        assert needle in lines[0], lines[0]
+
+
+def listing(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if "__pycache__" not in p.parts)
+
+
+@contextlib.contextmanager
+def http_directory(directory: Path) -> Iterator[tuple[str, list[str]]]:
+    """Serve ``directory`` on a free loopback port; yields the base URL and the paths requested."""
+    requested: list[str] = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            requested.append(self.path)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(directory)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", requested
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# -- schemas: bundled, synced, adopted ----------------------------------------------------------
+
+
+def test_bundled_schemas_are_the_locked_upstream_bytes() -> None:
+    lock = load_lock(SCHEMA_DIR)
+    assert {v: r.era for v, r in lock.revisions.items()} == {
+        "2024-11-05": "legacy",
+        "2025-03-26": "legacy",
+        "2025-06-18": "legacy",
+        "2025-11-25": "legacy",
+        "2026-07-28": "modern",
+    }
+    for version, rev in lock.revisions.items():
+        assert rev.url.endswith(f"/b0f60ba5409db7a6582440a7b473cc0398890f15/schema/{version}/schema.json")
+        data, _ = lock.read_schema(version)  # raises on a sha256 mismatch
+        assert len(data) == rev.size
+    assert lock.mismatches(list(VERSIONS)) == []
+    assert "MIT License" in (SCHEMA_DIR / "LICENSE-upstream").read_text()
+
+
+def test_generate_methods_and_diff_work_in_an_empty_directory(tmp_path: Path) -> None:
+    """No ./schema, no sync: the bundled schemas serve every command that reads them."""
+    assert run("methods", "--version", "2026-07-28", cwd=tmp_path).stdout.startswith("MCP 2026-07-28 (modern era)")
+    assert "era: legacy -> modern" in run("diff", "2025-11-25", "2026-07-28", cwd=tmp_path).stdout
+    done = run("generate", "--version", "2025-03-26", "--out", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert listing(tmp_path) == listing(tmp_path) and not (tmp_path / "schema").exists()
 
 
 def test_sync_then_generate_into_another_package(tmp_path: Path) -> None:
     project = fresh_project(tmp_path)
-    done = run("schema", "sync", "--from", str(SCHEMA_DIR), cwd=project)
+    source = upstream_copy(tmp_path)
+    done = run("schema", "sync", "--from", str(source), cwd=project)
     assert done.returncode == 0, done.stderr
     assert "2026-07-28: installed" in done.stdout
-    assert run("schema", "sync", "--from", str(SCHEMA_DIR), cwd=project).stdout.count("unchanged") == 5
+    assert run("schema", "sync", "--from", str(source), cwd=project).stdout.count("unchanged") == 5
     done = run("generate", "--version", "2025-03-26", "--out", "out", "--package", "mymcp", cwd=project)
     assert done.returncode == 0, done.stderr
+    assert not (project / "out" / "mymcp" / "_runtime").exists()  # it imports the installed mcpgen's
     probe = (
         "import mymcp, json; m = mymcp.load('2025-03-26'); "
         "print(json.dumps([mymcp.VERSIONS, m.METHODS.request('ping').result.__name__, m.BATCHING]))"
@@ -63,46 +141,119 @@ def test_sync_then_generate_into_another_package(tmp_path: Path) -> None:
     assert [p.name for p in (project / "out").glob(".mcpgen-*")] == [".mcpgen-lock"]
 
 
+def test_sync_without_from_fetches_exactly_the_locked_urls(tmp_path: Path) -> None:
+    """Item 1: the lock's url is the file itself; nothing is appended to it."""
+    with http_directory(upstream_copy(tmp_path)) as (base, requested):
+        project = fresh_project(tmp_path / "project")
+        lock_path = project / "schema" / "lock.json"
+        lock = json.loads(lock_path.read_text())
+        for version, entry in lock["versions"].items():
+            entry["url"] = f"{base}/{version}/schema.json"
+        lock_path.write_text(json.dumps(lock))
+        done = run("schema", "sync", cwd=project)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.count("installed") == 5
+        assert sorted(requested) == sorted(f"/{v}/schema.json" for v in VERSIONS)
+        assert run("schema", "sync", cwd=project).stdout.count("unchanged") == 5  # present: nothing fetched
+        assert len(requested) == 5
+
+
+def test_sync_downloads_from_a_base_url(tmp_path: Path) -> None:
+    with http_directory(upstream_copy(tmp_path)) as (base, _):
+        project = fresh_project(tmp_path / "project")
+        done = run("schema", "sync", "--from", base, cwd=project)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.count("installed") == 5
+        for version in ("2024-11-05", "2026-07-28"):
+            synced = project / "schema" / version / "schema.json"
+            assert synced.read_bytes() == (SCHEMA_DIR / version / "schema.json").read_bytes()
+        assert_one_line_error(run("schema", "sync", "--from", base + "/nowhere", cwd=project), "cannot download", "404")
+
+
 def test_sync_refuses_a_hash_mismatch_and_installs_nothing(tmp_path: Path) -> None:
     project = fresh_project(tmp_path)
-    source = tmp_path / "upstream"
-    shutil.copytree(SCHEMA_DIR, source, ignore=shutil.ignore_patterns("examples"))
+    source = upstream_copy(tmp_path)
     (source / "2025-06-18" / "schema.json").write_bytes(b'{"definitions": {}}')
     done = run("schema", "sync", "--from", str(source), cwd=project)
     assert_one_line_error(done, "2025-06-18", "does not match the lock")
     assert not (project / "schema" / "2024-11-05" / "schema.json").exists()
 
 
-def test_user_errors_are_one_line(tmp_path: Path) -> None:
-    project = fresh_project(tmp_path)
-    assert_one_line_error(run("schema", "sync", "--from", str(tmp_path / "nowhere"), cwd=project), "does not exist")
-    assert_one_line_error(
-        run("schema", "sync", "--from", "http://127.0.0.1:9/mcp", cwd=project), "cannot download", "--from DIR"
-    )
-    assert_one_line_error(
-        run("schema", "sync", "--version", "1999-01-01", cwd=project), "1999-01-01", "not in the lock"
-    )
-    assert_one_line_error(run("generate", "--version", "2026-07-28", cwd=project), "not synced", "schema sync")
-    assert_one_line_error(run("generate", "--version", "2031-01-01", cwd=project), "not in the lock", "--update-lock")
-    assert_one_line_error(run("generate", cwd=project), "--all")
-    assert_one_line_error(run("frobnicate", cwd=project), "invalid choice")
-    assert_one_line_error(
-        run("--schema-dir", str(SCHEMA_DIR), "generate", "--all", "--package", "not-a-name", "--out", str(tmp_path)),
-        "package",
-    )
+def new_revision(tmp_path: Path, version: str, change: Callable[[dict[str, object]], None] | None = None) -> Path:
+    """A schema file for a revision made here: 2026-07-28 plus whatever ``change`` does."""
+    document = json.loads((SCHEMA_DIR / "2026-07-28" / "schema.json").read_text())
+    if change is not None:
+        change(document)
+    path = tmp_path / "new" / version / "schema.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(document, indent=2))
+    return path
 
 
-def test_a_failed_generation_leaves_the_previous_tree(tmp_path: Path) -> None:
-    project = fresh_project(tmp_path)
-    assert run("schema", "sync", "--from", str(SCHEMA_DIR), cwd=project).returncode == 0
-    assert run("generate", "--all", "--out", "out", cwd=project).returncode == 0
-    before = {p: p.read_bytes() for p in (project / "out").rglob("*") if p.is_file()}
-    patches = project / "schema" / "patches" / "2026-07-28.json"
-    broken = json.loads(patches.read_text())
-    broken[0]["old"] = ["string"]
-    patches.write_text(json.dumps(broken))
-    assert_one_line_error(run("generate", "--all", "--out", "out", cwd=project), "ElicitResult", "patch expected")
-    after = {p: p.read_bytes() for p in (project / "out").rglob("*") if p.is_file()}
+def test_adopting_a_revision_from_a_directory_records_the_real_source_and_carries_patches(tmp_path: Path) -> None:
+    """Items 6 and 7: the lock names the exact file; 2026-07-28's patches are tried on the new revision."""
+    project = tmp_path / "project"
+    project.mkdir()
+    path = new_revision(tmp_path, "2026-09-30")
+    done = run(
+        "schema", "sync", "--from", str(path.parents[1]), "--version", "2026-09-30", "--update-lock", cwd=project
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2026-09-30: locked sha256" in done.stdout and "modern era" in done.stdout
+    patches = json.loads((SCHEMA_DIR / "patches" / "2026-07-28.json").read_text())
+    assert f"patches of 2026-07-28: {len(patches)} carried to 2026-09-30, 0 not applicable" in done.stdout
+    lock = json.loads((project / "schema" / "lock.json").read_text())
+    assert lock["versions"]["2026-09-30"]["url"] == path.resolve().as_uri()
+    assert json.loads((project / "schema" / "patches" / "2026-09-30.json").read_text()) == patches
+    assert set(lock["versions"]) == {*VERSIONS, "2026-09-30"}  # started from the bundled lock
+    # the carried JSONValue patch holds: numbers and null are JSON values again
+    assert run("generate", "--version", "2026-09-30", "--out", "out", cwd=project).returncode == 0
+    probe = (
+        "from pydantic import TypeAdapter; from mcpgen.v2026_09_30.models import JSONObject; "
+        "print(TypeAdapter(JSONObject).validate_python({'n': 1, 'z': None}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=project / "out", check=False
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert run("schema", "sync", cwd=project).stdout.count("unchanged") == 6  # its file:// source works too
+
+
+def test_a_patch_whose_assertion_fails_on_the_new_revision_is_reported_not_carried(tmp_path: Path) -> None:
+    first = json.loads((SCHEMA_DIR / "patches" / "2026-07-28.json").read_text())[0]
+
+    def fix_upstream(document: dict[str, object]) -> None:  # upstream fixed the first defect
+        node: object = document
+        parts = first["pointer"].strip("/").split("/")
+        for part in parts[:-1]:
+            node = node[int(part)] if isinstance(node, list) else node[part]  # type: ignore[index]
+        node[int(parts[-1]) if isinstance(node, list) else parts[-1]] = first["new"]  # type: ignore[index]
+
+    project = tmp_path / "project"
+    project.mkdir()
+    path = new_revision(tmp_path, "2026-09-30", fix_upstream)
+    done = run("schema", "sync", "--from", str(path), "--version", "2026-09-30", "--update-lock", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert f"  not carried {first['pointer']}: patch expected" in done.stdout
+    carried = json.loads((project / "schema" / "patches" / "2026-09-30.json").read_text())
+    assert first["pointer"] not in [p["pointer"] for p in carried]
+
+
+def test_adopting_a_file_that_is_not_an_mcp_schema_writes_nothing(tmp_path: Path) -> None:
+    project = fresh_project(tmp_path / "project")
+    before = {p: p.read_bytes() for p in (project / "schema").rglob("*") if p.is_file()}
+    for name, body in {
+        "empty-defs": b'{"$defs": {}}',
+        "not-json": b"<html>",
+        "bad-json-schema": b'{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": 7, "$defs": {}}',
+    }.items():
+        path = tmp_path / name / "schema.json"
+        path.parent.mkdir()
+        path.write_bytes(body)
+        done = run("schema", "sync", "--from", str(path), "--version", "2031-01-01", "--update-lock", cwd=project)
+        assert_one_line_error(done, "2031-01-01")
+        assert any(word in done.stderr for word in ("not an MCP schema", "not valid JSON", "not a valid JSON Schema"))
+    after = {p: p.read_bytes() for p in (project / "schema").rglob("*") if p.is_file()}
     assert after == before
 
 
@@ -119,7 +270,7 @@ def test_patches_assert_the_value_they_replace(lock) -> None:  # type: ignore[no
         parse_schema(data, rev, (gone,))
 
 
-def test_a_bad_schema_names_the_definition(lock, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_schema_names_the_definition(lock) -> None:  # type: ignore[no-untyped-def]
     from mcp_schema_codegen.frontend.prepass import prepass
     from mcp_schema_codegen.ir.analyze import analyze, load_overlay
 
@@ -131,42 +282,171 @@ def test_a_bad_schema_names_the_definition(lock, tmp_path: Path) -> None:  # typ
         analyze(schema, prepass(schema)[0], load_overlay(SCHEMA_DIR / "overlay.json"))
 
 
-def test_lock_lists_five_revisions_pinned_upstream() -> None:
-    lock = load_lock(SCHEMA_DIR)
-    assert {v: r.era for v, r in lock.revisions.items()} == {
-        "2024-11-05": "legacy",
-        "2025-03-26": "legacy",
-        "2025-06-18": "legacy",
-        "2025-11-25": "legacy",
-        "2026-07-28": "modern",
-    }
-    for version, rev in lock.revisions.items():
-        assert rev.url.endswith(f"/b0f60ba5409db7a6582440a7b473cc0398890f15/schema/{version}/schema.json")
-        assert rev.size == (SCHEMA_DIR / version / "schema.json").stat().st_size
+def test_a_failed_generation_leaves_the_previous_tree(tmp_path: Path) -> None:
+    project = fresh_project(tmp_path)
+    assert run("schema", "sync", "--from", str(upstream_copy(tmp_path)), cwd=project).returncode == 0
+    assert run("generate", "--all", "--out", "out", cwd=project).returncode == 0
+    before = {p: p.read_bytes() for p in (project / "out").rglob("*") if p.is_file()}
+    patches = project / "schema" / "patches" / "2026-07-28.json"
+    broken = json.loads(patches.read_text())
+    broken[0]["old"] = ["string"]
+    patches.write_text(json.dumps(broken))
+    assert_one_line_error(run("generate", "--all", "--out", "out", cwd=project), "ElicitResult", "patch expected")
+    after = {p: p.read_bytes() for p in (project / "out").rglob("*") if p.is_file()}
+    assert after == before
 
 
-def test_sync_downloads_from_a_url(tmp_path: Path) -> None:
-    """The download path, served from loopback (the pinned upstream URLs work the same way)."""
-    import functools
-    import http.server
-    import threading
+# -- every user error is one line, exit 2, and leaves nothing behind ---------------------------------
 
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(SCHEMA_DIR))
-    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        project = fresh_project(tmp_path)
-        url = f"http://127.0.0.1:{server.server_address[1]}"
-        done = run("schema", "sync", "--from", url, cwd=project)
-        assert done.returncode == 0, done.stderr
-        assert done.stdout.count("installed") == 5
-        for version in ("2024-11-05", "2026-07-28"):
-            synced = project / "schema" / version / "schema.json"
-            assert synced.read_bytes() == (SCHEMA_DIR / version / "schema.json").read_bytes()
-        missing = run("schema", "sync", "--from", url + "/nowhere", cwd=project)
-        assert_one_line_error(missing, "cannot download", "404")
-    finally:
-        server.shutdown()
-        server.server_close()
+
+@dataclass(frozen=True)
+class UserError:
+    args: tuple[str, ...]
+    needles: tuple[str, ...]
+    setup: Callable[[Path], None] = lambda project: None
+
+
+def _file(name: str, text: str = "x") -> Callable[[Path], None]:
+    return lambda project: (project / name).write_text(text)
+
+
+def _schema_file(make: Callable[[Path], None]) -> Callable[[Path], None]:
+    """A project with its own schema/ whose 2026-07-28 schema.json is replaced by ``make``."""
+
+    def setup(project: Path) -> None:
+        shutil.copytree(SCHEMA_DIR, project / "schema", ignore=shutil.ignore_patterns("examples"))
+        target = project / "schema" / "2026-07-28" / "schema.json"
+        target.unlink()
+        make(target)
+
+    return setup
+
+
+def _unreadable(target: Path) -> None:
+    target.symlink_to("/proc/self/mem")  # reading it fails with EIO, even as root
+
+
+def _directory(target: Path) -> None:
+    target.mkdir()
+
+
+USER_ERRORS = {
+    "out-unwritable": UserError(("generate", "--version", "2026-07-28", "--out", "/proc/nope"), ("/proc/nope",)),
+    "out-is-a-file": UserError(
+        ("generate", "--version", "2026-07-28", "--out", "afile"), ("afile", "not a directory"), _file("afile")
+    ),
+    "schema-unreadable": UserError(
+        ("generate", "--version", "2026-07-28"), ("cannot read", "schema.json"), _schema_file(_unreadable)
+    ),
+    "schema-is-a-directory": UserError(
+        ("generate", "--version", "2026-07-28"), ("is a directory",), _schema_file(_directory)
+    ),
+    "templates-missing": UserError(("generate", "--all", "--templates", "/nonexistent"), ("/nonexistent",)),
+    "templates-missing-in-config": UserError(
+        ("generate", "--all"),
+        ("template directory", "nope"),
+        _file("pyproject.toml", '[tool.mcp-codegen]\ntemplates = "nope"\n'),
+    ),
+    "package-not-a-name": UserError(("generate", "--all", "--package", "not-a-name"), ("package",)),
+    "no-versions": UserError(("generate",), ("--all",)),
+    "unknown-revision": UserError(("generate", "--version", "2031-01-01"), ("not in the lock", "--update-lock")),
+    "unknown-command": UserError(("frobnicate",), ("frobnicate",)),
+    "unknown-option": UserError(("methods", "--frob"), ("--frob",)),
+    "methods-needs-version": UserError(("methods",), ("--version",)),
+    "diff-no-such-side": UserError(("diff", "2025-11-25", "nope.json"), ("nope.json",)),
+    "diff-unreadable-file": UserError(
+        ("diff", "2025-11-25", "bad.json"), ("cannot read", "bad.json"), lambda p: _unreadable(p / "bad.json")
+    ),
+    "update-lock-needs-from": UserError(("schema", "sync", "--update-lock", "--version", "2031-01-01"), ("--from",)),
+    "sync-from-nowhere": UserError(("schema", "sync", "--from", "nowhere"), ("does not exist",)),
+    "sync-unknown-revision": UserError(
+        ("schema", "sync", "--version", "1999-01-01"), ("1999-01-01", "not in the lock")
+    ),
+    "sync-bad-url": UserError(
+        ("schema", "sync", "--from", "http://127.0.0.1:9/mcp"), ("cannot download", "--from DIR")
+    ),
+    "scaffold-with-a-space": UserError(("scaffold", "My Server"), ("My Server", "my-server")),
+    "scaffold-keyword": UserError(("scaffold", "class"), ("keyword",)),
+    "scaffold-stdlib": UserError(("scaffold", "json"), ("shadow", "json")),
+    "scaffold-stdlib-runtime-name": UserError(("scaffold", "mcpgen"), ("shadow",)),
+    "scaffold-not-empty": UserError(("scaffold", "demo"), ("not empty",), _file("demo", "")),
+    "scaffold-unknown-revision": UserError(("scaffold", "demo", "--version", "2031-01-01"), ("not in the lock",)),
+    "regen-outside-a-project": UserError(("regen",), ("[tool.mcp-codegen]",)),
+    "bad-config-key": UserError(
+        ("generate", "--all"), ("bogus",), _file("pyproject.toml", "[tool.mcp-codegen]\nbogus = 1\n")
+    ),
+}
+
+
+@pytest.mark.parametrize("case", USER_ERRORS.values(), ids=USER_ERRORS.keys())
+def test_user_errors_are_one_line_and_leave_nothing_behind(
+    case: UserError, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In process (an uncaught exception fails the test as a traceback would fail the user)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    case.setup(project)
+    before = listing(project)
+    monkeypatch.chdir(project)
+    status = main(list(case.args))
+    captured = capsys.readouterr()
+    assert_one_line_error(subprocess.CompletedProcess(case.args, status, captured.out, captured.err), *case.needles)
+    assert listing(project) == before
+
+
+def test_a_failed_first_sync_leaves_no_schema_directory(tmp_path: Path) -> None:
+    """The ./schema a first sync creates appears only when the sync succeeds."""
+    source = upstream_copy(tmp_path)
+    (source / "2025-06-18" / "schema.json").write_bytes(b"{}")
+    project = tmp_path / "project"
+    project.mkdir()
+    assert_one_line_error(run("schema", "sync", "--from", str(source), cwd=project), "does not match the lock")
+    assert listing(project) == []
+    (source / "2025-06-18" / "schema.json").write_bytes((SCHEMA_DIR / "2025-06-18" / "schema.json").read_bytes())
+    assert run("schema", "sync", "--from", str(source), cwd=project).returncode == 0
+    assert (project / "schema" / "lock.json").is_file() and not list(project.glob(".schema-*"))
+
+
+# -- click: options after the subcommand, --version, help, completion ------------------------------
+
+
+def test_schema_dir_is_accepted_before_and_after_the_subcommand(tmp_path: Path) -> None:
+    only = tmp_path / "only"
+    shutil.copytree(SCHEMA_DIR, only, ignore=shutil.ignore_patterns("examples", "2026-07-28", "2025-*"))
+    lock = json.loads((only / "lock.json").read_text())
+    lock["versions"] = {"2024-11-05": lock["versions"]["2024-11-05"]}
+    (only / "lock.json").write_text(json.dumps(lock))
+    for args in (
+        ("--schema-dir", str(only), "methods", "--version", "2026-07-28"),
+        ("methods", "--version", "2026-07-28", "--schema-dir", str(only)),
+    ):
+        assert_one_line_error(run(*args, cwd=tmp_path), "not in the lock", "known: 2024-11-05")
+    done = run("methods", "--schema-dir", str(only), "--version", "2024-11-05", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("MCP 2024-11-05")
+
+
+def test_version_prints_the_tool_version_of_both_distributions() -> None:
+    done = run("--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"mcp-codegen {__version__}"
+    generator = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = tomllib.loads((ROOT / "generated" / "pyproject.toml").read_text())["project"]
+    assert generator["version"] == runtime["version"] == __version__
+    assert f"mcpgen=={__version__}" in generator["dependencies"]
+
+
+@pytest.mark.parametrize("command", ["generate", "check", "diff", "methods", "scaffold", "regen", "schema sync"])
+def test_every_subcommand_has_help_with_examples(command: str) -> None:
+    done = run(*command.split(), "--help")
+    assert done.returncode == 0, done.stderr
+    assert "Examples:" in done.stdout and f"mcp-codegen {command}" in done.stdout
+
+
+def test_shell_completion_offers_the_locked_revisions() -> None:
+    script = run("completion", "bash")
+    assert script.returncode == 0 and "_MCP_CODEGEN_COMPLETE" in script.stdout
+    env = {**os.environ, "_MCP_CODEGEN_COMPLETE": "bash_complete", "COMP_WORDS": "mcp-codegen methods --version 2025"}
+    done = run(env={**env, "COMP_CWORD": "3"})
+    offered = [line.split(",", 1)[1] for line in done.stdout.splitlines()]
+    assert offered == ["2025-03-26", "2025-06-18", "2025-11-25"]
+    env["COMP_WORDS"] = "mcp-codegen sch"
+    assert run(env={**env, "COMP_CWORD": "1"}).stdout.splitlines() == ["plain,schema"]

@@ -23,7 +23,7 @@ def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 def project(tmp_path: Path) -> Path:
     """A user project with synced schemas and nothing generated yet."""
     schema = tmp_path / "schema"
-    shutil.copytree(SCHEMA_DIR, schema, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SCHEMA_DIR, schema, ignore=shutil.ignore_patterns("__pycache__", "examples"))
     assert sorted(p.name for p in schema.iterdir() if p.is_dir()) == sorted([*VERSIONS, "patches"])
     return tmp_path
 
@@ -141,8 +141,30 @@ def test_pyproject_settings_apply_and_cli_flags_win(project: Path) -> None:
     assert bad.returncode == 2 and "unknown [tool.mcp-codegen] key(s) bogus" in bad.stderr
 
 
-def test_shipped_ci_integration_files_run_check() -> None:
-    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
-    assert "entry: mcp-codegen check" in hooks
-    workflow = (ROOT / "examples" / "ci" / "mcp-codegen-check.yml").read_text()
-    assert "mcp-codegen schema sync" in workflow and "mcp-codegen check" in workflow
+def test_shipped_ci_integration_files_run_check(tmp_path: Path) -> None:
+    """The hook and the workflow's mcp-codegen steps, run as written, pass on a fresh project."""
+    import yaml
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    workflow = yaml.safe_load((ROOT / "examples" / "ci" / "mcp-codegen-check.yml").read_text())
+    steps = [step["run"] for step in workflow["jobs"]["check"]["steps"] if "run" in step]
+    commands = [hooks[0]["entry"]] + [s for s in steps if s.startswith("mcp-codegen ")]
+    assert commands == ["mcp-codegen check", "mcp-codegen check --full"]
+    assert any("pip install" in s for s in steps)
+    assert run("scaffold", "demo", cwd=tmp_path).returncode == 0
+    project = tmp_path / "demo"
+    for command in commands:
+        done = run(*command.split()[1:], cwd=project)
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+    (project / "demo_mcp" / "models.py").write_text("# edited\n")
+    for command in commands:
+        assert run(*command.split()[1:], cwd=project).returncode == 1
+
+
+def test_check_verifies_the_schema_bytes_against_the_lock(project: Path) -> None:
+    assert run("generate", "--version", "2025-03-26", cwd=project).returncode == 0
+    assert run("check", cwd=project).returncode == 0
+    schema = project / "schema" / "2025-03-26" / "schema.json"
+    schema.write_bytes(schema.read_bytes().replace(b"{", b"{ ", 1))  # same JSON, other bytes
+    stale = run("check", cwd=project)
+    assert stale.returncode == 1 and "the lock expects" in stale.stderr and "2025-03-26" in stale.stderr

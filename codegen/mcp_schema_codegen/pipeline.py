@@ -17,7 +17,7 @@ from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.output.faults import crash_point
 from mcp_schema_codegen.output.format import format_tree
 from mcp_schema_codegen.output.manifest import Inputs, read_manifest, write_manifest
-from mcp_schema_codegen.output.tree import clean_stale, exclusive, staging_dir, swap_in
+from mcp_schema_codegen.output.tree import LOCK_FILE, clean_stale, exclusive, staging_dir, swap_in
 from mcp_schema_codegen.paths import templates_dir
 
 RUNTIME = "_runtime"
@@ -32,6 +32,8 @@ class Options:
     versions: list[str] = field(default_factory=list)  # empty: every locked revision
     templates: Path | None = None  # user overrides, by file name
     vendor_runtime: bool = False  # copy the runtime into the package instead of importing mcpgen's
+    current_modules: bool = False  # <package>/{models,server,client}.py re-export the latest revision's
+    keep_others: bool = True  # revisions not asked for stay in the package (False: exactly `versions`)
 
     @property
     def runtime_in_output(self) -> bool:
@@ -42,6 +44,11 @@ class Options:
     def target(self) -> Target:
         root = self.package if self.runtime_in_output else RUNTIME_DISTRIBUTION
         return Target.of(self.package, f"{root}.{RUNTIME}")
+
+    @property
+    def layout(self) -> str:
+        """The options that shape every file, as the manifest records them."""
+        return f"runtime={self.target.runtime}" + (",current-modules" if self.current_modules else "")
 
 
 @dataclass(frozen=True)
@@ -93,22 +100,30 @@ def batching_revisions(lock: Lock, overlay: Overlay, analysed: dict[str, Protoco
     return found
 
 
+def validate(options: Options) -> Lock:
+    """Check what can be checked before any work: the package name, the revisions, the templates."""
+    check_package_name(options.package)
+    lock = load_lock(options.schema_dir)
+    for version in options.versions:
+        lock.revision(version)
+    if options.templates is not None and not options.templates.is_dir():
+        raise GeneratorError(
+            f"template directory {options.templates} does not exist (--templates or [tool.mcp-codegen] templates)"
+        )
+    return lock
+
+
 def render_package(options: Options, dest: Path, keep_from: Path | None = None) -> list[Protocol]:
     """Write the formatted package, with its manifest, into the new directory ``dest``.
 
     Revisions not asked for are copied from ``keep_from`` (a previous tree) with their
     manifest entries, so a partial regeneration keeps the rest of the package.
     """
-    check_package_name(options.package)
-    lock = load_lock(options.schema_dir)
+    lock = validate(options)
     overlay = overlay_for(options.schema_dir)
     versions = options.versions or list(lock.revisions)
-    for version in versions:
-        lock.revision(version)  # unknown versions fail before any work
-    if options.templates is not None and not options.templates.is_dir():
-        raise GeneratorError(f"template directory {options.templates} does not exist")
     renderer = Renderer(templates_dir(), options.templates)
-    inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates)
+    inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates, options.layout)
     target = options.target
     revisions = [build_revision(lock, v, overlay, renderer, target) for v in versions]
     crash_point("models")
@@ -117,7 +132,7 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
     dest.mkdir()
     previous = read_manifest(keep_from) if keep_from else None
     previous_entries = previous.get("revisions", {}) if previous else {}
-    if keep_from is not None and isinstance(previous_entries, dict):
+    if keep_from is not None and options.keep_others and isinstance(previous_entries, dict):
         for version in lock.revisions:
             name = package_dir_name(version)
             if version not in entries and (keep_from / name).is_dir() and version in previous_entries:
@@ -139,6 +154,12 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
         renderer.package_init([(v, lock.revisions[v].era, v in batching) for v in present], target),
         encoding="utf-8",
     )
+    if options.current_modules:
+        latest = present[-1]
+        built = {r.protocol.version: r.protocol for r in revisions}
+        protocol = built.get(latest) or analyze_revision(lock, latest, overlay).protocol
+        for module, text in renderer.current_modules(protocol, target).items():
+            (dest / f"{module}.py").write_text(text, encoding="utf-8")
     (dest / "py.typed").write_text("", encoding="utf-8")
     crash_point("staged")
     format_tree(dest, options.package)
@@ -150,15 +171,22 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
 
 def generate(options: Options) -> list[Protocol]:
     """Generate the package for the chosen revisions and swap it in atomically."""
+    validate(options)  # a user error leaves the disk as it was
     out = options.out
     target = out / options.package
-    with exclusive(out):
-        clean_stale(out)
-        stage_root = staging_dir(out)
-        try:
-            staged = stage_root / options.package
-            protocols = render_package(options, staged, keep_from=target if target.is_dir() else None)
-            swap_in(staged, target)
-        finally:
-            shutil.rmtree(stage_root, ignore_errors=True)
+    created = not out.exists()
+    try:
+        with exclusive(out):
+            clean_stale(out)
+            stage_root = staging_dir(out)
+            try:
+                staged = stage_root / options.package
+                protocols = render_package(options, staged, keep_from=target if target.is_dir() else None)
+                swap_in(staged, target)
+            finally:
+                shutil.rmtree(stage_root, ignore_errors=True)
+    except BaseException:
+        if created and out.is_dir() and {p.name for p in out.iterdir()} <= {LOCK_FILE}:
+            shutil.rmtree(out, ignore_errors=True)  # this run made it and nothing else uses it
+        raise
     return protocols

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
-from loadsrv_mcp.v2026_07_28 import models as m
-from loadsrv_mcp.v2026_07_28 import server as s
+from loadsrv_mcp import models as m
+from loadsrv_mcp import server as s
 from pydantic import MISSING
 
 

@@ -40,6 +40,7 @@ class Renderer:
         self.env.concat = views.concat  # type: ignore[method-assign]
         self.env.filters["py"] = views.literal
         self.env.filters["doc"] = views.doc
+        self.env.filters["toml"] = views.toml_string
 
     def render(self, name: str, **context: object) -> str:
         try:
@@ -75,6 +76,13 @@ class Renderer:
 
     def version_init(self, protocol: Protocol, target: Target) -> str:
         return self.render("version_init.py", **views.module_context(protocol, target))
+
+    def current_modules(self, protocol: Protocol, target: Target) -> dict[str, str]:
+        """``models``/``server``/``client`` of the package, re-exporting ``protocol``'s."""
+        return {
+            module: self.render("current.py", **views.current_context(module, protocol, target))
+            for module in views.CURRENT_MODULES
+        }
 
     def package_init(self, versions: list[tuple[str, str, bool]], target: Target) -> str:
         return self.render("package_init.py", **views.package_context(versions, target))

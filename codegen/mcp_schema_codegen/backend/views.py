@@ -19,6 +19,7 @@ schema could inject into.
 from __future__ import annotations
 
 import ast
+import json
 import keyword
 import re
 from collections.abc import Iterable, Sequence
@@ -176,15 +177,16 @@ class Target:
 
     package: Ident  # the generated package, e.g. ``mcpgen`` or ``weather_mcp``
     runtime: Code  # dotted import root of the runtime, e.g. ``mcpgen._runtime``
+    runtime_inside: bool  # the runtime is the package's own ``_runtime`` (mcpgen itself, or vendored)
 
     @property
     def parent(self) -> Code | None:
         """The package whose registry this one chains to: the runtime's distribution, when not this one."""
-        return None if self.runtime == f"{self.package}._runtime" else Code(self.runtime.rsplit(".", 1)[0])
+        return None if self.runtime_inside else Code(self.runtime.rsplit(".", 1)[0])
 
     @classmethod
     def of(cls, package: str, runtime: str) -> Target:
-        return cls(Ident(package), dotted(runtime))
+        return cls(Ident(package), dotted(runtime), runtime == f"{package}._runtime")
 
 
 @dataclass(frozen=True)
@@ -489,3 +491,66 @@ def package_context(versions: Iterable[tuple[str, str, bool]], target: Target) -
         "generator_version": __version__,
         "header": header("schema/lock.json"),
     }
+
+
+# -- the current revision's modules (a project's stable import names) ---------------------------
+
+CURRENT_MODULES = ("models", "server", "client")
+
+
+def current_context(module: str, protocol: Protocol, target: Target) -> dict[str, object]:
+    """``<package>/<module>.py`` re-exporting the module of the revision the package is generated for."""
+    return {
+        "module": Ident(module),
+        "p": revision_view(protocol),
+        "package": target.package,
+        "header": revision_header(protocol),
+    }
+
+
+# -- the scaffold (a project's user-owned files) ------------------------------------------------
+
+
+def toml_string(value: object) -> Code:
+    """The ``toml`` filter: text as a TOML basic string (JSON's escaping is TOML's)."""
+    if not isinstance(value, str):
+        raise RenderError(f"`| toml` takes text, not {type(value).__name__}")
+    return Code(json.dumps(value))
+
+
+def scaffold_context(
+    *,
+    project: str,
+    module: str,
+    package: str,
+    protocol: Protocol,
+    handlers: Sequence[HandlerView],
+    vendor_runtime: bool,
+    schema_dir: str | None,
+    versions: Sequence[str],
+) -> dict[str, object]:
+    """The scaffold templates' context: the project's names and the revision's handlers."""
+    by_stub = {str(h.stub_name): h for h in handlers}
+    return {
+        "project": Word(project),
+        "module": Ident(module),
+        "package": Ident(package),
+        "version": Word(protocol.version),
+        "era": Word(protocol.era),
+        "generator": Word(__version__),
+        "handlers": tuple(handlers),
+        "list_tools": by_stub["list_tools"],
+        "call_tool": by_stub["call_tool"],
+        # modern results come from the handler base (resultType defaults to "complete")
+        "results": Ident("s" if protocol.era == "modern" else "m"),
+        "vendor_runtime": vendor_runtime,
+        "schema_dir": schema_dir,
+        "versions": [Word(v) for v in versions],
+        "runtime_requirement": runtime_requirement(),
+    }
+
+
+def runtime_requirement() -> Code:
+    """The runtime a generated project needs: this generator's release line (same major.minor)."""
+    major, minor, *_ = Word(__version__).split(".")
+    return Code(f"mcpgen>={Word(__version__)},<{int(major)}.{int(minor) + 1}")

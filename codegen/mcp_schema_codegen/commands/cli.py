@@ -49,7 +49,7 @@ def schema_dir_option(f: F) -> F:
 def _complete_versions(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """Shell completion for revisions: those in the lock the command would use."""
     try:
-        lock = _lock()
+        lock = _lock(ctx)
     except GeneratorError:
         return []
     return [CompletionItem(v, help=r.era) for v, r in lock.revisions.items() if v.startswith(incomplete)]
@@ -67,20 +67,20 @@ def version_option(*, multiple: bool, required: bool = False, help: str) -> Call
     )
 
 
-def _schema_dir() -> Path:
+def _schema_dir(ctx: click.Context | None = None) -> Path:
     from mcp_schema_codegen.commands.config import load_config
     from mcp_schema_codegen.paths import default_schema_dir
 
-    given = click.get_current_context().find_root().meta.get("schema_dir")
+    given = (ctx or click.get_current_context()).find_root().meta.get("schema_dir")
     if given is not None:
         return Path(given)
     return load_config(Path.cwd()).schema_dir or default_schema_dir()
 
 
-def _lock() -> Any:
+def _lock(ctx: click.Context | None = None) -> Any:
     from mcp_schema_codegen.frontend.lock import load_lock
 
-    return load_lock(_schema_dir())
+    return load_lock(_schema_dir(ctx))
 
 
 def _options(
@@ -111,6 +111,7 @@ def _options(
         versions=chosen,
         templates=templates or config.templates,
         vendor_runtime=config.vendor_runtime if vendor_runtime is None else vendor_runtime,
+        current_modules=config.current_modules,
     )
 
 
@@ -346,7 +347,8 @@ def scaffold(name: str, version: str | None, directory: Path, vendor_runtime: bo
     """
     from mcp_schema_codegen.commands.scaffold import scaffold as run
 
-    root = run(name, directory, version, _schema_dir(), vendor_runtime=vendor_runtime)
+    given = click.get_current_context().find_root().meta.get("schema_dir")
+    root = run(name, directory, version, Path(given) if given else None, vendor_runtime=vendor_runtime)
     click.echo(f"scaffolded {root}: see {root / 'README.md'}")
     return EXIT_OK
 

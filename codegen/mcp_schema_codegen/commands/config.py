@@ -1,7 +1,9 @@
 """``[tool.mcp-codegen]`` in pyproject.toml: the same settings as the CLI flags.
 
 Keys: ``versions`` (a list, or "all"), ``out``, ``package``, ``templates``, ``schema-dir``,
-``vendor-runtime`` (true: copy the runtime into the package instead of importing ``mcpgen``'s).
+``vendor-runtime`` (true: copy the runtime into the package instead of importing ``mcpgen``'s),
+``current-modules`` (true: ``<package>.models``/``.server``/``.client`` re-export the latest
+revision's, as in a scaffolded project).
 Relative paths are relative to the pyproject's directory. CLI flags win over the file.
 """
 
@@ -13,7 +15,7 @@ from pathlib import Path
 
 from mcp_schema_codegen.errors import GeneratorError
 
-KEYS = {"versions", "out", "package", "templates", "schema-dir", "vendor-runtime"}
+KEYS = {"versions", "out", "package", "templates", "schema-dir", "vendor-runtime", "current-modules"}
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,7 @@ class Config:
     templates: Path | None = None
     schema_dir: Path | None = None
     vendor_runtime: bool = False
+    current_modules: bool = False
 
 
 def load_config(directory: Path) -> Config:
@@ -61,7 +64,17 @@ def load_config(directory: Path) -> Config:
     package = table.get("package")
     if package is not None and not isinstance(package, str):
         raise GeneratorError(f"{path}: [tool.mcp-codegen] package must be a string")
-    vendor = table.get("vendor-runtime", False)
-    if not isinstance(vendor, bool):
-        raise GeneratorError(f"{path}: [tool.mcp-codegen] vendor-runtime must be true or false")
-    return Config(versions, path_of("out"), package, path_of("templates"), path_of("schema-dir"), vendor)
+    flags = {}
+    for key in ("vendor-runtime", "current-modules"):
+        flags[key] = table.get(key, False)
+        if not isinstance(flags[key], bool):
+            raise GeneratorError(f"{path}: [tool.mcp-codegen] {key} must be true or false")
+    return Config(
+        versions,
+        path_of("out"),
+        package,
+        path_of("templates"),
+        path_of("schema-dir"),
+        flags["vendor-runtime"],
+        flags["current-modules"],
+    )

@@ -1,17 +1,24 @@
-"""``mcp-codegen scaffold`` and ``mcp-codegen regen``: a server project around a vendored runtime.
+"""``mcp-codegen scaffold`` and ``mcp-codegen regen``: a server project around a generated package.
 
-A scaffolded project holds two kinds of files. Generator-owned files (the vendored runtime
-package ``<module>_mcp/``) are recorded with their sha256 in ``.mcp-codegen.json``; ``regen``
-rewrites them, and refuses when one was edited by hand. User-owned files (the server module,
-``__main__``, the test, pyproject, README) are written once by ``scaffold`` and never touched
-again. ``regen`` also reports which handler signatures of the generated ``Server`` changed.
+A scaffolded project holds two kinds of files. The generated package ``<module>_mcp/`` is
+generator-owned: the revision it serves (generated against the installed runtime,
+``mcpgen._runtime``, or with its own copy of the runtime under ``--vendor-runtime``), its
+manifest (``_manifest.json``, every file's sha256) and the current-revision modules
+``<module>_mcp.models``/``.server``/``.client`` the user's code imports. Everything else (the
+server module, ``__main__``, the test, pyproject, README) is the user's: ``scaffold`` writes it
+once, ``regen`` never touches it.
+
+``regen`` is ``generate`` driven by the project's ``[tool.mcp-codegen]``: it refuses when a
+generator-owned file was edited by hand, replaces the package atomically (so the user's
+imports, which name no revision, keep working when ``--version`` moves the project to another
+revision), records the new revision in ``[tool.mcp-codegen]`` and reports how the handlers
+changed, computed from the two revisions' IR.
 """
 
 from __future__ import annotations
 
-import ast
-import hashlib
-import json
+import keyword
+import os
 import re
 import shutil
 import subprocess
@@ -20,255 +27,289 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcp_schema_codegen import __version__
+import tomlkit
+
+from mcp_schema_codegen.backend import views
 from mcp_schema_codegen.backend.render import Renderer
+from mcp_schema_codegen.commands.check import file_reasons
+from mcp_schema_codegen.commands.config import Config, load_config
+from mcp_schema_codegen.commands.diff import FieldChange, diff_sides, side_from_revision
 from mcp_schema_codegen.errors import GeneratorError
-from mcp_schema_codegen.frontend.lock import load_lock
+from mcp_schema_codegen.frontend.lock import Lock, atomic_write, load_lock
+from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
+from mcp_schema_codegen.output.manifest import file_hashes, read_manifest
 from mcp_schema_codegen.paths import default_schema_dir, templates_dir
-from mcp_schema_codegen.pipeline import Options, package_dir_name, render_package
+from mcp_schema_codegen.pipeline import Options, generate, render_package
 
-MANIFEST = ".mcp-codegen.json"
 SCAFFOLD = "scaffold"
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+REQUIRED_HANDLERS = ("list_tools", "call_tool")  # the scaffold's example tool needs both
+# Import names a project's package must not take: they would shadow what the project imports.
+RESERVED_MODULES = frozenset({"mcpgen", "mcp", "mcp_schema_codegen", "pydantic", "httpx", "uvicorn", "tests", "test"})
+# A distribution name (PEP 508): letters, digits and ._- , starting and ending with a letter or digit.
+_PROJECT_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?\Z")
+USER_FILES = {
+    "pyproject.toml": "pyproject.toml",
+    "README.md": "README.md",
+    "{module}/__init__.py": "__init__.py",
+    "{module}/__main__.py": "__main__.py",
+    "{module}/server.py": "server.py",
+    "tests/test_server.py": "test_server.py",
+}
 
 
 def module_name(name: str) -> str:
-    """The Python package of project ``name``: ``my-server`` -> ``my_server``."""
-    module = re.sub(r"[^0-9a-zA-Z_]", "_", name).lower()
-    if not module.isidentifier() or module.startswith("_"):
-        raise GeneratorError(f"project name {name!r} does not make a Python package name")
+    """The import package of project ``name`` (``my-server`` -> ``my_server``); refuses names that cannot be one."""
+    if not _PROJECT_NAME.match(name):
+        suggestion = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-._").lower() or "my-server"
+        raise GeneratorError(
+            f"project name {name!r} is not a valid distribution name (letters, digits, '.', '_', '-')",
+            hint=f"for example {suggestion!r}",
+        )
+    module = re.sub(r"[-.]+", "_", name).lower()
+    if not module.isidentifier() or module[0].isdigit():
+        raise GeneratorError(f"project name {name!r} does not make a Python package name (it starts with a digit)")
+    if keyword.iskeyword(module) or keyword.issoftkeyword(module):
+        raise GeneratorError(f"project name {name!r} makes the package {module!r}, a Python keyword")
+    for candidate in (module, f"{module}_mcp"):
+        if candidate in sys.stdlib_module_names or candidate in RESERVED_MODULES:
+            raise GeneratorError(
+                f"project name {name!r} makes the package {candidate!r}, which would shadow the module of that name",
+                hint=f"for example {name + '-server'!r}",
+            )
     return module
 
 
-@dataclass
-class SignatureReport:
-    """How the generated handler signatures changed: method name -> signature text."""
-
-    added: dict[str, str] = field(default_factory=dict)
-    removed: dict[str, str] = field(default_factory=dict)
-    changed: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-    def lines(self) -> list[str]:
-        out = [f"handler added: {n}{s}" for n, s in sorted(self.added.items())]
-        out += [f"handler removed: {n}{s}" for n, s in sorted(self.removed.items())]
-        out += [f"handler changed: {n}{a} -> {n}{b}" for n, (a, b) in sorted(self.changed.items())]
-        return out
-
-
-def handler_signatures(server_py: Path) -> dict[str, str]:
-    """``name -> (params) -> result`` of every async method of the generated ``Server`` class."""
-    tree = ast.parse(server_py.read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == "Server":
-            return {
-                item.name: f"({ast.unparse(item.args)}) -> {ast.unparse(item.returns) if item.returns else 'None'}"
-                for item in node.body
-                if isinstance(item, ast.AsyncFunctionDef)
-            }
-    return {}
-
-
-def compare(old: dict[str, str], new: dict[str, str]) -> SignatureReport:
-    report = SignatureReport()
-    for name in new.keys() - old.keys():
-        report.added[name] = new[name]
-    for name in old.keys() - new.keys():
-        report.removed[name] = old[name]
-    for name in old.keys() & new.keys():
-        if old[name] != new[name]:
-            report.changed[name] = (old[name], new[name])
-    return report
-
-
-def render_runtime(version: str, package: str, schema_dir: Path) -> tuple[Path, dict[str, bytes]]:
-    """The vendored runtime for ``version`` as package ``package``: (temp dir to remove, rel path -> bytes)."""
-    tmp = Path(tempfile.mkdtemp(prefix="mcp-codegen-scaffold-"))
-    try:
-        # every locked revision: the server serves its own and every older one, legacy clients included
-        render_package(Options(schema_dir=schema_dir, out=tmp, package=package), tmp / package)
-        files = {
-            f"{package}/{p.relative_to(tmp / package).as_posix()}": p.read_bytes()
-            for p in sorted((tmp / package).rglob("*"))
-            if p.is_file() and "__pycache__" not in p.parts
-        }
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return tmp, files
-
-
-def _write_manifest(root: Path, body: dict[str, object]) -> None:
-    (root / MANIFEST).write_text(json.dumps(body, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
-def _user_context(version: str, era: str, module: str, runtime: str, server_py: Path, name: str) -> dict[str, object]:
-    signatures = handler_signatures(server_py)
-
-    def split(stub: str) -> dict[str, str]:
-        text = signatures[stub]  # "(self, params: X, ctx: Context) -> R"
-        args, result = text.rsplit(" -> ", 1)
-        params = args.split("params: ", 1)[1].split(",", 1)[0]
-        return {"params": params, "result": result}
-
-    handlers = []
-    for stub in signatures:
-        parts = split(stub)
-        handlers.append({"stub_name": stub, "params": parts["params"], "result": parts["result"]})
-    for needed in ("list_tools", "call_tool"):
-        if needed not in signatures:
-            raise GeneratorError(f"MCP {version} has no {needed} handler to scaffold")
-    return {
-        "project": name,
-        "module": module,
-        "runtime": runtime,
-        "version": version,
-        "era": era,
-        "vpackage": package_dir_name(version),
-        "generator": __version__,
-        "handlers": handlers,
-        "list_tools": split("list_tools"),
-        "call_tool": split("call_tool"),
-        "results": "s" if era == "modern" else "m",
-    }
-
-
 def _ruff(root: Path, *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "ruff", *args], capture_output=True, text=True, cwd=root, check=False)
+    command = [sys.executable, "-m", "ruff", *args, "--no-cache"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=root, check=False)
     if done.returncode != 0:
         raise GeneratorError(f"ruff {' '.join(args)} failed on the scaffold: {done.stdout.strip()[-300:]}")
 
 
-def scaffold(name: str, directory: Path, version: str | None = None, schema_dir: Path | None = None) -> Path:
-    """Write a runnable server project ``name`` into ``directory / name``; returns the project root."""
+def scaffold(
+    name: str,
+    directory: Path,
+    version: str | None = None,
+    schema_dir: Path | None = None,
+    vendor_runtime: bool = False,
+) -> Path:
+    """Write a runnable server project ``name`` into ``directory / name``; returns the project root.
+
+    The project is built in a staging directory beside it and renamed into place at the end,
+    so a failure leaves nothing behind.
+    """
     module = module_name(name)
-    runtime = f"{module}_mcp"
+    package = f"{module}_mcp"
     root = directory / name
-    if root.exists() and any(root.iterdir()):
+    if root.is_file() or (root.is_dir() and any(root.iterdir())):
         raise GeneratorError(f"{root} exists and is not empty")
+    explicit_schema_dir = schema_dir
     schema_dir = schema_dir or default_schema_dir()
     lock = load_lock(schema_dir)
     version = version or max(lock.revisions)
-    era = lock.revision(version).era
-    tmp, files = render_runtime(version, runtime, schema_dir)
+    protocol = analyze_revision(lock, version, overlay_for(schema_dir)).protocol
+    handlers = views.handler_views(protocol)
+    missing = [h for h in REQUIRED_HANDLERS if h not in {str(v.stub_name) for v in handlers}]
+    if missing:
+        raise GeneratorError(f"MCP {version} has no {missing[0]} handler to scaffold")
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        for rel, data in files.items():
-            path = root / rel
+        directory.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=directory))
+    except OSError as exc:
+        raise GeneratorError(f"cannot create the project in {directory}: {exc.strerror or exc}") from None
+    try:
+        options = Options(
+            schema_dir=schema_dir,
+            out=stage,
+            package=package,
+            versions=project_versions(lock, version, vendor_runtime),
+            vendor_runtime=vendor_runtime,
+            current_modules=True,
+        )
+        render_package(options, stage / package)
+        record_dir = os.path.relpath(explicit_schema_dir.resolve(), root.resolve()) if explicit_schema_dir else None
+        context = views.scaffold_context(
+            project=name,
+            module=module,
+            package=package,
+            protocol=protocol,
+            handlers=handlers,
+            vendor_runtime=vendor_runtime,
+            schema_dir=record_dir,
+            versions=project_versions(lock, version, vendor_runtime),
+        )
+        renderer = Renderer(templates_dir())
+        for rel, template in USER_FILES.items():
+            path = stage / rel.format(module=module)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        server_py = root / runtime / package_dir_name(version) / "server.py"
-        context = _user_context(version, era, module, runtime, server_py, name)
+            path.write_text(renderer.render(f"{SCAFFOLD}/{template}", **context), encoding="utf-8")
+        _ruff(stage, "format", "--quiet", ".")
+        _ruff(stage, "check", "--fix", "--quiet", ".")
+        _ruff(stage, "format", "--quiet", ".")
+        if root.is_dir():
+            root.rmdir()  # empty: checked above
+        stage.rename(root)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    renderer = Renderer(templates_dir())
-    user = {
-        "pyproject.toml": "pyproject.toml",
-        "README.md": "README.md",
-        f"{module}/__init__.py": "__init__.py",
-        f"{module}/__main__.py": "__main__.py",
-        f"{module}/server.py": "server.py",
-        "tests/test_server.py": "test_server.py",
-    }
-    for rel, template in user.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(renderer.render(f"{SCAFFOLD}/{template}", **context), encoding="utf-8")
-    _ruff(root, "format", "--quiet", ".")
-    _ruff(root, "check", "--fix", "--quiet", ".")
-    _ruff(root, "format", "--quiet", ".")
-    _write_manifest(
-        root,
-        {
-            "generator": __version__,
-            "version": version,
-            "package": runtime,
-            "generated": {rel: _sha(data) for rel, data in files.items()},
-            "user": sorted(user),
-            "signatures": handler_signatures(server_py),
-        },
-    )
+        shutil.rmtree(stage, ignore_errors=True)
     return root
 
 
-def _prune(root: Path, directories: set[Path]) -> None:
-    """Remove directories left empty (but for bytecode caches) by removed generated files."""
-    for directory in sorted(directories, key=lambda d: len(d.parts), reverse=True):
-        while directory != root and directory.is_dir():
-            shutil.rmtree(directory / "__pycache__", ignore_errors=True)
-            if any(directory.iterdir()):
-                break
-            directory.rmdir()
-            directory = directory.parent
+def project_versions(lock: Lock, version: str, vendored: bool) -> list[str]:
+    """The revisions a project generates to serve ``version``.
+
+    With the runtime from ``mcpgen``, only ``version``: the package's registry chains to
+    ``mcpgen.REGISTRY`` for the others. A vendored runtime has no registry to chain to, so the
+    project generates every locked revision up to ``version`` (legacy clients included).
+    """
+    return [v for v in sorted(lock.revisions) if v <= version] if vendored else [version]
+
+
+# -- regen ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class HandlerChange:
+    stub: str
+    what: str  # "added" | "removed" | "changed"
+    old: str | None = None  # signature text, e.g. "(params: m.X) -> m.Y"
+    new: str | None = None
+    fields: list[FieldChange] = field(default_factory=list)  # of its params and result definitions
+
+
+@dataclass
+class UpgradeReport:
+    """How the handlers a server overrides changed between two revisions (from their IR)."""
+
+    old: str
+    new: str
+    handlers: list[HandlerChange]
+    methods_removed: list[str]  # wire methods of the old revision that the new one lacks
+    methods_added: list[str]
+
+    def lines(self) -> list[str]:
+        if self.old == self.new:
+            return []
+        out = [f"upgrade {self.old} -> {self.new}:"]
+        for change in self.handlers:
+            if change.what == "added":
+                out.append(f"  handler added: {change.stub}{change.new}")
+            elif change.what == "removed":
+                out.append(f"  handler removed: {change.stub}{change.old} (your override is no longer called)")
+            else:
+                if change.old != change.new:
+                    out.append(f"  handler changed: {change.stub}{change.old} -> {change.stub}{change.new}")
+                else:
+                    out.append(f"  handler changed: {change.stub}{change.new}, fields:")
+                for f in change.fields:
+                    if f.change == "added":
+                        out.append(f"    + {f.definition}.{f.field}: {f.new}")
+                    elif f.change == "removed":
+                        out.append(f"    - {f.definition}.{f.field} (was {f.old})")
+                    else:
+                        out.append(f"    ~ {f.definition}.{f.field}: {f.change} {f.old} -> {f.new}")
+        out += [f"  method removed: {m}" for m in self.methods_removed]
+        out += [f"  method added: {m}" for m in self.methods_added]
+        if len(out) == 1:
+            out.append("  no handler changes")
+        return out
+
+
+def _signature(handler: views.HandlerView) -> str:
+    return f"(params: {handler.params}) -> {handler.result}"
+
+
+def upgrade_report(lock: Lock, overlay: Overlay, old: str, new: str) -> UpgradeReport:
+    before = {str(h.stub_name): h for h in views.handler_views(analyze_revision(lock, old, overlay).protocol)}
+    after = {str(h.stub_name): h for h in views.handler_views(analyze_revision(lock, new, overlay).protocol)}
+    a, b = side_from_revision(lock, old, overlay), side_from_revision(lock, new, overlay)
+    difference = diff_sides(a, b)
+    changes = []
+    for stub in sorted(set(before) | set(after)):
+        if stub not in before:
+            changes.append(HandlerChange(stub, "added", new=_signature(after[stub])))
+        elif stub not in after:
+            changes.append(HandlerChange(stub, "removed", old=_signature(before[stub])))
+        else:
+            x, y = before[stub], after[stub]
+            touched = {str(t) for t in (y.params_type, *y.result_types) if t}
+            fields = [f for f in difference.fields if f.definition.split("->")[-1] in touched]
+            if _signature(x) != _signature(y) or fields:
+                changes.append(HandlerChange(stub, "changed", _signature(x), _signature(y), fields))
+    methods_old = {m.name for m in a.protocol.methods}
+    methods_new = {m.name for m in b.protocol.methods}
+    return UpgradeReport(old, new, changes, sorted(methods_old - methods_new), sorted(methods_new - methods_old))
 
 
 @dataclass
 class RegenResult:
     written: list[str]
     removed: list[str]
-    signatures: SignatureReport
+    report: UpgradeReport | None
+    version: str
+
+    def lines(self) -> list[str]:
+        out = [f"regenerated for MCP {self.version}: {len(self.written)} file(s) written, {len(self.removed)} removed"]
+        return out + (self.report.lines() if self.report else [])
 
 
-def read_project_manifest(root: Path) -> dict[str, object]:
-    path = root / MANIFEST
-    try:
-        body = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GeneratorError(f"{path} not found: run `mcp-codegen regen` in a scaffolded project") from None
-    except json.JSONDecodeError as exc:
-        raise GeneratorError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(body, dict) or not isinstance(body.get("generated"), dict):
-        raise GeneratorError(f"{path} is not an mcp-codegen project manifest")
-    return body
+def project_config(root: Path) -> Config:
+    config = load_config(root)
+    if config.package is None or config.out is None or not config.versions:
+        raise GeneratorError(
+            f"{root / 'pyproject.toml'} has no [tool.mcp-codegen] with versions, out and package",
+            hint="run `mcp-codegen regen` in a project made by `mcp-codegen scaffold`",
+        )
+    return config
 
 
 def regen(root: Path, version: str | None = None, schema_dir: Path | None = None, force: bool = False) -> RegenResult:
-    """Rewrite the generator-owned files of the project at ``root``; user files are never touched."""
-    body = read_project_manifest(root)
-    generated: dict[str, str] = body["generated"]  # type: ignore[assignment]
-    package = str(body["package"])
-    old_version = str(body["version"])
-    version = version or old_version
-    edited = [
-        rel
-        for rel, digest in sorted(generated.items())
-        if (root / rel).exists() and _sha((root / rel).read_bytes()) != digest
-    ]
+    """Regenerate the project's generated package (at ``version``, or the one it has)."""
+    config = project_config(root)
+    assert config.package is not None and config.out is not None and config.versions
+    schema_dir = schema_dir or config.schema_dir or default_schema_dir(root)
+    lock = load_lock(schema_dir)
+    overlay = overlay_for(schema_dir)
+    old_versions = list(config.versions)
+    versions = project_versions(lock, version, config.vendor_runtime) if version else old_versions
+    for v in versions:
+        lock.revision(v)  # an unknown revision fails before anything is touched
+    options = Options(
+        schema_dir=schema_dir,
+        out=config.out,
+        package=config.package,
+        versions=versions,
+        templates=config.templates,
+        vendor_runtime=config.vendor_runtime,
+        current_modules=config.current_modules,
+        keep_others=False,
+    )
+    package_dir = options.out / options.package
+    edited = [r for r in file_reasons(package_dir, options.package) if not r.endswith(": missing")]
     if edited and not force:
-        shown = ", ".join(edited[:5]) + (f" and {len(edited) - 5} more" if len(edited) > 5 else "")
+        shown = "; ".join(edited[:3]) + (f"; and {len(edited) - 3} more" if len(edited) > 3 else "")
         raise GeneratorError(
-            f"refusing to overwrite hand-edited generator-owned file(s): {shown}",
+            f"refusing to regenerate: {shown}",
             hint="move your changes into your own modules, or pass --force to discard them",
         )
-    listed = body.get("user", [])
-    user = {str(rel) for rel in listed} if isinstance(listed, list) else set()
-    tmp, files = render_runtime(version, package, schema_dir or default_schema_dir())
-    try:
-        clash = sorted(user & files.keys())
-        if clash:
-            raise GeneratorError(f"generated files would overwrite user files: {', '.join(clash)}")
-        written = [rel for rel, data in files.items() if not (root / rel).exists() or (root / rel).read_bytes() != data]
-        for rel in written:
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(files[rel])
-        removed = sorted(set(generated) - files.keys())
-        for rel in removed:
-            (root / rel).unlink(missing_ok=True)
-        _prune(root, {(root / rel).parent for rel in removed})
-        server_py = root / package / package_dir_name(version) / "server.py"
-        signatures = handler_signatures(server_py)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    old_signatures = body.get("signatures", {})
-    report = compare(old_signatures if isinstance(old_signatures, dict) else {}, signatures)
-    body.update(
-        generator=__version__,
-        version=version,
-        generated={rel: _sha(data) for rel, data in files.items()},
-        signatures=signatures,
-    )
-    _write_manifest(root, body)
-    return RegenResult(sorted(written), removed, report)
+    old_files = file_hashes(package_dir) if package_dir.is_dir() else {}
+    report = None
+    old_current = max(old_versions)
+    if version and old_current in lock.revisions:
+        report = upgrade_report(lock, overlay, old_current, version)
+    generate(options)
+    new_manifest = read_manifest(package_dir) or {}
+    new_files = new_manifest.get("files") if isinstance(new_manifest.get("files"), dict) else {}
+    assert isinstance(new_files, dict)
+    written = sorted(n for n, digest in new_files.items() if old_files.get(n) != digest)
+    removed = sorted(set(old_files) - set(new_files))
+    if versions != old_versions:
+        set_versions(root / "pyproject.toml", versions)
+    return RegenResult(written, removed, report, ", ".join(versions))
+
+
+def set_versions(pyproject: Path, versions: list[str]) -> None:
+    """Record ``versions`` in ``[tool.mcp-codegen]``, keeping the rest of the file as it is."""
+    document = tomlkit.parse(pyproject.read_text(encoding="utf-8"))
+    table = document["tool"]["mcp-codegen"]
+    table["versions"] = versions
+    atomic_write(pyproject, tomlkit.dumps(document).encode())

@@ -73,10 +73,10 @@ class Lock:
             )
         return data, rev
 
-    def mismatches(self) -> list[str]:
-        """Every locked revision whose schema file is missing or differs from the lock, one line each."""
+    def mismatches(self, versions: list[str]) -> list[str]:
+        """Which of ``versions`` have a schema file missing or different from the lock, one line each."""
         problems = []
-        for version in self.revisions:
+        for version in versions:
             try:
                 self.read_schema(version)
             except GeneratorError as exc:

@@ -50,15 +50,17 @@ class Inputs:
     toolchain: dict[str, str]
     templates: str
     overlay: str
+    layout: str  # where the runtime comes from, and whether current-revision modules are written
 
     @classmethod
-    def current(cls, schema_dir: Path, builtin_templates: Path, overrides: Path | None) -> Inputs:
+    def current(cls, schema_dir: Path, builtin_templates: Path, overrides: Path | None, layout: str) -> Inputs:
         overlay = schema_dir / "overlay.json"
         return cls(
             generator=__version__,
             toolchain={name: _distribution_version(name) for name in TOOLCHAIN},
             templates=templates_digest(builtin_templates, overrides),
             overlay=sha256_hex(overlay.read_bytes()) if overlay.exists() else "",
+            layout=layout,
         )
 
     def revision_entry(self, lock: Lock, version: str) -> dict[str, str]:
@@ -70,6 +72,7 @@ class Inputs:
             "toolchain": ",".join(f"{k}={v}" for k, v in sorted(self.toolchain.items())),
             "templates": self.templates,
             "overlay": self.overlay,
+            "layout": self.layout,
         }
         return entry
 

@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.output.faults import crash_point, exchange_disabled
 
 TMP_PREFIX = ".mcpgen-tmp-"
@@ -37,14 +38,19 @@ def _exchange(a: Path, b: Path) -> bool:
     return rc == 0
 
 
-LOCK_NAME = ".mcpgen-lock"
+LOCK_FILE = ".mcpgen-lock"
 
 
 @contextlib.contextmanager
 def exclusive(out: Path) -> Iterator[None]:
     """Serialise generators writing into the same directory (another run waits its turn)."""
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / LOCK_NAME, "a+b") as handle:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise GeneratorError(f"the output directory {out} is a file, not a directory") from None
+    except OSError as exc:
+        raise GeneratorError(f"cannot create the output directory {out}: {exc.strerror or exc}") from None
+    with open(out / LOCK_FILE, "a+b") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
