@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from mcp_schema_codegen.commands.scaffold import scaffold
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.pipeline import Options, generate
 from tests.conftest import ROOT, SCHEMA_DIR
@@ -197,6 +198,17 @@ print(json.dumps({{"stubs": stubs, "table": tables, "clients": clients}}))
     assert seen["table"] == sorted(evil)
     assert {name: seen["stubs"][name] for name in evil} == {name: f"hostile{i}" for i, name in enumerate(evil)}
     assert seen["clients"] == [f"hostile{i}" for i in range(len(evil))]
+
+    # the scaffold's templates, from the same schema: its server module lists the hostile handlers
+    project = scaffold("hostile-project", tmp_path / "projects", VERSION, schema_dir)
+    assert (
+        "hostile4(params: m.Hostile4RequestParams, ctx) -> m.Hostile4Result"
+        in (project / "hostile_project" / "server.py").read_text()
+    )
+    probe = "import hostile_project.server as s; print(sorted(s.Server.handlers))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=project, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not sentinel.exists()
 
 
 @pytest.mark.parametrize("name", ['Evil"Name', "has space", "class", "9lives", "ünïcødé", "a.b", "match"])

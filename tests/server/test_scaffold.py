@@ -177,7 +177,9 @@ def test_regen_inside_the_project_moves_the_revision_and_keeps_imports_working(
     )
     assert "  handler added: get_task(params: m.GetTaskRequestParams) -> m.GetTaskResult" in out
     assert "  method removed: server/discover" in out and "  method added: initialize" in out
-    assert "    - CallToolRequestParams.requestState (was string)" in out
+    lines = out.splitlines()
+    params = lines.index("  fields of CallToolRequestParams (call_tool):")
+    assert "    - requestState (was string)" in lines[params + 1 : params + 8]
     package = root / f"{MODULE}_mcp"
     assert sorted(p.name for p in package.iterdir() if p.name.startswith("v")) == ["v2025_11_25"]
     assert tomllib.loads((root / "pyproject.toml").read_text())["tool"]["mcp-codegen"]["versions"] == ["2025-11-25"]

@@ -10,15 +10,15 @@ requiredness), definitions (added, removed, renamed, matched by structure), and 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import LoadedSchema, parse_schema
-from mcp_schema_codegen.frontend.lock import Lock, LockedRevision
+from mcp_schema_codegen.frontend.lock import Era, Lock, LockedRevision
 from mcp_schema_codegen.frontend.prepass import prepass
 from mcp_schema_codegen.ir.analyze import Overlay, analyze
 from mcp_schema_codegen.ir.protocol import Method, Protocol
@@ -31,6 +31,7 @@ class Side:
     label: str
     protocol: Protocol
     defs: dict[str, JSON]
+    ref_prefix: str  # "#/$defs/" or "#/definitions/"
 
 
 @dataclass
@@ -128,14 +129,14 @@ def side_from_file(path: Path, overlay: Overlay) -> Side:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise GeneratorError(f"{path} is not valid JSON: {exc}") from None
     defs = document.get("$defs") or document.get("definitions") or {} if isinstance(document, dict) else {}
-    era = "legacy" if "InitializeRequest" in defs else "modern"
-    rev = LockedRevision(version, era, hashlib.sha256(data).hexdigest(), len(data), str(path))  # type: ignore[arg-type]
+    era: Era = "legacy" if "InitializeRequest" in defs else "modern"
+    rev = LockedRevision(version, era, sha256_hex(data), len(data), str(path))
     return _side(str(path), parse_schema(data, rev, ()), overlay)
 
 
 def _side(label: str, schema: LoadedSchema, overlay: Overlay) -> Side:
     document, _ = prepass(schema)
-    return Side(label, analyze(schema, document, overlay), document[schema.container])
+    return Side(label, analyze(schema, document, overlay), document[schema.container], schema.ref_prefix)
 
 
 def _method_key(m: Method) -> tuple[str, str]:

@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import tomlkit
@@ -173,7 +173,15 @@ class HandlerChange:
     what: str  # "added" | "removed" | "changed"
     old: str | None = None  # signature text, e.g. "(params: m.X) -> m.Y"
     new: str | None = None
-    fields: list[FieldChange] = field(default_factory=list)  # of its params and result definitions
+
+
+@dataclass
+class ModelChange:
+    """Field changes of one model that a handler's params or result reach."""
+
+    definition: str
+    handlers: list[str]  # the handlers whose params or result use it, directly or nested
+    fields: list[FieldChange]
 
 
 @dataclass
@@ -183,6 +191,7 @@ class UpgradeReport:
     old: str
     new: str
     handlers: list[HandlerChange]
+    models: list[ModelChange]
     methods_removed: list[str]  # wire methods of the old revision that the new one lacks
     methods_added: list[str]
 
@@ -196,26 +205,47 @@ class UpgradeReport:
             elif change.what == "removed":
                 out.append(f"  handler removed: {change.stub}{change.old} (your override is no longer called)")
             else:
-                if change.old != change.new:
-                    out.append(f"  handler changed: {change.stub}{change.old} -> {change.stub}{change.new}")
+                out.append(f"  handler changed: {change.stub}{change.old} -> {change.stub}{change.new}")
+        for model in self.models:
+            out.append(f"  fields of {model.definition} ({', '.join(model.handlers)}):")
+            for f in model.fields:
+                if f.change == "added":
+                    out.append(f"    + {f.field}: {f.new}")
+                elif f.change == "removed":
+                    out.append(f"    - {f.field} (was {f.old})")
                 else:
-                    out.append(f"  handler changed: {change.stub}{change.new}, fields:")
-                for f in change.fields:
-                    if f.change == "added":
-                        out.append(f"    + {f.definition}.{f.field}: {f.new}")
-                    elif f.change == "removed":
-                        out.append(f"    - {f.definition}.{f.field} (was {f.old})")
-                    else:
-                        out.append(f"    ~ {f.definition}.{f.field}: {f.change} {f.old} -> {f.new}")
+                    out.append(f"    ~ {f.field}: {f.change} {f.old} -> {f.new}")
         out += [f"  method removed: {m}" for m in self.methods_removed]
         out += [f"  method added: {m}" for m in self.methods_added]
         if len(out) == 1:
-            out.append("  no handler changes")
+            out.append("  no changes to the handlers or the models they use")
         return out
 
 
 def _signature(handler: views.HandlerView) -> str:
     return f"(params: {handler.params}) -> {handler.result}"
+
+
+def _reached(defs: dict[str, object], roots: set[str], prefix: str) -> set[str]:
+    """Definitions reachable from ``roots`` through ``$ref``s."""
+    seen: set[str] = set()
+    todo = [r for r in roots if r in defs]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        stack: list[object] = [defs[name]]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                ref = node.get("$ref")
+                if isinstance(ref, str) and ref.startswith(prefix) and ref[len(prefix) :] in defs:
+                    todo.append(ref[len(prefix) :])
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    return seen
 
 
 def upgrade_report(lock: Lock, overlay: Overlay, old: str, new: str) -> UpgradeReport:
@@ -229,15 +259,25 @@ def upgrade_report(lock: Lock, overlay: Overlay, old: str, new: str) -> UpgradeR
             changes.append(HandlerChange(stub, "added", new=_signature(after[stub])))
         elif stub not in after:
             changes.append(HandlerChange(stub, "removed", old=_signature(before[stub])))
-        else:
-            x, y = before[stub], after[stub]
-            touched = {str(t) for t in (y.params_type, *y.result_types) if t}
-            fields = [f for f in difference.fields if f.definition.split("->")[-1] in touched]
-            if _signature(x) != _signature(y) or fields:
-                changes.append(HandlerChange(stub, "changed", _signature(x), _signature(y), fields))
+        elif _signature(before[stub]) != _signature(after[stub]):
+            changes.append(HandlerChange(stub, "changed", _signature(before[stub]), _signature(after[stub])))
+    users: dict[str, set[str]] = {}  # definition -> handlers reaching it (in either revision)
+    for handlers, side in ((before, a), (after, b)):
+        for stub, handler in handlers.items():
+            roots = {str(t) for t in (handler.params_type, *handler.result_types) if t}
+            for name in _reached(side.defs, roots, side.ref_prefix):
+                users.setdefault(name, set()).add(stub)
+    grouped: dict[str, list[FieldChange]] = {}
+    for change in difference.fields:
+        grouped.setdefault(change.definition.split("->")[-1], []).append(change)
+    models = [
+        ModelChange(name, sorted(users[name]), fields) for name, fields in sorted(grouped.items()) if name in users
+    ]
     methods_old = {m.name for m in a.protocol.methods}
     methods_new = {m.name for m in b.protocol.methods}
-    return UpgradeReport(old, new, changes, sorted(methods_old - methods_new), sorted(methods_new - methods_old))
+    return UpgradeReport(
+        old, new, changes, models, sorted(methods_old - methods_new), sorted(methods_new - methods_old)
+    )
 
 
 @dataclass
