@@ -11,25 +11,27 @@ code in one of three forms only:
 
 ``Word`` (letters, digits and ``._/-``: versions, eras, digests) and ``Code`` (fragments built
 here from the above, such as ``m.CallToolResult | m.InputRequiredResult``) complete the set.
-The environment's ``finalize`` refuses any other ``str`` in ``{{ ... }}``, so a template that
-places a raw string (``"{{ method.name }}"``) fails rendering instead of generating code a
-schema could inject into.
+All are ``tools.pysource.Code``, the one type of safe source text (the typed client stubs
+build on it too); the environment's ``finalize`` refuses anything else in ``{{ ... }}``, so a
+template that places a raw string (``"{{ method.name }}"``) fails rendering instead of
+generating code a schema could inject into.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import keyword
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from mcp_schema_codegen import __version__
 from mcp_schema_codegen.backend.models import GeneratedModels
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.ir.protocol import Method, Protocol
+from mcp_schema_codegen.tools import pysource
+from mcp_schema_codegen.tools.pysource import Code
 
 # requests the client runtime sends itself (connect, listen), so the typed client has no method for them
 CLIENT_OWNED = frozenset({"initialize", "subscriptions/listen"})
@@ -55,21 +57,22 @@ class RenderError(GeneratorError):
     """A template used a value in a way that is not safe for generated code."""
 
 
-class Ident(str):
-    """A Python identifier that is not a keyword: safe wherever a name goes."""
+class Ident(pysource.Ident):
+    """A Python identifier that is not a keyword (``tools.pysource.Ident``, failing as a RenderError)."""
 
     __slots__ = ()
 
     def __new__(cls, value: str) -> Ident:
-        if not (value.isidentifier() and value.isascii()) or keyword.iskeyword(value):
-            raise RenderError(f"{value!r} is not a valid Python identifier")
-        return super().__new__(cls, value)
+        try:
+            return cast(Ident, super().__new__(cls, value))
+        except ValueError:
+            raise RenderError(f"{value!r} is not a valid Python identifier") from None
 
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*\Z")
 
 
-class Word(str):
+class Word(Code):
     """Letters, digits and ``._/-``: a version, era, digest or path; safe in code, strings and docs."""
 
     __slots__ = ()
@@ -80,14 +83,8 @@ class Word(str):
         return super().__new__(cls, value)
 
 
-class Code(str):
-    """A fragment of Python built in this module from identifiers, words and literals."""
-
-    __slots__ = ()
-
-
-class Doc(str):
-    """Text escaped for a docstring or comment: no quotes, newlines or backslash sequences left raw."""
+class Doc(Code):
+    """Text escaped to sit inside a docstring or comment: no quotes, newlines or backslash sequences left raw."""
 
     __slots__ = ()
 
@@ -96,40 +93,22 @@ class Doc(str):
         return super().__new__(cls, escaped)
 
 
-SAFE = (Ident, Word, Code, Doc)
-JSONLike = str | int | float | bool | None | list[Any] | tuple[Any, ...] | dict[str, Any] | frozenset[Any]
-
-
 def literal(value: object) -> Code:
-    """The ``py`` filter: a JSON-like value as a Python literal (anything else is refused)."""
-    _check_literal(value)
-    return Code(repr(value))
-
-
-def _check_literal(value: object) -> None:
-    if value is None or isinstance(value, str | bool | int | float):
-        return
-    if isinstance(value, list | tuple | frozenset):
-        for item in value:
-            _check_literal(item)
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _check_literal(key)
-            _check_literal(item)
-        return
-    raise RenderError(f"`| py` takes JSON-like values, not {type(value).__name__}")
+    """The ``py`` filter: a JSON value as a Python literal (``tools.pysource.literal``)."""
+    try:
+        return pysource.literal(value)
+    except ValueError as exc:
+        raise RenderError(f"`| py`: {exc}") from None
 
 
 def finalize(value: object) -> object:
-    """Jinja's ``finalize``: what ``{{ ... }}`` may print."""
-    if isinstance(value, SAFE) or value is None or type(value) in (bool, int):
-        return value
-    shown = repr(value)[:60]
-    raise RenderError(
-        f"a template printed the plain {type(value).__name__} {shown}: pass it through `| py` (a literal) "
-        "or `| doc` (docstring text), or give the template an identifier from backend/views.py"
-    )
+    """Jinja's ``finalize``: ``tools.pysource.finalize`` (only ``Code`` may be printed), failing as a RenderError."""
+    try:
+        return pysource.finalize(value)
+    except TypeError as exc:
+        raise RenderError(
+            f"{exc} (print schema text through `| py` or `| doc`, or give the template a view from backend/views.py)"
+        ) from None
 
 
 def concat(parts: Iterable[str]) -> Code:

@@ -11,7 +11,6 @@ gives the same bytes, whichever era or key order the server used.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_codegen import __version__
+from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
 
 JSON = Any
@@ -112,7 +112,7 @@ class Snapshot:
 
     @property
     def sha256(self) -> str:
-        return hashlib.sha256(self.dumps().encode("ascii")).hexdigest()
+        return sha256_hex(self.dumps().encode("ascii"))
 
     @property
     def server_name(self) -> str:
