@@ -16,12 +16,12 @@ def _first(*candidates: Path) -> Path:
 
 
 def templates_dir() -> Path:
-    """Built-in templates: ``codegen/_data/templates`` in a wheel, ``templates/`` in a checkout."""
+    """Built-in templates: ``mcp_schema_codegen/_data/templates`` in a wheel, ``templates/`` in a checkout."""
     return _first(_PACKAGE / "_data" / "templates", _CHECKOUT / "templates")
 
 
 def bundled_schema_dir() -> Path:
-    """The lock, overlay and patches shipped with the generator."""
+    """The lock, overlay, patches and upstream schemas shipped with the generator."""
     return _first(_PACKAGE / "_data" / "schema", _CHECKOUT / "schema")
 
 
