@@ -170,12 +170,6 @@ def test_the_three_jobs_from_a_pip_install_in_an_empty_directory(fresh: Fresh) -
     assert fresh.run(str(fresh.python), "-c", probe, cwd=project).stdout.strip() == "category"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 item 5, the runtime's part (templates/runtime): a server whose handler revision is 2026-09-30 "
-    "answers the official client's 2026-07-28 request with -32022 'Unsupported protocol version' (data.supported "
-    "lists only 2026-09-30) instead of serving every revision its runtime knows",
-)
 def test_the_same_call_after_moving_to_the_new_revision(fresh: Fresh) -> None:
     """A server on a newer modern revision still serves the official client in auto mode (item 5)."""
     project = fresh.work / "weather"

@@ -12,7 +12,7 @@ from mcpgen import _runtime
 from mcpgen._runtime import RuntimeVersionError, check_generated_version, compatible
 
 import mcp_schema_codegen
-from mcp_schema_codegen.backend import render
+from mcp_schema_codegen.backend import render, views
 from mcp_schema_codegen.paths import templates_dir
 
 
@@ -56,10 +56,10 @@ def test_an_incompatible_runtime_is_one_sentence() -> None:
 def test_a_generated_package_checks_the_runtime_when_imported(
     generator: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(render, "__version__", generator)
+    monkeypatch.setattr(views, "__version__", generator)
     package = tmp_path / "oldmcp"
     package.mkdir()
-    text = render.Renderer(templates_dir()).package_init("oldmcp", "mcpgen._runtime", "mcpgen", [])
+    text = render.Renderer(templates_dir()).package_init([], views.Target.of("oldmcp", "mcpgen._runtime"))
     (package / "__init__.py").write_text(text)
     done = subprocess.run(
         [sys.executable, "-c", "import oldmcp; print(oldmcp.REGISTRY.versions[0])"],

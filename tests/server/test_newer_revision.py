@@ -24,7 +24,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from mcp_schema_codegen.frontend.lock import load_lock, update
+from mcp_schema_codegen.commands.schema import adopt
 from mcp_schema_codegen.pipeline import Options, generate
 from tests.conftest import SCHEMA_DIR
 from tests.server.servers import Stdio, everything_stdio_command, free_port, request, stop, wait_http
@@ -105,15 +105,15 @@ def future(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The directory holding the generated ``futuremcp`` package and ``future_server.py``; importable meanwhile."""
     base = tmp_path_factory.mktemp("future")
     schema_dir = base / "schema"
-    shutil.copytree(SCHEMA_DIR, schema_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SCHEMA_DIR, schema_dir, ignore=shutil.ignore_patterns("__pycache__", "examples"))
     upstream = base / "upstream" / NEW
     upstream.mkdir(parents=True)
     document = json.loads((SCHEMA_DIR / BASE / "schema.json").read_text())
     (upstream / "schema.json").write_text(json.dumps(newer_schema(document), indent=2))
     shutil.copy(SCHEMA_DIR / "patches" / f"{BASE}.json", schema_dir / "patches" / f"{NEW}.json")
-    update(load_lock(schema_dir), str(base / "upstream"), NEW, "modern")
+    adopt(schema_dir, str(base / "upstream"), NEW, "modern")
     out = base / "out"
-    generate(Options(schema_dir=schema_dir, out=out, package="futuremcp", versions=[NEW], runtime="mcpgen._runtime"))
+    generate(Options(schema_dir=schema_dir, out=out, package="futuremcp", versions=[NEW]))  # runtime: mcpgen._runtime
     assert not (out / "futuremcp" / "_runtime").exists()  # the installed runtime serves it
     (out / "future_server.py").write_text(SERVER)
     sys.path.insert(0, str(out))
