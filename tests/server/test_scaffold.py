@@ -224,7 +224,7 @@ def test_stdio_runner_serves_pipes(project: Path) -> None:
 
 
 RUNTIME_STDIO = (
-    "the runtime's stdio runner (templates/runtime/server/stdio.py, owned by the runtime work) uses "
+    "the runtime's stdio runner (templates/runtime/server/transports/stdio.py, owned by the runtime work) uses "
     "asyncio pipe transports: a regular file is refused ('Pipe transport is for pipes/sockets only') and "
     "a socket whose peer half-closes is taken for a closed stdout, so the replies are dropped"
 )
