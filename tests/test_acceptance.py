@@ -26,6 +26,8 @@ from mcp.client.stdio import StdioServerParameters
 
 from tests.conftest import ROOT, SCHEMA_DIR
 
+pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
+
 NEW = "2026-09-30"  # the revision this test makes
 
 

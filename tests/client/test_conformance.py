@@ -20,6 +20,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
+
 HERE = Path(__file__).parent
 DRIVER = ROOT / "examples" / "conformance_client.py"
 EXPECTED = HERE / "conformance-expected-failures.txt"

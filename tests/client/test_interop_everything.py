@@ -12,6 +12,8 @@ from mcpgen import connect
 from mcpgen._runtime.client.connect import VERDICTS, Verdict
 from mcpgen.v2025_11_25 import client as legacy_client
 
+pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
+
 
 @pytest.fixture(scope="module")
 def everything() -> list[str]:

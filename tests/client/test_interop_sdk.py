@@ -24,6 +24,8 @@ from mcpgen.v2026_07_28 import models as mm
 
 from tests.client.conftest import SDK_SERVER
 
+pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
+
 LEGACY = ["2025-11-25", "2025-06-18"]
 DEADLINE = 90.0
 

@@ -12,6 +12,8 @@ import pytest
 from tests.peers import CONFORMANCE, node_env, npm_bin, npm_install
 from tests.server.servers import free_port, start_everything_http, stop
 
+pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
+
 EXPECTED = Path(__file__).with_name("conformance-expected-failures.txt")
 # every scenario the suite holds for the version (`--suite all`), so nothing is skipped unseen
 MINIMUM = {"2025-11-25": 30, "2026-07-28": 37}

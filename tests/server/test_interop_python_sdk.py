@@ -13,6 +13,8 @@ from mcp.client.stdio import StdioServerParameters
 
 from tests.server.servers import everything_stdio_command, free_port, start_everything_http, stop
 
+pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
+
 TIMEOUT = 30
 
 

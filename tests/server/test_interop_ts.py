@@ -14,6 +14,8 @@ import pytest
 from tests.peers import TS_CLIENT, node22, node_env, npm_install
 from tests.server.servers import EVERYTHING, free_port, start_everything_http, stop
 
+pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
+
 SCRIPT = Path(__file__).parent / "peers" / "ts_client.mjs"
 
 

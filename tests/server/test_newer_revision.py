@@ -29,6 +29,8 @@ from mcp_schema_codegen.pipeline import Options, generate
 from tests.conftest import SCHEMA_DIR
 from tests.server.servers import Stdio, everything_stdio_command, free_port, request, stop, wait_http
 
+pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
+
 NEW = "2027-03-01"
 BASE = "2026-07-28"
 LEGACY = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]

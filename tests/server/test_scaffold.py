@@ -342,6 +342,7 @@ async def add_with_python_sdk(target: object, mode: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
+@pytest.mark.interop
 def test_python_sdk_client_on_scaffolded_server(project: Path, http_url: str, mode: str, version: str) -> None:
     stdio = StdioServerParameters(command=sys.executable, args=["-m", MODULE], cwd=str(project), env=env())
     for target in (http_url, stdio):
@@ -349,6 +350,7 @@ def test_python_sdk_client_on_scaffolded_server(project: Path, http_url: str, mo
 
 
 @pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28")])
+@pytest.mark.interop
 def test_ts_client_on_scaffolded_server(project: Path, http_url: str, mode: str, version: str) -> None:
     script = npm_install(TS_CLIENT) / "ts_client.mjs"
     script.write_bytes(SCRIPT.read_bytes())

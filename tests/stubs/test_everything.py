@@ -23,6 +23,8 @@ from mcpgen._runtime.client import ServerError
 
 from tests.stubs.conftest import cli, imported, tree
 
+pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
+
 CAPABILITIES = ["--capability", "elicitation", "--capability", "sampling", "--capability", "roots"]
 
 

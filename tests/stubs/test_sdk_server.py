@@ -23,6 +23,8 @@ from mcpgen.v2026_07_28 import models as mm
 
 from tests.stubs.conftest import SDK_SNAPSHOT, cli, imported, tree
 
+pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
+
 ODD = {  # method -> the wire name it must reach
     "get_weather": "get-weather",
     "get_weather_2": "get_weather",
