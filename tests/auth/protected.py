@@ -1,9 +1,10 @@
-"""A small protected MCP endpoint for the OAuth tests: our server app behind a thin ASGI
-wrapper that uses ``mcpgen._runtime.server.auth`` (the runtime's own wiring comes later).
+"""A protected MCP endpoint for the OAuth tests: our server app with the runtime's own
+protection (``asgi_app(auth=ResourceServer(...))``), on a loopback port.
 
-The wrapper serves the Protected Resource Metadata at its well-known path, and in front of
-``/mcp`` asks a ``BearerGuard`` about each request (its JSON-RPC method and params for the
-scope policy): a ``Denial`` is sent as is, and nothing reaches the app.
+``Notes`` records every handler call with the ``Principal`` its ``Context`` carried, so a test
+can prove that a refused request ran no handler. ``Observed`` watches the app from outside
+without changing anything: for each exchange it notes the JSON-RPC method the client sent and
+the HTTP status and ``WWW-Authenticate`` challenge the app answered.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import contextlib
 import json
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
-from mcpgen._runtime.server.auth import BearerGuard, Denial, Principal
+from mcpgen._runtime.client.auth import parse_www_authenticate
+from mcpgen._runtime.server.auth import Principal
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
 
@@ -28,14 +31,16 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class Notes(s.Server):
-    """Two tools: ``read_notes`` (needs ``mcp:read``), ``write_note`` (``mcp:write`` too)."""
+    """Two tools: ``read_notes`` and ``write_note`` (the scope policy decides who may call which)."""
 
     name = "notes"
 
     def __init__(self) -> None:
         self.notes: list[str] = []
+        self.calls: list[tuple[str, Principal | None]] = []
 
     async def list_tools(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListToolsResult:
+        self.calls.append(("tools/list", ctx.principal))
         schema = {"type": "object", "properties": {"text": {"type": "string"}}}
         return s.ListToolsResult(
             tools=[
@@ -47,57 +52,72 @@ class Notes(s.Server):
     async def call_tool(
         self, params: m.CallToolRequestParams, ctx: s.Context
     ) -> m.CallToolResult | m.InputRequiredResult:
+        self.calls.append((f"tools/call {params.name}", ctx.principal))
         if params.name == "write_note":
             self.notes.append(str((params.arguments or {}).get("text", "")))
         return s.CallToolResult(content=[m.TextContent(type="text", text="\n".join(self.notes) or "(none)")])
 
+    def principals(self) -> list[Principal]:
+        return [p for _, p in self.calls if p is not None]
 
-class Protected:
-    """``app`` behind ``guard``; records every decision in ``decisions``."""
 
-    def __init__(self, app: App, guard: BearerGuard) -> None:
+@dataclass
+class Exchange:
+    """One HTTP exchange as seen from outside the app."""
+
+    http_method: str
+    path: str
+    method: str | None  # the JSON-RPC method of the body, when it had one
+    status: int
+    www_authenticate: str | None
+
+    @property
+    def challenge(self) -> dict[str, str]:
+        """The Bearer challenge's parameters (empty without one)."""
+        if self.www_authenticate is None:
+            return {}
+        ((scheme, params),) = parse_www_authenticate([self.www_authenticate])
+        assert scheme == "bearer"
+        return params
+
+    @property
+    def error(self) -> str | None:
+        return self.challenge.get("error")
+
+
+class Observed:
+    """``app`` unchanged, with every exchange recorded in ``exchanges``."""
+
+    def __init__(self, app: App) -> None:
         self.app = app
-        self.guard = guard
-        self.decisions: list[tuple[str | None, Principal | Denial]] = []
+        self.exchanges: list[Exchange] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope["path"] == self.guard.resource.metadata_path and scope["method"] == "GET":
-            await respond(send, 200, self.guard.resource.document(), [(b"content-type", b"application/json")])
-            return
-        body = b""
-        more = True
-        while more:
+        body = bytearray()
+
+        async def tee() -> Message:
             message = await receive()
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-        method, params = None, None
-        with contextlib.suppress(ValueError, AttributeError):
-            message = json.loads(body) if body else {}
-            method, params = message.get("method"), message.get("params")
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        decision = await self.guard.check(headers.get("authorization"), method, params)
-        self.decisions.append((method, decision))
-        if isinstance(decision, Denial):
-            await respond(send, decision.status, decision.body(), decision.headers())
-            return
-        replayed = False
+            body.extend(message.get("body", b""))
+            return message
 
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in message.get("headers", [])}
+                method = None
+                with contextlib.suppress(ValueError, AttributeError):
+                    method = json.loads(bytes(body)).get("method")
+                self.exchanges.append(
+                    Exchange(scope["method"], scope["path"], method, message["status"], headers.get("www-authenticate"))
+                )
+            await send(message)
 
-        await self.app(scope, replay, send)
+        await self.app(scope, tee, watch)
 
-
-async def respond(send: Send, status: int, data: Any, headers: list[tuple[bytes, bytes]]) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": json.dumps(data).encode()})
+    def refused(self) -> list[Exchange]:
+        return [e for e in self.exchanges if e.status in (401, 403, 503)]
 
 
 def listening_socket() -> socket.socket:

@@ -1,8 +1,8 @@
 """Our OAuth client against our protected server and a real authorization server, on loopback.
 
 The authorization server is authlib's (``authorization_server.py``); the MCP server is our
-runtime's app behind a ``BearerGuard`` (``protected.py``), verifying JWT access tokens
-against the authorization server's JWKS, or asking its introspection endpoint. The user's
+runtime's app protected by its own ``ResourceServer`` (``asgi_app(auth=...)``), verifying JWT
+access tokens against the authorization server's JWKS, or asking its introspection endpoint. The user's
 browser is an HTTP client that follows the authorization endpoint's redirect to the
 client's loopback listener. Both eras: the modern probe and the legacy ``initialize``.
 """
@@ -26,18 +26,17 @@ from mcpgen import connect
 from mcpgen._runtime.client import AuthorizationError, BaseClient
 from mcpgen._runtime.client.auth import FileTokenStore, LoopbackRedirect, OAuth, Registration
 from mcpgen._runtime.server.auth import (
-    BearerGuard,
-    Denial,
     IntrospectionVerifier,
     JWTVerifier,
     Principal,
     ProtectedResource,
+    ResourceServer,
     ScopePolicy,
     TokenVerifier,
 )
 
 from tests.auth.authorization_server import RESOURCE_SERVER, Client, TestAuthorizationServer, serving
-from tests.auth.protected import Notes, Protected, listening_socket
+from tests.auth.protected import Exchange, Notes, Observed, listening_socket
 from tests.auth.protected import serving as serve_app
 
 ERAS = ["2026-07-28", "2025-11-25"]
@@ -63,14 +62,14 @@ async def no_browser(url: str) -> None:
 @dataclass
 class Endpoint:
     url: str
-    protected: Protected
+    observed: Observed
     notes: Notes
 
-    def denials(self) -> list[tuple[str | None, Denial]]:
-        return [(method, d) for method, d in self.protected.decisions if isinstance(d, Denial)]
+    def denials(self) -> list[Exchange]:
+        return self.observed.refused()
 
     def principals(self) -> list[Principal]:
-        return [d for _, d in self.protected.decisions if isinstance(d, Principal)]
+        return self.notes.principals()
 
 
 @asynccontextmanager
@@ -90,9 +89,9 @@ async def endpoint(
     else:
         verifier = JWTVerifier(issuer=server.issuer, audience=url, jwks_uri=f"{server.issuer}/jwks")
     notes = Notes()
-    protected = Protected(notes.asgi_app(), BearerGuard(verifier, resource, policy))
-    async with serve_app(protected, sock):
-        yield Endpoint(url, protected, notes)
+    observed = Observed(notes.asgi_app(auth=ResourceServer(verifier, resource, policy)))
+    async with serve_app(observed, sock):
+        yield Endpoint(url, observed, notes)
 
 
 async def call(client: BaseClient, tool: str, **arguments: Any) -> str:
@@ -134,11 +133,14 @@ def test_discovery_registration_pkce_token_call_and_step_up(
     assert all(t["resource"] == ep.url and len(t["code_verifier"]) >= 43 for t in exchanges)
 
     denials = ep.denials()
-    assert [d.status for _, d in denials] == [401, 403]
-    assert denials[0][1].www_authenticate is not None and "resource_metadata=" in denials[0][1].www_authenticate
-    assert denials[1][0] == "tools/call" and denials[1][1].error == "insufficient_scope"
+    assert [d.status for d in denials] == [401, 403]
+    assert denials[0].challenge["resource_metadata"] == ep.url.replace(
+        "/mcp", "/.well-known/oauth-protected-resource/mcp"
+    )
+    assert denials[1].method == "tools/call" and denials[1].error == "insufficient_scope"
     principals = ep.principals()
     assert principals and all(p.subject == "user-1" and p.audience == (ep.url,) for p in principals)
+    assert {"mcp:read", "mcp:write"} <= principals[-1].scopes
     assert ep.notes.notes == ["hello"]
 
 
@@ -160,7 +162,7 @@ def test_tokens_persist_in_a_file_and_are_refreshed_when_expired(
             later = OAuth(LoopbackRedirect(open_browser=no_browser), store=FileTokenStore(path))
             async with await connect(ep.url, auth=later, cache=None) as client:
                 await call(client, "read_notes")
-            assert [d.status for _, d in ep.denials()] == [401]  # only the very first request
+            assert [d.status for d in ep.denials()] == [401]  # only the very first request
 
     asyncio.run(go())
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
@@ -190,7 +192,7 @@ def test_a_revoked_access_token_is_refreshed_after_the_401(authorization_server:
     grants = [t["grant_type"] for t in server.seen("/token")]
     assert grants == ["authorization_code", "refresh_token", "authorization_code"]
     assert len(server.seen("/authorize")) == 2
-    assert [(d.status, d.error) for _, d in ep.denials()] == [
+    assert [(d.status, d.error) for d in ep.denials()] == [
         (401, None),
         (401, "invalid_token"),
         (403, "insufficient_scope"),
@@ -271,7 +273,8 @@ def test_without_auth_a_401_is_an_authorization_error_not_a_legacy_fallback(
 
     message, ep = asyncio.run(go())
     assert "HTTP 401" in message and "resource_metadata=" in message and "auth=OAuth" in message
-    assert [method for method, _ in ep.protected.decisions] == ["server/discover"]
+    assert [e.method for e in ep.observed.exchanges] == ["server/discover"]
+    assert not ep.notes.calls
 
 
 def test_an_authorization_server_without_pkce_s256_is_refused(authorization_server: TestAuthorizationServer) -> None:

@@ -22,13 +22,13 @@ from joserfc import jwt
 from joserfc.jwk import ECKey, RSAKey
 from mcpgen._runtime.client.auth import parse_www_authenticate
 from mcpgen._runtime.server.auth import (
-    BearerGuard,
     Denial,
     IntrospectionVerifier,
     InvalidToken,
     JWTVerifier,
     Principal,
     ProtectedResource,
+    ResourceServer,
     ScopePolicy,
     VerifierUnavailable,
     www_authenticate,
@@ -314,7 +314,8 @@ def decide(verdict: Principal | Exception, header: str | None, method: str, para
     resource = ProtectedResource(RESOURCE, ("https://auth.example.com",))
     policy = ScopePolicy(default=frozenset({"mcp:read"}), tools={"write": frozenset({"mcp:write"})})
     fixed = Fixed(verdict)
-    return asyncio.run(BearerGuard(fixed, resource, policy).check(header, method, params)), fixed
+    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
+    return asyncio.run(ResourceServer(fixed, resource, policy).check(header, message)), fixed
 
 
 def challenge_of(denial: Denial) -> dict[str, str]:
@@ -367,3 +368,42 @@ def test_guard_lets_a_sufficient_token_through() -> None:
 def test_guard_answers_503_when_the_verifier_cannot_decide() -> None:
     denial, _ = decide(VerifierUnavailable("down"), "Bearer abc", "tools/list")
     assert isinstance(denial, Denial) and denial.status == 503 and denial.www_authenticate is None
+
+
+def test_scopes_for_whole_messages() -> None:
+    """What the HTTP app asks for: a batch needs every scope any of its requests does; a
+    response, a body that is not JSON-RPC or params that are not an object need the default."""
+    policy = ScopePolicy(
+        default=frozenset({"mcp"}),
+        methods={"prompts/get": frozenset({"prompts"})},
+        tools={"write": frozenset({"files:write"})},
+    )
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "write"}}
+    prompt = {"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {"name": "write"}}
+    assert policy.for_message(call) == {"mcp", "files:write"}
+    assert policy.for_message(prompt) == {"mcp", "prompts"}  # a prompt named like a tool is not the tool
+    assert policy.for_message([call, prompt]) == {"mcp", "files:write", "prompts"}
+    assert policy.for_message({"jsonrpc": "2.0", "id": 1, "result": {}}) == {"mcp"}
+    assert policy.for_message({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ["write"]}) == {"mcp"}
+    assert policy.for_message({"method": 7}) == {"mcp"}
+    assert policy.for_message(None) == {"mcp"}
+    assert policy.for_message("garbage") == {"mcp"}
+
+
+def test_resource_server_metadata_paths_and_document() -> None:
+    fixed = Fixed(READER)
+    at_path = ResourceServer(
+        fixed, ProtectedResource(RESOURCE, ("https://auth.example.com",)), ScopePolicy(default=frozenset({"b", "a"}))
+    )
+    assert at_path.metadata_paths == (
+        "/.well-known/oauth-protected-resource/mcp",  # the specification's first choice
+        "/.well-known/oauth-protected-resource",
+    )
+    assert at_path.document()["scopes_supported"] == ["a", "b"]  # the policy's default scopes
+    at_root = ResourceServer(fixed, ProtectedResource("https://mcp.example.com/", ("https://a.example.com",)))
+    assert at_root.metadata_paths == ("/.well-known/oauth-protected-resource",)
+    assert "scopes_supported" not in at_root.document()
+    explicit = ProtectedResource(RESOURCE, ("https://auth.example.com",), scopes_supported=("x",))
+    assert ResourceServer(fixed, explicit, ScopePolicy(default=frozenset({"a"}))).document()["scopes_supported"] == [
+        "x"
+    ]

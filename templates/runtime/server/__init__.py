@@ -3,15 +3,18 @@
 Below the server: the wire layer (``jsonrpc``), the era codecs and the version registry.
 
 - ``services``: what sessions share per server: the request ``Context``, the subscription bus,
-  ``requestState`` sealing (later: session store, event store, token verification)
+  ``requestState`` sealing, bearer-token verification (``ResourceServer``, the verifiers)
+  (later: session store, event store)
 - ``kernel``: run one handler: find it, call it within its timeout, turn exceptions into
   JSON-RPC errors, check and seal ``input_required`` results (later: argument validation)
 - ``sessions``: ``ModernSession`` (stateless, per request ``_meta``) and ``LegacySession``
   (``initialize``), side by side, each decoding and encoding through its era's codec and
   converting to and from the handler's revision
 - ``router``: picks the session for each message of a connection
-- ``transports``: stdio and Streamable HTTP (ASGI); ``runners``: this process's stdin/stdout, uvicorn
-- ``handler``: authoring; ``HandlerBase``, the base of every generated ``Server``
+- ``transports``: stdio and Streamable HTTP (ASGI, optionally an OAuth protected resource);
+  ``runners``: this process's stdin/stdout, uvicorn
+- ``handler``: authoring; ``HandlerBase``, the base of every generated ``Server``; ``auth``:
+  what an author imports to protect a server (needs the ``auth`` extra)
 
 Subclass a generated ``<package>.vYYYY_MM_DD.server.Server`` and call ``run_stdio()``,
 ``run_http()`` or ``asgi_app()`` on an instance.
@@ -20,7 +23,7 @@ Subclass a generated ``<package>.vYYYY_MM_DD.server.Server`` and call ``run_stdi
 from .handler import HandlerBase, unimplemented
 from .kernel import Application, Kernel, Reply
 from .router import Connection, Router
-from .services import Context, RequestStateSealer, Services
+from .services import Context, Principal, RequestStateSealer, ResourceServer, Services
 
 __all__ = [
     "Application",
@@ -28,8 +31,10 @@ __all__ = [
     "Context",
     "HandlerBase",
     "Kernel",
+    "Principal",
     "Reply",
     "RequestStateSealer",
+    "ResourceServer",
     "Router",
     "Services",
     "unimplemented",

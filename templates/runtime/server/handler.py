@@ -16,6 +16,7 @@ from ..codec import Revision
 from ..versions import VersionRegistry
 from .router import Router
 from .runners import run_http, run_stdio
+from .services import ResourceServer
 from .transports.asgi import HttpApp
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -45,7 +46,8 @@ class HandlerBase:
     cacheable results that do not set them), ``request_state_key`` (HMAC key for MRTR
     ``requestState``; default: ``$MCP_REQUEST_STATE_KEY`` or a random per-process key),
     ``handler_timeout`` (seconds a handler may take before the request is answered -32603;
-    default: no limit).
+    default: no limit), ``auth`` (a ``ResourceServer``: the HTTP app becomes an OAuth 2.1
+    protected resource; see ``server.auth``; default: unprotected; stdio is never protected).
     """
 
     revision: ClassVar[Revision]
@@ -61,6 +63,7 @@ class HandlerBase:
     cache_scope: ClassVar[Literal["public", "private"]] = "private"
     request_state_key: ClassVar[bytes | str | None] = None
     handler_timeout: ClassVar[float | None] = None
+    auth: ResourceServer | None = None  # per class, or per instance (set in __init__)
 
     _router: Router | None = None
 
@@ -105,11 +108,14 @@ class HandlerBase:
         run_stdio(self.router)
 
     def asgi_app(self, **options: Any) -> HttpApp:
-        """Streamable HTTP as an ASGI app (see ``HttpApp`` for the options)."""
+        """Streamable HTTP as an ASGI app (see ``HttpApp`` for the options; ``auth`` defaults
+        to the server's)."""
+        options.setdefault("auth", self.auth)
         return HttpApp(self.router, **options)
 
     def run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-        """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp``."""
+        """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp`` (``auth`` defaults to the server's)."""
+        options.setdefault("auth", self.auth)
         run_http(self.router, host, port, **options)
 
     # -- notifications to subscribers -----------------------------------------------------

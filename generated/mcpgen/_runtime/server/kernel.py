@@ -2,12 +2,13 @@
 """The kernel: run one handler of the author's server, whatever session the request came through.
 
 ``Kernel.call`` finds the handler of a method (-32601 when the author did not implement it),
-opens a sealed ``requestState``, awaits the handler within ``handler_timeout``, turns any
-exception into a ``ProtocolError`` (an author's bug becomes -32603 with the traceback only in the
-server's log), checks that an ``input_required`` result asks only for what the client declared
-(-32021) and seals its ``requestState``. Params arrive, and results leave, in the handler's
-own types; the sessions convert to and from the revision a request was sent in. Argument
-validation and tool errors plug in here.
+opens a sealed ``requestState`` (bound to the request's principal on a protected server),
+awaits the handler within ``handler_timeout``, turns any exception into a ``ProtocolError``
+(an author's bug becomes -32603 with the traceback only in the server's log), checks that an
+``input_required`` result asks only for what the client declared (-32021) and seals its
+``requestState``. Params arrive, and results leave, in the handler's own types; the sessions
+convert to and from the revision a request was sent in. Argument validation and tool errors
+plug in here.
 
 ``Reply`` is what every session hands back to a transport: the bytes to write, if any, and the
 error code when it is an error.
@@ -163,16 +164,16 @@ class Kernel:
             raise ProtocolError(
                 METHOD_NOT_FOUND, f"{method!r} is not implemented", {"method": method}
             )
+        owner = ctx.principal.identity if ctx.principal is not None else None
         try:
             state = getattr(params, "request_state", MISSING)
             if isinstance(state, str):
-                params = params.model_copy(
-                    update={"request_state": self.services.request_state.open(state)}
-                )
+                opened = self.services.request_state.open(state, principal=owner)
+                params = params.model_copy(update={"request_state": opened})
             result = await self.run(handler, params, ctx)
             if self.is_input_required(result):
                 check_input_capabilities(result, capabilities)
-                result = self.seal(result)
+                result = self.seal(result, owner)
             return result
         except ProtocolError:
             raise
@@ -197,15 +198,18 @@ class Kernel:
             return True
         return isinstance(result, dict) and result.get(RESULT_TYPE) == INPUT_REQUIRED
 
-    def seal(self, result: Any) -> Any:
-        """The result with its ``requestState`` sealed, so a forged one is refused when it returns."""
+    def seal(self, result: Any, owner: str | None = None) -> Any:
+        """The result with its ``requestState`` sealed (for ``owner``, the identity of the
+        request's principal), so a forged one, or one presented by someone else, is refused."""
         sealer = self.services.request_state
         if isinstance(result, dict):
             state = result.get("requestState")
             return (
-                {**result, "requestState": sealer.seal(state)} if isinstance(state, str) else result
+                {**result, "requestState": sealer.seal(state, principal=owner)}
+                if isinstance(state, str)
+                else result
             )
         state = getattr(result, "request_state", MISSING)
         if isinstance(state, str):
-            return result.model_copy(update={"request_state": sealer.seal(state)})
+            return result.model_copy(update={"request_state": sealer.seal(state, principal=owner)})
         return result

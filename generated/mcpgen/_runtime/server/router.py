@@ -7,6 +7,8 @@ A server serves its handler's revision and every older revision of its registry.
 server's one ``ModernSession``. Transports call ``Router.handle`` (or ``Router.run`` for a
 request that may be cancelled) with parsed JSON and a ``send`` for request-scoped messages
 (progress, log, server->client requests on legacy sessions), and write the returned ``Reply``.
+On a protected HTTP server they also pass the request's ``Principal``, which reaches the
+handler's ``Context``; a legacy session belongs to the principal that opened it.
 """
 
 from __future__ import annotations
@@ -18,19 +20,26 @@ from ..codec import Codec
 from ..codec_legacy import LegacyCodec
 from ..jsonrpc import INVALID_REQUEST, ProtocolError
 from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
-from .services import RequestStateSealer, Send, Services
+from .services import Principal, RequestStateSealer, Send, Services
 from .sessions import LegacySession, ModernSession, is_legacy_initialize
 
 
 class Connection:
-    """One stdio process or one HTTP session: its legacy session once ``initialize`` ran, requests in flight."""
+    """One stdio process or one HTTP session: its legacy session once ``initialize`` ran, requests
+    in flight, and on a protected server its ``owner`` (the identity of the principal that opened it).
+    """
 
-    __slots__ = ("inflight", "legacy", "session_id")
+    __slots__ = ("inflight", "legacy", "owner", "session_id")
 
-    def __init__(self, session_id: str | None = None) -> None:
+    def __init__(self, session_id: str | None = None, owner: Principal | None = None) -> None:
         self.legacy: LegacySession | None = None
         self.inflight: dict[Any, asyncio.Task[Any]] = {}
         self.session_id = session_id
+        self.owner = owner.identity if owner is not None else None
+
+    def belongs_to(self, principal: Principal | None) -> bool:
+        """``principal`` may use this connection: the one that opened it (anyone, when nobody did)."""
+        return self.owner == (principal.identity if principal is not None else None)
 
     def cancel(self, params: Any) -> None:
         """``notifications/cancelled``: stop the request it names; unknown ids are ignored."""
@@ -70,11 +79,18 @@ class Router:
             self.modern.codec if self.modern is not None else LegacyCodec(app.revision, "server")
         )
 
-    async def handle(self, obj: Any, send: Send, conn: Connection | None = None) -> Reply:
-        """One parsed JSON-RPC message (or batch) -> the reply to write."""
+    async def handle(
+        self,
+        obj: Any,
+        send: Send,
+        conn: Connection | None = None,
+        principal: Principal | None = None,
+    ) -> Reply:
+        """One parsed JSON-RPC message (or batch) -> the reply to write; ``principal``: who the
+        request's bearer token speaks for (protected HTTP servers)."""
         if conn is not None:
             if conn.legacy is not None:
-                return await conn.legacy.handle(obj, send, conn.cancel)
+                return await conn.legacy.handle(obj, send, conn.cancel, principal)
             if self.legacy_versions and is_legacy_initialize(obj):
                 return await self.open_legacy(obj, conn)
         if self.modern is None:
@@ -83,7 +99,9 @@ class Router:
             return error_reply(
                 rid if isinstance(rid, str | int) and not isinstance(rid, bool) else None, error
             )
-        return await self.modern.handle(obj, send, conn.cancel if conn is not None else None)
+        return await self.modern.handle(
+            obj, send, conn.cancel if conn is not None else None, principal
+        )
 
     async def open_legacy(self, obj: Any, conn: Connection) -> Reply:
         """A legacy ``initialize``: the connection becomes a legacy session when it succeeds."""
@@ -99,26 +117,30 @@ class Router:
         if conn.legacy is not None:
             self.services.subscriptions.sessions.discard(conn.legacy)
 
-    async def run(self, obj: Any, send: Send, conn: Connection) -> Reply:
+    async def run(
+        self, obj: Any, send: Send, conn: Connection, principal: Principal | None = None
+    ) -> Reply:
         """``handle`` a request as a cancellable in-flight request of ``conn``."""
         rid = obj.get("id") if isinstance(obj, dict) else None
         task = asyncio.current_task()
         if rid is None or task is None:
-            return await self.handle(obj, send, conn)
+            return await self.handle(obj, send, conn, principal)
         conn.inflight[rid] = task
         try:
-            return await self.handle(obj, send, conn)
+            return await self.handle(obj, send, conn, principal)
         except asyncio.CancelledError:
             return NO_REPLY  # a cancelled request gets no response
         finally:
             if conn.inflight.get(rid) is task:
                 del conn.inflight[rid]
 
-    async def tool_param_headers(self, tool: str, meta: Any) -> dict[str, str]:
+    async def tool_param_headers(
+        self, tool: str, meta: Any, principal: Principal | None = None
+    ) -> dict[str, str]:
         """``x-mcp-header`` annotations of ``tool`` (modern HTTP requests); empty for a legacy-only server."""
         if self.modern is None:
             return {}
-        return await self.modern.tool_param_headers(tool, meta)
+        return await self.modern.tool_param_headers(tool, meta, principal)
 
 
 __all__ = ["Connection", "Reply", "Router", "is_legacy_initialize"]

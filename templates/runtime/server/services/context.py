@@ -9,6 +9,7 @@ from pydantic import MISSING
 from pydantic_core import to_json
 
 from ...jsonrpc import notification_envelope
+from .auth import Principal
 
 Send = Callable[[bytes], Awaitable[None]]
 
@@ -33,7 +34,8 @@ class Context:
     semantics the request arrived with and ``protocol_version`` the exact revision.
     Progress reaches the client only when the request carried a ``progressToken``; log
     messages only when it carried a log level (2026-07-28) or, on a legacy session, at or
-    above the ``logging/setLevel`` threshold.
+    above the ``logging/setLevel`` threshold. ``principal`` is who the request's bearer token
+    speaks for on a protected HTTP server (``auth=``), None otherwise.
     """
 
     __slots__ = (
@@ -45,6 +47,7 @@ class Context:
         "log_level",
         "meta",
         "method",
+        "principal",
         "progress_token",
         "protocol_version",
         "request_id",
@@ -63,6 +66,7 @@ class Context:
         era: Literal["legacy", "modern"] = "modern",
         progress_token: str | int | None = None,
         log_level: str | None = None,
+        principal: Principal | None = None,
     ) -> None:
         self.request_id = request_id
         self.method = method
@@ -73,6 +77,7 @@ class Context:
         self.era = era
         self.progress_token = progress_token
         self.log_level = log_level
+        self.principal = principal
         self.cancelled = False
         self._send = send
 

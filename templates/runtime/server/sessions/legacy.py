@@ -32,7 +32,7 @@ from ...jsonrpc import (
 )
 from ...versions import VersionRegistry, negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, internal_error, rejection_reply
-from ..services import Context, Send, Subscriber
+from ..services import Context, Principal, Send, Subscriber
 from .convert import Conversion
 
 INITIALIZE = "initialize"
@@ -130,8 +130,11 @@ class LegacySession(Subscriber):
 
     # -- every later message --------------------------------------------------------------
 
-    async def handle(self, obj: Any, send: Send, cancel: Cancel | None = None) -> Reply:
-        """One parsed message (or batch) of the session -> the reply to write."""
+    async def handle(
+        self, obj: Any, send: Send, cancel: Cancel | None = None, principal: Principal | None = None
+    ) -> Reply:
+        """One parsed message (or batch) of the session -> the reply to write; ``principal``:
+        who the request's token speaks for, on a protected server."""
         if is_legacy_initialize(obj) or self.codec is None:
             return await self.initialize(obj)
         pending = {rid: method for rid, (method, _) in self._pending.items()} if self._pending else None
@@ -141,21 +144,23 @@ class LegacySession(Subscriber):
             self.refused(error)
             return rejection_reply(error)
         if not isinstance(decoded, Batch):
-            return await self.dispatch(decoded, obj, send, cancel)
+            return await self.dispatch(decoded, obj, send, cancel, principal)
         bodies = []
         for raw, item in zip(obj, decoded.items, strict=True):
             if isinstance(item, ProtocolError):
                 self.refused(item)
                 reply = rejection_reply(item)
             else:
-                reply = await self.dispatch(item, raw, send, cancel)
+                reply = await self.dispatch(item, raw, send, cancel, principal)
             if reply.body is not None:
                 bodies.append(reply.body)
         return Reply(b"[" + b",".join(bodies) + b"]") if bodies else NO_REPLY
 
-    async def dispatch(self, message: Message, raw: Any, send: Send, cancel: Cancel | None) -> Reply:
+    async def dispatch(
+        self, message: Message, raw: Any, send: Send, cancel: Cancel | None, principal: Principal | None = None
+    ) -> Reply:
         if isinstance(message, Request):
-            return await self.answer(message, raw, send)
+            return await self.answer(message, raw, send, principal)
         if isinstance(message, Response):
             self.resolve(message.id, message.result)
         elif isinstance(message, ErrorResponse):
@@ -165,7 +170,7 @@ class LegacySession(Subscriber):
             cancel(message.params)
         return NO_REPLY
 
-    async def answer(self, request: Request, raw: Any, send: Send) -> Reply:
+    async def answer(self, request: Request, raw: Any, send: Send, principal: Principal | None = None) -> Reply:
         method = request.method
         try:
             if method == "ping":
@@ -180,7 +185,7 @@ class LegacySession(Subscriber):
                 else:
                     self.subscribed.discard(uri)
                 return self.ok(request, {})
-            return await self.call(request, raw, send)
+            return await self.call(request, raw, send, principal)
         except ProtocolError as error:
             return error_reply(request.id, error)
         except Exception:  # a bug of ours must not leave the client waiting
@@ -190,7 +195,7 @@ class LegacySession(Subscriber):
         assert self.codec is not None
         return Reply(self.codec.dumps_result(request.id, request.method, result))
 
-    async def call(self, request: Request, raw: Any, send: Send) -> Reply:
+    async def call(self, request: Request, raw: Any, send: Send, principal: Principal | None = None) -> Reply:
         """A request for the author's handler, converted; ``input_required`` rounds driven here."""
         conversion = self.conversion
         assert conversion is not None and self.version is not None
@@ -212,6 +217,7 @@ class LegacySession(Subscriber):
             era="legacy",
             progress_token=progress_token(raw),
             log_level=self.log_level,
+            principal=principal,
         )
         for _ in range(MAX_ROUNDS):
             result = await self.kernel.call(method, params, ctx, self.client_capabilities)

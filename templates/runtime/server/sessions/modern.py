@@ -21,7 +21,7 @@ from ...codec_modern import ModernCodec
 from ...jsonrpc import Notification, ProtocolError, Request
 from ...versions import negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, rejection_reply
-from ..services import Context, Listener, Send
+from ..services import Context, Listener, Principal, Send
 from ..services.subscriptions import SUBSCRIPTION_ID_KEY
 from .convert import Conversion
 
@@ -85,20 +85,23 @@ class ModernSession:
 
     # -- entry point ----------------------------------------------------------------------
 
-    async def handle(self, obj: Any, send: Send, cancel: Any = None) -> Reply:
-        """One parsed message -> the reply; ``cancel`` is called with ``notifications/cancelled`` params."""
+    async def handle(self, obj: Any, send: Send, cancel: Any = None, principal: Principal | None = None) -> Reply:
+        """One parsed message -> the reply; ``cancel`` is called with ``notifications/cancelled`` params;
+        ``principal``: who the request's token speaks for, on a protected server."""
         codec = self.codec_for(requested_version(obj))
         try:
             decoded = codec.decode_value(obj)
         except ProtocolError as error:
             return rejection_reply(error)
         if isinstance(decoded, Request):
-            return await self.answer(decoded, obj, codec, send)
+            return await self.answer(decoded, obj, codec, send, principal)
         if isinstance(decoded, Notification) and decoded.method == CANCELLED and cancel is not None:
             cancel(decoded.params)
         return NO_REPLY
 
-    async def answer(self, request: Request, raw: Any, codec: ModernCodec, send: Send) -> Reply:
+    async def answer(
+        self, request: Request, raw: Any, codec: ModernCodec, send: Send, principal: Principal | None = None
+    ) -> Reply:
         method = request.method
         if method == "server/discover":
             return Reply(codec.dumps_result(request.id, method, self.discover_result()))
@@ -119,6 +122,7 @@ class ModernSession:
                 era="modern",
                 progress_token=None if token is MISSING else token,
                 log_level=None if level is MISSING else level,
+                principal=principal,
             )
             result = await self.kernel.call(method, params, ctx, meta.client_capabilities)
             return Reply(conversion.encode_result(request.id, method, result))
@@ -168,7 +172,7 @@ class ModernSession:
             subscriptions.listeners.discard(listener)
         return Reply(codec.dumps_result(request.id, request.method, {"_meta": meta}))
 
-    async def tool_param_headers(self, tool: str, meta: Any) -> dict[str, str]:
+    async def tool_param_headers(self, tool: str, meta: Any, principal: Principal | None = None) -> dict[str, str]:
         """``x-mcp-header`` annotations of ``tool``'s top-level arguments: header suffix -> argument.
 
         Read from the author's ``list_tools`` (first page) when a tool is not known yet.
@@ -190,6 +194,7 @@ class ModernSession:
                 meta=getattr(params, "meta", None),
                 protocol_version="",
                 client_capabilities={},
+                principal=principal,
             )
             listed = await handler(params, ctx)
         except Exception:

@@ -8,6 +8,14 @@ its server->client requests travel on the POST's SSE stream and their answers co
 as POSTs. A reply is plain JSON unless the handler sends something first (progress, log,
 input requests), which turns it into an SSE stream; closing that stream cancels the request.
 Host and Origin are checked against DNS rebinding; bodies over ``max_body`` bytes get 413.
+
+With ``auth`` (a ``ResourceServer``) the app is an OAuth 2.1 protected resource: it serves the
+Protected Resource Metadata (RFC 9728) at its well-known paths, and checks the bearer token of
+every POST, GET and DELETE before anything else runs; the scopes a POST needs are read from its
+parsed body (method, and tool name for ``tools/call``). A refused request gets 401/403 with the
+``WWW-Authenticate`` challenge (or 503) and reaches no handler; an accepted one carries its
+``Principal`` into the handler's ``Context``. A legacy session belongs to the principal that
+sent its ``initialize``: its id presented with another principal's token is an unknown session.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from ...jsonrpc import (
     error_envelope,
 )
 from ..router import Connection, Reply, Router, is_legacy_initialize
+from ..services.auth import Denial, Principal, ResourceServer
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -120,7 +129,7 @@ class HttpApp:
 
     ``path`` is the MCP endpoint; ``allowed_hosts``/``allowed_origins`` are host names (any
     port) accepted in ``Host`` and ``Origin`` (default: loopback only); ``max_body`` caps
-    the request body in bytes.
+    the request body in bytes; ``auth`` protects the endpoint (see the module docstring).
     """
 
     def __init__(
@@ -131,8 +140,11 @@ class HttpApp:
         allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
         allowed_origins: Iterable[str] | None = None,
         max_body: int = 4 * 1024 * 1024,
+        auth: ResourceServer | None = None,
     ) -> None:
         self.router = router
+        self.auth = auth
+        self.metadata_paths = frozenset(auth.metadata_paths) if auth is not None else frozenset()
         self.path = path
         self.allowed_hosts = frozenset(h.lower() for h in allowed_hosts)
         self.allowed_origins = frozenset(h.lower() for h in (allowed_origins or self.allowed_hosts))
@@ -150,6 +162,9 @@ class HttpApp:
                     return
         if scope["type"] != "http":
             return
+        if scope["path"] in self.metadata_paths:
+            await self.metadata(scope, send)
+            return
         if scope["path"].rstrip("/") != self.path.rstrip("/"):
             await plain(send, 404, b"not found")
             return
@@ -166,14 +181,40 @@ class HttpApp:
         elif method == "GET":
             await self.get(headers, receive, send)
         elif method == "DELETE":
-            session = self.sessions.pop(headers.get("mcp-session-id", ""), None)
-            if session is not None:
+            decision = await self.authorize(headers, None)
+            if isinstance(decision, Denial):
+                await deny(send, decision)
+                return
+            sid = headers.get("mcp-session-id", "")
+            session = self.sessions.get(sid)
+            if session is not None and session.belongs_to(decision):
+                del self.sessions[sid]
                 self.router.close(session)
-            await plain(send, 200 if session else 404, b"")
+                await plain(send, 200, b"")
+            else:
+                await plain(send, 404, b"")
         else:
             await plain(send, 405, b"method not allowed", [(b"allow", b"POST")])
 
     # -- checks ------------------------------------------------------------------------------
+
+    async def authorize(self, headers: dict[str, str], message: Any) -> Principal | Denial | None:
+        """The request's ``Principal`` (None on an unprotected server), or the ``Denial`` to send."""
+        if self.auth is None:
+            return None
+        return await self.auth.check(headers.get("authorization"), message)
+
+    async def metadata(self, scope: Scope, send: ASGISend) -> None:
+        """The Protected Resource Metadata: public, readable from any origin (browser clients)."""
+        assert self.auth is not None
+        cors = [(b"access-control-allow-origin", b"*")]
+        if scope["method"] == "OPTIONS":
+            allow = [(b"access-control-allow-methods", b"GET, OPTIONS"), (b"access-control-allow-headers", b"*")]
+            await plain(send, 204, b"", cors + allow)
+        elif scope["method"] == "GET":
+            await respond(send, 200, to_json(self.auth.document()), cors)
+        else:
+            await plain(send, 405, b"method not allowed", [(b"allow", b"GET, OPTIONS")])
 
     def host_allowed(self, host: str | None) -> bool:
         if host is None:
@@ -214,18 +255,27 @@ class HttpApp:
         try:
             obj = from_json(body, allow_inf_nan=False)
         except ValueError as exc:
-            await error(send, 400, None, ProtocolError(PARSE_ERROR, data={"detail": str(exc)}))
+            unreadable: ValueError | None = exc
+            obj = None
+        else:
+            unreadable = None
+        principal = await self.authorize(headers, obj)  # before anything reads the message for a handler
+        if isinstance(principal, Denial):
+            await deny(send, principal)
+            return
+        if unreadable is not None:
+            await error(send, 400, None, ProtocolError(PARSE_ERROR, data={"detail": str(unreadable)}))
             return
         sid = headers.get("mcp-session-id")
         extra: list[tuple[bytes, bytes]] = []
         if is_legacy_initialize(obj):
             sid = secrets.token_hex(16)
-            conn: Connection | None = Connection(sid)
+            conn: Connection | None = Connection(sid, principal)
             self.sessions[sid] = conn  # type: ignore[assignment]
             extra.append((b"mcp-session-id", sid.encode()))
         elif sid:
             conn = self.sessions.get(sid)
-            if conn is None:
+            if conn is None or not conn.belongs_to(principal):
                 await error(send, 404, None, ProtocolError(INVALID_REQUEST, "unknown or expired session"))
                 return
         else:
@@ -236,7 +286,8 @@ class HttpApp:
                     params = obj["params"]
                     args = params.get("arguments")
                     if isinstance(args, dict) and type(params.get("name")) is str:
-                        annotated = await self.router.tool_param_headers(params["name"], params.get("_meta"))
+                        name, meta = params["name"], params.get("_meta")
+                        annotated = await self.router.tool_param_headers(name, meta, principal)
                         check_param_headers(args, annotated, headers)
             except ProtocolError as exc:
                 rid = obj.get("id") if isinstance(obj, dict) else None
@@ -244,13 +295,13 @@ class HttpApp:
                 return
         is_request = isinstance(obj, dict) and "id" in obj and "method" in obj
         if not is_request and not isinstance(obj, list):
-            reply = await self.router.handle(obj, none_send, conn)
+            reply = await self.router.handle(obj, none_send, conn, principal)
             if reply.body is None:
                 await plain(send, 202, b"")
             else:
                 await respond(send, self.status(reply, conn), reply.body, extra)
             return
-        await self.answer(obj, conn, receive, send, extra)
+        await self.answer(obj, conn, receive, send, extra, principal)
 
     def status(self, reply: Reply, conn: Connection | None) -> int:
         if reply.code is None or conn is not None:
@@ -258,7 +309,13 @@ class HttpApp:
         return STATUS_OF.get(reply.code, 200)
 
     async def answer(
-        self, obj: Any, conn: Connection | None, receive: Receive, send: ASGISend, extra: list[tuple[bytes, bytes]]
+        self,
+        obj: Any,
+        conn: Connection | None,
+        receive: Receive,
+        send: ASGISend,
+        extra: list[tuple[bytes, bytes]],
+        principal: Principal | None = None,
     ) -> None:
         """Run the request inline; JSON if it finishes silently, else an SSE stream of what it sends.
 
@@ -278,9 +335,9 @@ class HttpApp:
 
         try:
             if conn is not None:
-                reply = await self.router.run(obj, push, conn)
+                reply = await self.router.run(obj, push, conn, principal)
             else:
-                reply = await self.router.handle(obj, push, None)
+                reply = await self.router.handle(obj, push, None, principal)
         except asyncio.CancelledError:
             if watcher is None or not watcher.done():
                 raise
@@ -299,8 +356,12 @@ class HttpApp:
     # -- GET: a legacy session's stream of unsolicited notifications -----------------------
 
     async def get(self, headers: dict[str, str], receive: Receive, send: ASGISend) -> None:
+        principal = await self.authorize(headers, None)
+        if isinstance(principal, Denial):
+            await deny(send, principal)
+            return
         conn = self.sessions.get(headers.get("mcp-session-id", ""))
-        if conn is None or conn.legacy is None:
+        if conn is None or conn.legacy is None or not conn.belongs_to(principal):
             await plain(send, 405, b"method not allowed", [(b"allow", b"POST")])
             return
         queue: asyncio.Queue[bytes] = asyncio.Queue()
@@ -367,6 +428,14 @@ async def plain(send: ASGISend, status: int, body: bytes, headers: list[tuple[by
 async def respond(send: ASGISend, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
     head = [(b"content-type", JSON), (b"content-length", str(len(body)).encode()), *headers]
     await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def deny(send: ASGISend, denial: Denial) -> None:
+    """A refused request: its status, challenge and RFC 6750 error body."""
+    body = to_json(denial.body())
+    head = [*denial.headers(), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": denial.status, "headers": head})
     await send({"type": "http.response.body", "body": body})
 
 

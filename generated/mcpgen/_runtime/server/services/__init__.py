@@ -3,14 +3,17 @@
 
 Each is a small object with an in-memory implementation: the request ``Context`` handlers see
 (``context``), the subscription bus (``subscriptions``), MRTR ``requestState`` signing
-(``request_state``). A session store, an event store and a token verifier plug in here, as
-further fields of ``Services``.
+(``request_state``), bearer-token verification for protected HTTP servers (``auth``: the
+``ResourceServer`` and its ``Principal``; ``verifiers``, imported only when used, needs the
+``auth`` extra). A session store and an event store plug in here, as further fields of
+``Services``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .auth import Principal, ResourceServer
 from .context import LOG_LEVELS, Context, Send
 from .request_state import RequestStateSealer
 from .subscriptions import Listener, Subscriber, Subscriptions
@@ -28,7 +31,9 @@ __all__ = [
     "LOG_LEVELS",
     "Context",
     "Listener",
+    "Principal",
     "RequestStateSealer",
+    "ResourceServer",
     "Send",
     "Services",
     "Subscriber",

@@ -1,0 +1,308 @@
+"""Token verification for an MCP server acting as an OAuth 2.1 resource server.
+
+What the HTTP transport puts in front of every handler when a server is protected:
+
+- ``ProtectedResource``: this server's identity and its RFC 9728 metadata document (which
+  authorization servers, which scopes), with the well-known paths it is served at;
+- ``TokenVerifier``: turns a bearer token into a ``Principal`` or raises ``InvalidToken``
+  (``verifiers.JWTVerifier`` and ``verifiers.IntrospectionVerifier``, which need the ``auth``
+  extra, are the two the runtime ships);
+- ``ScopePolicy``: the scopes a message needs, per method and per tool, with broader scopes
+  implying narrower ones;
+- ``ResourceServer``: all of it for one request: the ``Principal`` the handler sees in its
+  ``Context``, or the ``Denial`` to send instead (401 with a ``WWW-Authenticate`` challenge
+  naming the metadata and the scopes, 403 ``insufficient_scope``, 503 when the verifier cannot
+  reach the authorization server).
+
+Nothing here logs or keeps a token. Authorization applies to HTTP only: a stdio server takes
+its credentials from its environment (the specification's rule), so the stdio transport has
+no ``ResourceServer``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
+_BEARER = re.compile(r"Bearer +([A-Za-z0-9\-._~+/]+=*) *", re.IGNORECASE)
+_CHALLENGE_TEXT = re.compile(r"[^\x20\x21\x23-\x5b\x5d-\x7e]")  # RFC 6750 §3: what a quoted value may hold
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a verified token speaks for: the subject (a user, or the client itself for a
+    machine client), the client, the scopes granted.
+    """
+
+    subject: str | None
+    client_id: str | None
+    scopes: frozenset[str]
+    issuer: str | None = None
+    audience: tuple[str, ...] = ()
+    expires_at: float | None = None
+    claims: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def identity(self) -> str:
+        """A stable key for this principal across its tokens (issuer, subject, client): what
+        legacy sessions and MRTR ``requestState`` are bound to."""
+        return f"{self.issuer or ''}\x00{self.subject or ''}\x00{self.client_id or ''}"
+
+
+class InvalidToken(Exception):
+    """The token is not acceptable here (malformed, bad signature, expired, not for this
+    resource); the message says why and goes into ``error_description``.
+    """
+
+
+class VerifierUnavailable(Exception):
+    """The verifier could not decide (the JWKS or introspection endpoint is unreachable)."""
+
+
+class TokenVerifier(Protocol):
+    async def verify(self, token: str) -> Principal:
+        """The principal ``token`` stands for; raises ``InvalidToken`` or ``VerifierUnavailable``."""
+        ...
+
+
+def scopes_of(claims: Mapping[str, Any]) -> frozenset[str]:
+    """Granted scopes: ``scope`` (a space-separated string, RFC 9068/7662) or ``scp`` (a list)."""
+    scope = claims.get("scope")
+    if isinstance(scope, str):
+        return frozenset(scope.split())
+    scp = claims.get("scp")
+    if isinstance(scp, list) and all(isinstance(s, str) for s in scp):
+        return frozenset(scp)
+    if isinstance(scp, str):
+        return frozenset(scp.split())
+    return frozenset()
+
+
+def audiences_of(claims: Mapping[str, Any]) -> tuple[str, ...]:
+    aud = claims.get("aud")
+    if isinstance(aud, str):
+        return (aud,)
+    if isinstance(aud, list):
+        return tuple(a for a in aud if isinstance(a, str))
+    return ()
+
+
+def principal_of(claims: Mapping[str, Any]) -> Principal:
+    """The ``Principal`` of verified claims (a JWT's, or an introspection answer's)."""
+
+    def text(key: str) -> str | None:
+        value = claims.get(key)
+        return value if isinstance(value, str) else None
+
+    exp = claims.get("exp")
+    return Principal(
+        subject=text("sub"),
+        client_id=text("client_id") or text("azp"),
+        scopes=scopes_of(claims),
+        issuer=text("iss"),
+        audience=audiences_of(claims),
+        expires_at=float(exp) if isinstance(exp, (int, float)) and not isinstance(exp, bool) else None,
+        claims=dict(claims),
+    )
+
+
+@dataclass(frozen=True)
+class ProtectedResource:
+    """This MCP server as an OAuth protected resource (RFC 9728).
+
+    ``resource`` is the canonical URI of the MCP endpoint (``https://mcp.example.com/mcp``):
+    the audience tokens must name, and the ``resource`` clients send (RFC 8707).
+    """
+
+    resource: str
+    authorization_servers: tuple[str, ...]
+    scopes_supported: tuple[str, ...] | None = None
+    resource_name: str | None = None
+    resource_documentation: str | None = None
+
+    def __post_init__(self) -> None:
+        parts = urlsplit(self.resource)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.fragment:
+            raise ValueError(f"a resource identifier is an absolute http(s) URI without fragment: {self.resource!r}")
+        if not self.authorization_servers:
+            raise ValueError("a protected resource names at least one authorization server")
+
+    @property
+    def metadata_path(self) -> str:
+        """Where the metadata is served: the well-known prefix, then the resource's path."""
+        path = urlsplit(self.resource).path
+        return PRM_WELL_KNOWN + ("" if path in ("", "/") else path)
+
+    @property
+    def metadata_url(self) -> str:
+        parts = urlsplit(self.resource)
+        return f"{parts.scheme}://{parts.netloc}{self.metadata_path}"
+
+    def document(self) -> dict[str, Any]:
+        """The metadata document, as JSON-ready data."""
+        doc: dict[str, Any] = {
+            "resource": self.resource,
+            "authorization_servers": list(self.authorization_servers),
+            "bearer_methods_supported": ["header"],
+        }
+        if self.scopes_supported is not None:
+            doc["scopes_supported"] = list(self.scopes_supported)
+        if self.resource_name is not None:
+            doc["resource_name"] = self.resource_name
+        if self.resource_documentation is not None:
+            doc["resource_documentation"] = self.resource_documentation
+        return doc
+
+
+def www_authenticate(
+    resource_metadata: str,
+    *,
+    scope: Iterable[str] | None = None,
+    error: str | None = None,
+    description: str | None = None,
+) -> str:
+    """A ``WWW-Authenticate`` Bearer challenge (RFC 6750 §3, RFC 9728 §5.1)."""
+    params = [("resource_metadata", resource_metadata)]
+    scopes = sorted(set(scope or ()))
+    if scopes:
+        params.append(("scope", " ".join(scopes)))
+    if error is not None:
+        params.append(("error", error))
+    if description:
+        params.append(("error_description", description))
+    return "Bearer " + ", ".join(f'{name}="{_CHALLENGE_TEXT.sub("", value)}"' for name, value in params)
+
+
+@dataclass(frozen=True)
+class ScopePolicy:
+    """The scopes a request needs: ``default`` for every request, plus ``methods[method]``,
+    plus ``tools[name]`` for ``tools/call``. ``implies`` maps a broader scope to the narrower
+    ones it includes (``{"files:write": {"files:read"}}``), followed transitively.
+    """
+
+    default: frozenset[str] = frozenset()
+    methods: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    tools: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    implies: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def required(self, method: str | None, params: Any = None) -> frozenset[str]:
+        need = set(self.default)
+        if method is not None:
+            need |= self.methods.get(method, frozenset())
+            name = params.get("name") if isinstance(params, Mapping) else None
+            if method == "tools/call" and isinstance(name, str):
+                need |= self.tools.get(name, frozenset())
+        return frozenset(need)
+
+    def for_message(self, message: Any) -> frozenset[str]:
+        """What a parsed JSON-RPC message needs: its method's (and tool's) scopes; a batch
+        needs every scope any of its messages does; a response or anything unreadable, the default."""
+        if isinstance(message, list):
+            need = set(self.default)
+            for item in message:
+                need |= self.for_message(item)
+            return frozenset(need)
+        if isinstance(message, Mapping):
+            method = message.get("method")
+            return self.required(method if isinstance(method, str) else None, message.get("params"))
+        return frozenset(self.default)
+
+    def effective(self, granted: Iterable[str]) -> frozenset[str]:
+        """``granted`` and every scope they imply."""
+        have = set(granted)
+        todo = list(have)
+        while todo:
+            for narrower in self.implies.get(todo.pop(), frozenset()):
+                if narrower not in have:
+                    have.add(narrower)
+                    todo.append(narrower)
+        return frozenset(have)
+
+    def missing(self, granted: Iterable[str], method: str | None, params: Any = None) -> frozenset[str]:
+        return self.required(method, params) - self.effective(granted)
+
+
+@dataclass(frozen=True)
+class Denial:
+    """An HTTP answer refusing the request: status, challenge, and an RFC 6750 error body."""
+
+    status: int
+    www_authenticate: str | None
+    error: str | None
+    description: str
+
+    def headers(self) -> list[tuple[bytes, bytes]]:
+        headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
+        if self.www_authenticate is not None:
+            headers.append((b"www-authenticate", self.www_authenticate.encode("latin-1")))
+        return headers
+
+    def body(self) -> dict[str, str]:
+        return {"error": self.error or "unauthorized", "error_description": self.description}
+
+
+class ResourceServer:
+    """A protected MCP endpoint: ``verifier`` checks the bearer token of every HTTP request,
+    ``metadata`` is the RFC 9728 document (served by the app at ``metadata_paths``), ``scopes``
+    says what each request needs.
+
+    ``check`` decides one request. No token: 401 with the challenge (metadata URL, the scopes
+    this request needs). A token the verifier refuses: 401 ``invalid_token`` with the reason.
+    A valid token without the scopes: 403 ``insufficient_scope`` naming every scope the request
+    needs. A verifier that cannot decide: 503. Otherwise the ``Principal``.
+
+    When ``metadata`` sets no ``scopes_supported``, the document lists the policy's default
+    scopes (what any request needs), if any.
+    """
+
+    def __init__(self, verifier: TokenVerifier, metadata: ProtectedResource, scopes: ScopePolicy | None = None) -> None:
+        self.verifier = verifier
+        self.metadata = metadata
+        self.scopes = scopes or ScopePolicy()
+
+    def __repr__(self) -> str:
+        return f"ResourceServer({self.verifier!r}, {self.metadata.resource!r})"
+
+    @property
+    def metadata_paths(self) -> tuple[str, ...]:
+        """Where clients look for the metadata (the specification's order): the well-known
+        prefix before the endpoint's path, then the root well-known URI."""
+        path = self.metadata.metadata_path
+        return (path,) if path == PRM_WELL_KNOWN else (path, PRM_WELL_KNOWN)
+
+    def document(self) -> dict[str, Any]:
+        doc = self.metadata.document()
+        if "scopes_supported" not in doc and self.scopes.default:
+            doc["scopes_supported"] = sorted(self.scopes.default)
+        return doc
+
+    def deny(self, status: int, error: str | None, description: str, scope: Iterable[str] | None = None) -> Denial:
+        """A refusal with its challenge; one without an error code (no credentials at all)
+        carries no error information in the challenge (RFC 6750 §3.1).
+        """
+        said = description if error is not None else None
+        challenge = www_authenticate(self.metadata.metadata_url, scope=scope, error=error, description=said)
+        return Denial(status, challenge, error, description)
+
+    async def check(self, authorization: str | None, message: Any = None) -> Principal | Denial:
+        """``authorization``: the request's ``Authorization`` header (None when absent);
+        ``message``: its parsed JSON-RPC body (None for a GET or DELETE, or an unreadable body)."""
+        required = self.scopes.for_message(message)
+        if authorization is None:
+            return self.deny(401, None, "authorization required", required)
+        match = _BEARER.fullmatch(authorization)
+        if match is None:
+            return self.deny(401, "invalid_token", "the Authorization header holds no Bearer token", required)
+        try:
+            principal = await self.verifier.verify(match.group(1))
+        except InvalidToken as exc:
+            return self.deny(401, "invalid_token", str(exc), required)
+        except VerifierUnavailable:
+            return Denial(503, None, "temporarily_unavailable", "the token cannot be verified right now")
+        if required - self.scopes.effective(principal.scopes):
+            return self.deny(403, "insufficient_scope", "the token lacks scopes this request needs", required)
+        return principal

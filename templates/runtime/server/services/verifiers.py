@@ -1,0 +1,208 @@
+"""The token verifiers the runtime ships (they need the ``auth`` extra: joserfc for JWTs).
+
+- ``JWTVerifier`` checks a signed JWT access token (RFC 9068) against the issuer's JWKS:
+  signature by an allowed asymmetric algorithm, ``exp``/``nbf``, issuer, audience = this resource;
+- ``IntrospectionVerifier`` asks the authorization server about each token (RFC 7662).
+
+Either hands a ``ResourceServer`` (``auth.py``) the ``Principal`` of a token or raises
+``InvalidToken`` / ``VerifierUnavailable``. The JOSE work is joserfc's; nothing here logs a token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+import httpx
+from joserfc import jws, jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import KeySet
+
+from .auth import InvalidToken, Principal, VerifierUnavailable, audiences_of, principal_of
+
+ASYMMETRIC_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+"""JWS algorithms a resource server accepts by default: public-key signatures only, so a key
+published in a JWKS can never double as an HMAC secret, and never ``none``."""
+
+
+class JWTVerifier:
+    """Verifies JWT access tokens (RFC 9068) signed by ``issuer``.
+
+    Keys come from ``jwks`` (a JWKS document) or are fetched from ``jwks_uri`` and cached for
+    ``cache_seconds``; a token naming an unknown ``kid`` refetches them, at most once every
+    ``refetch_seconds``. The token must be signed with one of ``algorithms`` by a key of the
+    matching type, carry ``exp`` (and ``nbf``, when present, must have passed), name
+    ``issuer`` as ``iss`` and one of ``audience`` (this resource) in ``aud``; ``leeway``
+    seconds absorb clock skew.
+    """
+
+    def __init__(
+        self,
+        *,
+        issuer: str,
+        audience: str | Sequence[str],
+        jwks_uri: str | None = None,
+        jwks: Mapping[str, Any] | None = None,
+        algorithms: Collection[str] = ASYMMETRIC_ALGORITHMS,
+        leeway: int = 30,
+        cache_seconds: float = 300.0,
+        refetch_seconds: float = 30.0,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        if (jwks_uri is None) == (jwks is None):
+            raise ValueError("give exactly one of jwks_uri and jwks")
+        if "none" in algorithms or any(alg.startswith("HS") for alg in algorithms):
+            raise ValueError("a resource server verifies public-key signatures only: no 'none', no HMAC")
+        self.issuer = issuer
+        self.audience = (audience,) if isinstance(audience, str) else tuple(audience)
+        self.jwks_uri = jwks_uri
+        self.algorithms = tuple(algorithms)
+        self.leeway = leeway
+        self.cache_seconds = cache_seconds
+        self.refetch_seconds = refetch_seconds
+        self.http = http
+        self._keys: KeySet | None = KeySet.import_key_set(dict(jwks)) if jwks is not None else None  # type: ignore[arg-type]
+        self._fetched_at = float("-inf")
+        self._lock = asyncio.Lock()
+
+    def __repr__(self) -> str:
+        return f"JWTVerifier(issuer={self.issuer!r}, audience={self.audience!r})"
+
+    async def _fetch(self) -> KeySet:
+        assert self.jwks_uri is not None
+        try:
+            if self.http is not None:
+                response = await self.http.get(self.jwks_uri, headers={"accept": "application/json"})
+            else:
+                async with httpx.AsyncClient(timeout=10.0) as http:
+                    response = await http.get(self.jwks_uri, headers={"accept": "application/json"})
+            response.raise_for_status()
+            keys = KeySet.import_key_set(response.json())
+        except (httpx.HTTPError, ValueError, JoseError) as exc:
+            raise VerifierUnavailable(f"cannot load the JWKS at {self.jwks_uri}: {exc}") from exc
+        self._keys, self._fetched_at = keys, time.monotonic()
+        return keys
+
+    async def key_set(self, kid: str | None = None) -> KeySet:
+        """The issuer's keys: cached, or fetched when stale or when ``kid`` is not among them."""
+        if self.jwks_uri is None:
+            assert self._keys is not None
+            return self._keys
+        async with self._lock:
+            age = time.monotonic() - self._fetched_at
+            keys = self._keys
+            if keys is None or age > self.cache_seconds:
+                return await self._fetch()
+            if kid is not None and not any(key.kid == kid for key in keys) and age > self.refetch_seconds:
+                return await self._fetch()
+            return keys
+
+    async def verify(self, token: str) -> Principal:
+        try:
+            header = jws.extract_compact(token.encode("ascii")).headers()
+        except (JoseError, ValueError, UnicodeError) as exc:
+            raise InvalidToken("the token is not a signed JWT") from exc
+        alg = header.get("alg")
+        if alg not in self.algorithms:
+            raise InvalidToken(f"the token is signed with {alg!r}, which this server does not accept")
+        kid = header.get("kid")
+        keys = await self.key_set(kid if isinstance(kid, str) else None)
+        if isinstance(kid, str) and not any(key.kid == kid for key in keys):
+            raise InvalidToken("the token is signed by a key the issuer does not publish")
+        try:
+            claims = jwt.decode(token, keys, algorithms=list(self.algorithms)).claims
+        except (JoseError, ValueError) as exc:
+            raise InvalidToken("the token's signature does not verify") from exc
+        registry = jwt.JWTClaimsRegistry(
+            leeway=self.leeway,
+            iss={"essential": True, "value": self.issuer},
+            aud={"essential": True, "values": list(self.audience)},
+            exp={"essential": True},
+        )
+        try:
+            registry.validate(claims)
+        except JoseError as exc:
+            raise InvalidToken(_claim_problem(exc, self.issuer)) from exc
+        return principal_of(claims)
+
+
+def _claim_problem(exc: JoseError, issuer: str) -> str:
+    """What is wrong with a token's claims, for ``error_description``."""
+    claim = getattr(exc, "claim", None)
+    if exc.error == "expired_token":
+        return "the token has expired"
+    if claim == "nbf":
+        return "the token is not valid yet"
+    if claim == "aud":
+        return "the token is not for this resource"
+    if claim == "iss":
+        return f"the token was not issued by {issuer}"
+    return f"the token's {claim or 'claims'} claim is missing or malformed"
+
+
+class IntrospectionVerifier:
+    """Asks the authorization server about each token (RFC 7662), authenticating as
+    ``client_id``/``client_secret`` (HTTP Basic). The answer must be ``active``, for one of
+    ``audience`` (this resource), from ``issuer`` when given, and within ``exp``/``nbf``.
+    """
+
+    def __init__(
+        self,
+        *,
+        endpoint: str,
+        audience: str | Sequence[str],
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        issuer: str | None = None,
+        leeway: int = 30,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.endpoint = endpoint
+        self.audience = (audience,) if isinstance(audience, str) else tuple(audience)
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.issuer = issuer
+        self.leeway = leeway
+        self.http = http
+
+    def __repr__(self) -> str:
+        return f"IntrospectionVerifier({self.endpoint!r}, audience={self.audience!r})"
+
+    async def _introspect(self, token: str) -> httpx.Response:
+        auth: Any = httpx.BasicAuth(self.client_id, self.client_secret or "") if self.client_id else None
+        data = {"token": token, "token_type_hint": "access_token"}
+        http = self.http or httpx.AsyncClient(timeout=10.0)
+        try:
+            return await http.post(self.endpoint, data=data, auth=auth, headers={"accept": "application/json"})
+        finally:
+            if self.http is None:
+                await http.aclose()
+
+    async def verify(self, token: str) -> Principal:
+        try:
+            response = await self._introspect(token)
+        except httpx.HTTPError as exc:
+            raise VerifierUnavailable(f"the introspection endpoint {self.endpoint} is unreachable: {exc!r}") from exc
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = None
+        if response.status_code != 200 or not isinstance(answer, dict):
+            raise VerifierUnavailable(
+                f"the introspection endpoint {self.endpoint} answered HTTP {response.status_code}"
+            )
+        if answer.get("active") is not True:
+            raise InvalidToken("the token is not active")
+        now = time.time()
+        exp, nbf = answer.get("exp"), answer.get("nbf")
+        if isinstance(exp, (int, float)) and now - self.leeway >= exp:
+            raise InvalidToken("the token has expired")
+        if isinstance(nbf, (int, float)) and now + self.leeway < nbf:
+            raise InvalidToken("the token is not valid yet")
+        if self.issuer is not None and answer.get("iss") != self.issuer:
+            raise InvalidToken(f"the token was not issued by {self.issuer}")
+        if not set(audiences_of(answer)) & set(self.audience):
+            raise InvalidToken("the token is not for this resource")
+        return principal_of(answer)
