@@ -13,7 +13,8 @@ import asyncio
 import contextlib
 import json
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,4 +139,21 @@ async def serving(app: App, sock: socket.socket) -> AsyncIterator[None]:
     finally:
         server.should_exit = True
         await task
+        sock.close()
+
+
+@contextlib.contextmanager
+def served_in_thread(app: App, sock: socket.socket | None = None) -> Iterator[str]:
+    """Serve ``app`` with uvicorn in a thread of its own (its own event loop), for synchronous
+    tests and clients that run their own loops, on ``sock`` (default: a new loopback socket);
+    yields ``http://127.0.0.1:PORT``."""
+    sock = sock or listening_socket()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", loop="asyncio"))
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
         sock.close()

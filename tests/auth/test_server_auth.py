@@ -407,3 +407,27 @@ def test_resource_server_metadata_paths_and_document() -> None:
     assert ResourceServer(fixed, explicit, ScopePolicy(default=frozenset({"a"}))).document()["scopes_supported"] == [
         "x"
     ]
+
+
+def test_request_state_sealed_for_a_principal_opens_only_for_it() -> None:
+    from mcpgen._runtime.jsonrpc import ProtocolError
+    from mcpgen._runtime.server.services.request_state import RequestStateSealer
+
+    alice = Principal("alice", "app", frozenset(), issuer="https://auth.example.com").identity
+    bob = Principal("bob", "app", frozenset(), issuer="https://auth.example.com").identity
+    odd = "iss\x00sub\udc80\x00"  # identities come from token claims: any string
+    worker_a, worker_b = RequestStateSealer(b"shared"), RequestStateSealer(b"shared")
+    sealed = worker_a.seal("step-2", principal=alice)
+    assert worker_b.open(sealed, principal=alice) == "step-2"  # any worker, same principal
+    assert worker_b.open(worker_a.seal("s", principal=odd), principal=odd) == "s"
+    refusals = [
+        (sealed, bob),  # another principal
+        (sealed, None),  # nobody authenticated
+        (worker_a.seal("step-2"), alice),  # issued to nobody, presented by alice
+        (worker_a.seal("step-2", principal=alice + "x"), alice),
+        (RequestStateSealer(b"other").seal("step-2", principal=alice), alice),  # another key
+    ]
+    for state, who in refusals:
+        with pytest.raises(ProtocolError) as caught:
+            worker_b.open(state, principal=who)
+        assert caught.value.code == -32602
