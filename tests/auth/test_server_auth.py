@@ -431,3 +431,48 @@ def test_request_state_sealed_for_a_principal_opens_only_for_it() -> None:
         with pytest.raises(ProtocolError) as caught:
             worker_b.open(state, principal=who)
         assert caught.value.code == -32602
+
+
+def test_verified_tokens_are_remembered_briefly_and_never_past_their_expiry(issuer: TestAuthorizationServer) -> None:
+    """A client sends one token with every request: the verdict is kept (by digest), so a key
+    withdrawn from the JWKS stops a token only once ``remember_seconds`` have passed, and
+    ``remember=0`` (or ``remember_seconds=0``) verifies every request afresh."""
+
+    async def go() -> dict[str, Any]:
+        token = issuer.mint({"aud": RESOURCE, "exp": int(time.time()) + 3600})
+        tampered = token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
+        verifiers = {
+            "remembering": verifier(issuer, cache_seconds=0.0),
+            "fresh": verifier(issuer, cache_seconds=0.0, remember=0),
+            "at once": verifier(issuer, cache_seconds=0.0, remember_seconds=0.0),
+        }
+        for v in verifiers.values():
+            assert (await v.verify(token)).subject == "user-1"
+            with pytest.raises(InvalidToken):
+                await v.verify(tampered)  # a remembered token vouches for no other
+        old = issuer.key
+        issuer.key = RSAKey.generate_key(2048, parameters={"kid": "rotated", "alg": "RS256"})  # the old key withdrawn
+        verdicts: dict[str, Any] = {}
+        try:
+            for name, v in verifiers.items():
+                try:
+                    verdicts[name] = (await v.verify(token)).subject
+                except InvalidToken as exc:
+                    verdicts[name] = str(exc)
+        finally:
+            issuer.key = old
+        bounded = verifier(issuer, remember=2)
+        for subject in ("a", "b", "c"):
+            await bounded.verify(issuer.mint({"aud": RESOURCE, "sub": subject}))
+        verdicts["bounded"] = len(bounded._verified)
+        soon = verifier(issuer, leeway=5)
+        expiring = issuer.mint({"aud": RESOURCE, "exp": int(time.time()) + 2})
+        await soon.verify(expiring)
+        ((until, _),) = soon._verified.values()
+        verdicts["until"] = until <= int(time.time()) + 2 + 5
+        return verdicts
+
+    verdicts = asyncio.run(go())
+    assert verdicts["remembering"] == "user-1"
+    assert verdicts["fresh"] == verdicts["at once"] == "the token is signed by a key the issuer does not publish"
+    assert verdicts["bounded"] == 2 and verdicts["until"] is True

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
-_BEARER = re.compile(r"Bearer +([A-Za-z0-9\-._~+/]+=*) *", re.IGNORECASE)
+_TOKEN68 = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750 §2.1: what a Bearer credential may be
 _CHALLENGE_TEXT = re.compile(
     r"[^\x20\x21\x23-\x5b\x5d-\x7e]"
 )  # RFC 6750 §3: what a quoted value may hold
@@ -113,6 +113,15 @@ def principal_of(claims: Mapping[str, Any]) -> Principal:
         else None,
         claims=dict(claims),
     )
+
+
+def bearer_token(authorization: str) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header value (the scheme in any case)."""
+    scheme, _, rest = authorization.partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    token = rest.strip(" ")
+    return token if _TOKEN68.fullmatch(token) is not None else None
 
 
 @dataclass(frozen=True)
@@ -314,13 +323,13 @@ class ResourceServer:
         required = self.scopes.for_message(message)
         if authorization is None:
             return self.deny(401, None, "authorization required", required)
-        match = _BEARER.fullmatch(authorization)
-        if match is None:
+        token = bearer_token(authorization)
+        if token is None:
             return self.deny(
                 401, "invalid_token", "the Authorization header holds no Bearer token", required
             )
         try:
-            principal = await self.verifier.verify(match.group(1))
+            principal = await self.verifier.verify(token)
         except InvalidToken as exc:
             return self.deny(401, "invalid_token", str(exc), required)
         except VerifierUnavailable:

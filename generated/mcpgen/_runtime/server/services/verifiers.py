@@ -12,7 +12,9 @@ Either hands a ``ResourceServer`` (``auth.py``) the ``Principal`` of a token or 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
+from collections import OrderedDict
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -48,6 +50,11 @@ class JWTVerifier:
     matching type, carry ``exp`` (and ``nbf``, when present, must have passed), name
     ``issuer`` as ``iss`` and one of ``audience`` (this resource) in ``aud``; ``leeway``
     seconds absorb clock skew.
+
+    A client sends the same token with every request until it expires, so the verdict on the
+    last ``remember`` tokens is kept (by the token's SHA-256, never the token) for at most
+    ``remember_seconds`` and never past the token's ``exp``: a key withdrawn from the JWKS stops
+    a token it signed within that time. ``remember=0`` verifies every request afresh.
     """
 
     def __init__(
@@ -61,6 +68,8 @@ class JWTVerifier:
         leeway: int = 30,
         cache_seconds: float = 300.0,
         refetch_seconds: float = 30.0,
+        remember: int = 1024,
+        remember_seconds: float = 60.0,
         http: httpx.AsyncClient | None = None,
     ) -> None:
         if (jwks_uri is None) == (jwks is None):
@@ -76,10 +85,15 @@ class JWTVerifier:
         self.leeway = leeway
         self.cache_seconds = cache_seconds
         self.refetch_seconds = refetch_seconds
+        self.remember = remember
+        self.remember_seconds = remember_seconds
         self.http = http
         self._keys: KeySet | None = KeySet.import_key_set(dict(jwks)) if jwks is not None else None  # type: ignore[arg-type]
         self._fetched_at = float("-inf")
         self._lock = asyncio.Lock()
+        self._verified: OrderedDict[bytes, tuple[float, Principal]] = (
+            OrderedDict()
+        )  # digest -> (until, principal)
 
     def __repr__(self) -> str:
         return f"JWTVerifier(issuer={self.issuer!r}, audience={self.audience!r})"
@@ -120,6 +134,26 @@ class JWTVerifier:
             return keys
 
     async def verify(self, token: str) -> Principal:
+        if self.remember <= 0:
+            return await self.check(token)
+        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+        now = time.time()
+        known = self._verified.get(digest)
+        if known is not None:
+            until, principal = known
+            if now < until:
+                self._verified.move_to_end(digest)
+                return principal
+            del self._verified[digest]
+        principal = await self.check(token)
+        expires = principal.expires_at + self.leeway if principal.expires_at is not None else now
+        self._verified[digest] = (min(now + self.remember_seconds, expires), principal)
+        while len(self._verified) > self.remember:
+            self._verified.popitem(last=False)
+        return principal
+
+    async def check(self, token: str) -> Principal:
+        """Verify ``token`` (signature, algorithm, key, claims), remembering nothing."""
         try:
             header = jws.extract_compact(token.encode("ascii")).headers()
         except (JoseError, ValueError, UnicodeError) as exc:
