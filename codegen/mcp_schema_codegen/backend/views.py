@@ -507,8 +507,11 @@ def scaffold_context(
     vendor_runtime: bool,
     schema_dir: str | None,
     versions: Sequence[str],
+    auth: bool = False,
 ) -> dict[str, object]:
-    """The scaffold templates' context: the project's names and the revision's handlers."""
+    """The scaffold templates' context: the project's names and the revision's handlers; with
+    ``auth``, the HTTP server is an OAuth 2.1 protected resource (``runtime``: where its
+    ``server.auth`` is imported from)."""
     by_stub = {str(h.stub_name): h for h in handlers}
     return {
         "project": Word(project),
@@ -525,11 +528,15 @@ def scaffold_context(
         "vendor_runtime": vendor_runtime,
         "schema_dir": schema_dir,
         "versions": [Word(v) for v in versions],
-        "runtime_requirement": runtime_requirement(),
+        "runtime_requirement": runtime_requirement(extras=("auth",) if auth else ()),
+        "auth": auth,
+        "runtime": dotted(f"{package}._runtime" if vendor_runtime else "mcpgen._runtime"),
     }
 
 
-def runtime_requirement() -> Code:
-    """The runtime a generated project needs: this generator's release line (same major.minor)."""
+def runtime_requirement(extras: Sequence[str] = ()) -> Code:
+    """The runtime a generated project needs: this generator's release line (same major.minor),
+    with ``extras`` (``auth``: token verification)."""
     major, minor, *_ = Word(__version__).split(".")
-    return Code(f"mcpgen>={Word(__version__)},<{int(major)}.{int(minor) + 1}")
+    wanted = f"[{','.join(Ident(extra) for extra in extras)}]" if extras else ""
+    return Code(f"mcpgen{wanted}>={Word(__version__)},<{int(major)}.{int(minor) + 1}")

@@ -332,23 +332,32 @@ def methods(version: str, as_json: bool) -> int:
     help="Where to create the project.",
 )
 @click.option("--vendor-runtime", is_flag=True, help="Copy the runtime into the project (no dependency on mcpgen).")
+@click.option(
+    "--auth",
+    is_flag=True,
+    help="Protect the HTTP server with OAuth 2.1: JWT access tokens checked against the issuer's JWKS "
+    "(settings from the environment).",
+)
 @schema_dir_option
-def scaffold(name: str, version: str | None, directory: Path, vendor_runtime: bool) -> int:
+def scaffold(name: str, version: str | None, directory: Path, vendor_runtime: bool, auth: bool) -> int:
     """Write a runnable MCP server project NAME.
 
     NAME/ gets a pyproject (depending on the runtime distribution mcpgen), the generated
     package NAME_mcp/ (generator-owned), a server module with typed handlers to fill in, a test
-    and a README.
+    and a README. With --auth, its auth.py makes the HTTP server an OAuth 2.1 protected
+    resource, configured by MCP_AUTH_ISSUER, MCP_AUTH_RESOURCE, MCP_AUTH_JWKS_URL and
+    MCP_AUTH_SCOPES, with a test of its own.
 
     \b
     Examples:
       mcp-codegen scaffold weather && cd weather && python -m pytest -q
       mcp-codegen scaffold weather --version 2025-11-25 --vendor-runtime
+      mcp-codegen scaffold weather --auth
     """
     from mcp_schema_codegen.commands.scaffold import scaffold as run
 
     given = click.get_current_context().find_root().meta.get("schema_dir")
-    root = run(name, directory, version, Path(given) if given else None, vendor_runtime=vendor_runtime)
+    root = run(name, directory, version, Path(given) if given else None, vendor_runtime=vendor_runtime, auth=auth)
     click.echo(f"scaffolded {root}: see {root / 'README.md'}")
     return EXIT_OK
 

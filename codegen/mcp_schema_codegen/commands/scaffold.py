@@ -55,6 +55,11 @@ USER_FILES = {
     "{module}/server.py": "server.py",
     "tests/test_server.py": "test_server.py",
 }
+# with --auth: the settings of the protected HTTP server, and its test
+AUTH_FILES = {
+    "{module}/auth.py": "auth.py",
+    "tests/test_auth.py": "test_auth.py",
+}
 
 
 def module_name(name: str) -> str:
@@ -92,8 +97,13 @@ def scaffold(
     version: str | None = None,
     schema_dir: Path | None = None,
     vendor_runtime: bool = False,
+    auth: bool = False,
 ) -> Path:
     """Write a runnable server project ``name`` into ``directory / name``; returns the project root.
+
+    With ``auth`` its HTTP server is an OAuth 2.1 protected resource: ``<module>/auth.py`` reads
+    the settings (issuer, resource URL, JWKS URL, scopes) from the environment, and
+    ``tests/test_auth.py`` checks tokens against a key of its own.
 
     The project is built in a staging directory beside it and renamed into place at the end,
     so a failure leaves nothing behind.
@@ -137,9 +147,10 @@ def scaffold(
             vendor_runtime=vendor_runtime,
             schema_dir=record_dir,
             versions=project_versions(lock, version, vendor_runtime),
+            auth=auth,
         )
         renderer = Renderer(templates_dir())
-        for rel, template in USER_FILES.items():
+        for rel, template in (USER_FILES | AUTH_FILES if auth else USER_FILES).items():
             path = stage / rel.format(module=module)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(renderer.render(f"{SCAFFOLD}/{template}", **context), encoding="utf-8")

@@ -1,0 +1,92 @@
+"""``mcp-codegen scaffold NAME --auth``: a server whose HTTP side is an OAuth 2.1 protected resource.
+
+The project's own tests (``tests/test_auth.py``: a key and a JWKS of their own, the server over
+HTTP with its settings in the environment; metadata, 401, refused tokens, 403, a good call) pass
+in both eras, with the runtime from ``mcpgen`` and vendored; the project is ``mypy --strict``
+clean; without its settings the HTTP server refuses to start, in one sentence.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from mcp_schema_codegen import __version__
+from mcp_schema_codegen.commands.cli import main
+
+
+def env(**extra: str) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("MCP_AUTH_")}
+    return {**base, **extra}
+
+
+def run(root: Path, *command: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *command], cwd=root, capture_output=True, text=True, timeout=300, env=env(**extra), check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("scaffold-auth")
+    assert main(["scaffold", "notes", "--auth", "--dir", str(base)]) == 0
+    return base / "notes"
+
+
+def test_the_protected_scaffold_passes_its_own_tests(project: Path) -> None:
+    done = run(project, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "9 passed" in done.stdout  # 7 over HTTP with tokens, stdio, ruff
+
+
+def test_the_protected_scaffold_is_typed_strictly(project: Path) -> None:
+    done = run(project, "-m", "mypy", "--no-incremental", ".")
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_the_protected_scaffold_depends_on_token_verification(project: Path) -> None:
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text())
+    major, minor = __version__.split(".")[:2]
+    assert pyproject["project"]["dependencies"] == [f"mcpgen[auth]>={__version__},<{major}.{int(minor) + 1}"]
+    assert (project / "notes" / "auth.py").is_file() and (project / "tests" / "test_auth.py").is_file()
+    readme = (project / "README.md").read_text()
+    assert "## Authorization" in readme and "MCP_AUTH_JWKS_URL" in readme
+
+
+def test_without_its_settings_the_http_server_does_not_start(project: Path) -> None:
+    done = run(project, "-m", "notes", "--http", "--port", "1")
+    assert done.returncode == 2
+    (error,) = [line for line in done.stderr.splitlines() if "error:" in line]
+    assert "set MCP_AUTH_ISSUER, MCP_AUTH_RESOURCE, MCP_AUTH_JWKS_URL" in error
+    assert "Traceback" not in done.stderr
+    bad = {"MCP_AUTH_ISSUER": "https://a.example.com", "MCP_AUTH_JWKS_URL": "https://a.example.com/jwks"}
+    done = run(project, "-m", "notes", "--http", "--port", "1", MCP_AUTH_RESOURCE="mcp.example.com/mcp", **bad)
+    assert done.returncode == 2 and "MCP_AUTH_RESOURCE is not an http(s) URL" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_legacy_protected_scaffold_with_a_vendored_runtime(tmp_path: Path) -> None:
+    assert (
+        main(["scaffold", "old-notes", "--auth", "--version", "2025-11-25", "--vendor-runtime", "--dir", str(tmp_path)])
+        == 0
+    )
+    root = tmp_path / "old-notes"
+    assert "from old_notes_mcp._runtime.server.auth import" in (root / "old_notes" / "auth.py").read_text()
+    assert any(
+        d.startswith("joserfc") for d in tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    )
+    done = run(root, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "9 passed" in done.stdout  # the legacy conversation: initialize with the token, then the call
+
+
+def test_without_auth_the_scaffold_has_no_protection(tmp_path: Path) -> None:
+    assert main(["scaffold", "open-notes", "--dir", str(tmp_path)]) == 0
+    root = tmp_path / "open-notes"
+    assert not (root / "open_notes" / "auth.py").exists() and not (root / "tests" / "test_auth.py").exists()
+    assert "auth" not in (root / "open_notes" / "__main__.py").read_text()
