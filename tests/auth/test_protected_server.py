@@ -531,6 +531,7 @@ REDIRECT = "http://127.0.0.1:1/callback"
 
 
 @pytest.mark.parametrize(("mode", "version"), [("auto", MODERN), ("legacy", LEGACY)])
+@pytest.mark.interop
 def test_the_official_python_sdk_client_registers_and_authorizes_itself(ep: Endpoint, mode: str, version: str) -> None:
     """Dynamic registration, PKCE, the token, the call: the SDK's own flow against our server."""
     negotiated, texts = asyncio.run(official_client(ep, mode, SdkStorage(), ["whoami"]))
@@ -544,6 +545,7 @@ def test_the_official_python_sdk_client_registers_and_authorizes_itself(ep: Endp
 
 
 @pytest.mark.parametrize(("mode", "version"), [("auto", MODERN), ("legacy", LEGACY)])
+@pytest.mark.interop
 def test_the_official_python_sdk_client_steps_up_on_403(ep: Endpoint, mode: str, version: str) -> None:
     """A pre-registered client (the SDK registers dynamically with the scope it first asked
     for, which this authorization server then holds it to, so its step-up needs a registration
