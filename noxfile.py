@@ -1,0 +1,72 @@
+"""Developer tasks: ``nox -s lint types fast`` before a commit; ``nox`` alone runs the default set.
+
+Each session installs both distributions of this repository (the runtime from ``generated/``
+and the generator) into its own reused virtualenv, so a session sees what a fresh checkout sees.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["lint", "types", "fast", "regenerate"]
+nox.options.reuse_existing_virtualenvs = True
+
+SOURCES = ["codegen", "generated", "templates/runtime", "tests", "benchmarks", "examples", "noxfile.py"]
+
+
+def install(session: nox.Session) -> None:
+    session.install("-e", "./generated", "-e", ".[test]")
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check over all source, the runtime's templates included."""
+    install(session)
+    session.run("ruff", "check", *SOURCES)
+    session.run("ruff", "format", "--check", *[s for s in SOURCES if s != "generated"])
+    session.run("lint-imports")
+
+
+@nox.session
+def types(session: nox.Session) -> None:
+    """mypy --strict on the generator and the generated package."""
+    install(session)
+    session.run("mypy", "--strict", "codegen/mcp_schema_codegen", "generated/mcpgen")
+
+
+@nox.session
+def fast(session: nox.Session) -> None:
+    """The tests that need no real peer (no npm packages, no official SDK, no wheels)."""
+    install(session)
+    session.run("pytest", "-q", "-m", "not interop", *session.posargs)
+
+
+@nox.session
+def interop(session: nox.Session) -> None:
+    """The tests against real peers: the official Python and TypeScript SDKs, the conformance suite."""
+    install(session)
+    session.run("pytest", "-q", "-m", "interop", *session.posargs)
+
+
+@nox.session
+def regenerate(session: nox.Session) -> None:
+    """Regenerate generated/ from the templates and schemas and fail if anything changed."""
+    install(session)
+    session.run("mcp-codegen", "generate", "--all")
+    session.run("git", "diff", "--exit-code", "--stat", "generated", external=True)
+
+
+@nox.session
+def minimum(session: nox.Session) -> None:
+    """The test suite against the lowest versions the distributions declare they accept."""
+    install(session)
+    floors = [
+        "pydantic==2.14.0",
+        "httpx==0.27.0",
+        "uvicorn==0.30.0",
+        "httptools==0.6.0",
+        "jinja2==3.1.0",
+        "click==8.1.0",
+    ]
+    session.install(*floors)
+    session.run("pytest", "-q", "-m", "not interop", *session.posargs)
