@@ -19,7 +19,7 @@ import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial, reduce
-from typing import Annotated, Any, ClassVar, Literal, TypeGuard, cast, get_args
+from typing import Annotated, Any, ClassVar, Literal, cast, get_args
 
 from pydantic import MISSING, BaseModel, Field, TypeAdapter, ValidationError
 from pydantic_core import from_json, to_json
@@ -42,6 +42,7 @@ from .jsonrpc import (
     RequestId,
     Response,
     error_envelope,
+    is_request_id,
     notification_envelope,
     request_envelope,
     result_envelope,
@@ -95,11 +96,6 @@ def invalid(where: str, exc: ValidationError) -> ProtocolError:
         for e in exc.errors(include_url=False, include_input=False, include_context=False)
     ]
     return ProtocolError(INVALID_PARAMS, f"invalid {where}", {"errors": errors})
-
-
-def is_request_id(value: object) -> TypeGuard[RequestId]:
-    """A JSON-RPC id in MCP: a string or an integer; never null, a float or a boolean."""
-    return type(value) is str or type(value) is int
 
 
 @dataclass

@@ -9,7 +9,7 @@ depends on a revision; the era codecs (``codec.py``) build on it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 RequestId = str | int
 
@@ -95,6 +95,21 @@ class ProtocolError(Exception):
 
 
 JSONRPC = "2.0"
+
+
+def is_request_id(value: object) -> TypeGuard[RequestId]:
+    """A JSON-RPC id in MCP: a string or an integer; never null, a float, a boolean, an object or an array."""
+    return type(value) is str or type(value) is int
+
+
+def request_id(message: object) -> RequestId | None:
+    """The ``id`` of a parsed message when it is a valid id, else None (also for a non-object).
+
+    Every id read from JSON that no codec has checked yet goes through here before it is used
+    as a key or echoed back, so a hostile id (an object, an array, a float) is never either.
+    """
+    rid = message.get("id") if isinstance(message, dict) else None
+    return rid if is_request_id(rid) else None
 
 
 def request_envelope(id: RequestId, method: str, params: Any = None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..codec import Codec
 from ..codec_legacy import LegacyCodec
-from ..jsonrpc import INVALID_REQUEST, ProtocolError
+from ..jsonrpc import INVALID_REQUEST, ProtocolError, is_request_id, request_id
 from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
 from .services import Principal, RequestStateSealer, Send, Services
 from .sessions import LegacySession, ModernSession, is_legacy_initialize
@@ -43,7 +43,7 @@ class Connection:
     def cancel(self, params: Any) -> None:
         """``notifications/cancelled``: stop the request it names; unknown ids are ignored."""
         rid = params.get("requestId") if isinstance(params, dict) else getattr(params, "request_id", None)
-        task = self.inflight.get(rid)
+        task = self.inflight.get(rid) if is_request_id(rid) else None
         if task is not None:
             task.cancel()
 
@@ -77,9 +77,7 @@ class Router:
             if self.legacy_versions and is_legacy_initialize(obj):
                 return await self.open_legacy(obj, conn)
         if self.modern is None:
-            rid = obj.get("id") if isinstance(obj, dict) else None
-            error = ProtocolError(INVALID_REQUEST, "send initialize first")
-            return error_reply(rid if isinstance(rid, str | int) and not isinstance(rid, bool) else None, error)
+            return error_reply(request_id(obj), ProtocolError(INVALID_REQUEST, "send initialize first"))
         return await self.modern.handle(obj, send, conn.cancel if conn is not None else None, principal)
 
     async def open_legacy(self, obj: Any, conn: Connection) -> Reply:
@@ -98,7 +96,7 @@ class Router:
 
     async def run(self, obj: Any, send: Send, conn: Connection, principal: Principal | None = None) -> Reply:
         """``handle`` a request as a cancellable in-flight request of ``conn``."""
-        rid = obj.get("id") if isinstance(obj, dict) else None
+        rid = request_id(obj)
         task = asyncio.current_task()
         if rid is None or task is None:
             return await self.handle(obj, send, conn, principal)

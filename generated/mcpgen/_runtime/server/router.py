@@ -18,7 +18,7 @@ from typing import Any
 
 from ..codec import Codec
 from ..codec_legacy import LegacyCodec
-from ..jsonrpc import INVALID_REQUEST, ProtocolError
+from ..jsonrpc import INVALID_REQUEST, ProtocolError, is_request_id, request_id
 from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
 from .services import Principal, RequestStateSealer, Send, Services
 from .sessions import LegacySession, ModernSession, is_legacy_initialize
@@ -48,7 +48,7 @@ class Connection:
             if isinstance(params, dict)
             else getattr(params, "request_id", None)
         )
-        task = self.inflight.get(rid)
+        task = self.inflight.get(rid) if is_request_id(rid) else None
         if task is not None:
             task.cancel()
 
@@ -94,10 +94,8 @@ class Router:
             if self.legacy_versions and is_legacy_initialize(obj):
                 return await self.open_legacy(obj, conn)
         if self.modern is None:
-            rid = obj.get("id") if isinstance(obj, dict) else None
-            error = ProtocolError(INVALID_REQUEST, "send initialize first")
             return error_reply(
-                rid if isinstance(rid, str | int) and not isinstance(rid, bool) else None, error
+                request_id(obj), ProtocolError(INVALID_REQUEST, "send initialize first")
             )
         return await self.modern.handle(
             obj, send, conn.cancel if conn is not None else None, principal
@@ -121,7 +119,7 @@ class Router:
         self, obj: Any, send: Send, conn: Connection, principal: Principal | None = None
     ) -> Reply:
         """``handle`` a request as a cancellable in-flight request of ``conn``."""
-        rid = obj.get("id") if isinstance(obj, dict) else None
+        rid = request_id(obj)
         task = asyncio.current_task()
         if rid is None or task is None:
             return await self.handle(obj, send, conn, principal)

@@ -39,6 +39,7 @@ from ...jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
     error_envelope,
+    request_id,
 )
 from ..router import Connection, Reply, Router, is_legacy_initialize
 from ..services.auth import Denial, Principal, ResourceServer
@@ -290,8 +291,7 @@ class HttpApp:
                         annotated = await self.router.tool_param_headers(name, meta, principal)
                         check_param_headers(args, annotated, headers)
             except ProtocolError as exc:
-                rid = obj.get("id") if isinstance(obj, dict) else None
-                await error(send, 400, rid, exc)
+                await error(send, 400, request_id(obj), exc)
                 return
         is_request = isinstance(obj, dict) and "id" in obj and "method" in obj
         if not is_request and not isinstance(obj, list):

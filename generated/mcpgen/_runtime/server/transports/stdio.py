@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic_core import from_json, to_json
 
-from ...jsonrpc import PARSE_ERROR, ProtocolError, error_envelope
+from ...jsonrpc import PARSE_ERROR, ProtocolError, error_envelope, request_id
 from ..router import Connection, Router, is_legacy_initialize
 
 LINE_LIMIT = 64 * 1024 * 1024  # the longest message accepted
@@ -65,10 +65,8 @@ async def serve(
             and not is_legacy_initialize(obj)
         ):
             task = asyncio.create_task(answer(obj))
-            rid = obj["id"]
-            if isinstance(
-                rid, str | int
-            ):  # cancellable from now on, even before the task first runs
+            rid = request_id(obj)
+            if rid is not None:  # cancellable from now on, even before the task first runs
                 conn.inflight[rid] = task
                 task.add_done_callback(functools.partial(forget, conn, rid))
             tasks.add(task)
