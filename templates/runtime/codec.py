@@ -22,7 +22,7 @@ from functools import partial, reduce
 from typing import Annotated, Any, ClassVar, Literal, cast, get_args
 
 from pydantic import MISSING, BaseModel, Field, TypeAdapter, ValidationError
-from pydantic_core import from_json, to_json
+from pydantic_core import from_json
 
 from .jsonrpc import (
     INTERNAL_ERROR,
@@ -41,7 +41,9 @@ from .jsonrpc import (
     Request,
     RequestId,
     Response,
+    dumps,
     error_envelope,
+    is_error_code,
     is_request_id,
     notification_envelope,
     request_envelope,
@@ -385,8 +387,8 @@ class Codec:
         if not isinstance(raw, dict):
             raise ProtocolError(INVALID_REQUEST, "error must be an object")
         code, message = raw.get("code"), raw.get("message")
-        if type(code) is not int or type(message) is not str:
-            raise ProtocolError(INVALID_REQUEST, "error needs an integer code and a string message")
+        if not is_error_code(code) or type(message) is not str:
+            raise ProtocolError(INVALID_REQUEST, "error needs an integer code (within 2**53) and a string message")
         typed = self.revision.error_types.get(code)
         if typed is None:
             return ProtocolError(code, message, raw.get("data"))
@@ -515,16 +517,16 @@ class Codec:
         """``encode_request`` straight to bytes; typed params the era need not stamp go out in one pass."""
         if isinstance(params, BaseModel) and is_request_id(id) and self.request_sent_as_is(params, meta):
             self._outgoing(method, "request")
-            return to_json(request_envelope(id, method, params))
-        return to_json(self.encode_request(id, method, params, meta=meta))
+            return dumps(request_envelope(id, method, params))
+        return dumps(self.encode_request(id, method, params, meta=meta))
 
     def dumps_result(self, id: RequestId, method: str, result: Any) -> bytes:
         """``encode_result`` straight to bytes; a typed result the era need not stamp goes out in one pass."""
         if isinstance(result, BaseModel) and self.result_sent_as_is(result):
             spec = self.methods.request(method)
             if spec is not None and spec.result is not None:
-                return to_json(result_envelope(id, result))
-        return to_json(self.encode_result(id, method, result))
+                return dumps(result_envelope(id, result))
+        return dumps(self.encode_result(id, method, result))
 
     def request_sent_as_is(self, params: BaseModel, meta: Mapping[str, Any] | None) -> bool:
         """Typed params need nothing stamped by this era."""
@@ -558,7 +560,7 @@ class Codec:
     @staticmethod
     def to_bytes(message: JSONObject | Sequence[JSONObject]) -> bytes:
         """Compact UTF-8 JSON, one line (stdio framing adds the newline)."""
-        return to_json(message)
+        return dumps(message)
 
 
 def _plain_json(data: bytes | bytearray | str) -> bool:

@@ -1,8 +1,9 @@
 """The wire layer: JSON-RPC 2.0 for every MCP revision.
 
-Error codes, the runtime's one exception, the decoded message types, and the four envelope
-builders (``request_envelope``, ``notification_envelope``, ``result_envelope``,
-``error_envelope``): the only place in the runtime that writes a JSON-RPC envelope. Nothing here
+Error codes, the runtime's one exception, the decoded message types, the checks of what a
+peer may put in an envelope (``request_id``, ``is_error_code``), the four envelope builders
+(``request_envelope``, ``notification_envelope``, ``result_envelope``, ``error_envelope``)
+and their serializer (``dumps``): the only place in the runtime that writes a JSON-RPC envelope. Nothing here
 depends on a revision; the era codecs (``codec.py``) build on it.
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard
+
+from pydantic_core import to_json
 
 RequestId = str | int
 
@@ -36,6 +39,12 @@ ERROR_NAMES: dict[int, str] = {
 
 
 MessageKind = Literal["request", "notification", "response"]
+MAX_ERROR_CODE = 2**53 - 1  # error codes are integers every JSON peer can hold exactly
+
+
+def is_error_code(value: object) -> TypeGuard[int]:
+    """A JSON-RPC error code: an integer (never a boolean or a float) no peer has to round."""
+    return type(value) is int and -MAX_ERROR_CODE <= value <= MAX_ERROR_CODE
 
 
 class ProtocolError(Exception):
@@ -76,8 +85,14 @@ class ProtocolError(Exception):
         return error_envelope(self.id, self)
 
     def to_error_object(self) -> dict[str, Any]:
-        """The JSON-RPC ``error`` member: ``{code, message, data?}``."""
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        """The JSON-RPC ``error`` member: ``{code, message, data?}``, valid whatever was put in.
+
+        A code that is not a JSON-RPC error code (a float, a string, beyond 2**53) is written as
+        -32603, a message that is not a string as its text; ``dumps`` keeps ``data`` plain JSON.
+        """
+        code = self.code if is_error_code(self.code) else INTERNAL_ERROR
+        message = self.message if type(self.message) is str else str(self.message)
+        error: dict[str, Any] = {"code": code, "message": message}
         if self.data is not None:
             dump = getattr(self.data, "model_dump", None)
             error["data"] = dump(mode="json") if dump is not None else self.data
@@ -95,6 +110,15 @@ class ProtocolError(Exception):
 
 
 JSONRPC = "2.0"
+
+
+def dumps(message: Any) -> bytes:
+    """The one serializer of outgoing messages: compact UTF-8 JSON, dicts and models alike.
+
+    A float JSON cannot carry (infinity, NaN: ``1e999`` parses to infinity) is written as
+    null, so nothing a peer sends can make the runtime write a line that is not JSON.
+    """
+    return to_json(message, inf_nan_mode="null")
 
 
 def is_request_id(value: object) -> TypeGuard[RequestId]:

@@ -84,6 +84,7 @@ class StdioServer:
         self.proc: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
+        self.failure: BaseException | None = None
 
     async def __aenter__(self) -> StdioServer:
         self.proc = await asyncio.create_subprocess_exec(
@@ -102,10 +103,14 @@ class StdioServer:
 
     async def _read(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
-        while line := await self.proc.stdout.readline():
-            self.lines.append(strict_json(line))
+        try:
+            while line := await self.proc.stdout.readline():
+                self.lines.append(strict_json(line))
+                self._changed.set()
+        except BaseException as exc:  # a line that is not valid output: every waiter fails with it
+            self.failure = exc
+        finally:
             self._changed.set()
-        self._changed.set()
 
     async def __aexit__(self, *exc: object) -> None:
         assert self.proc is not None and self.proc.stdin is not None
@@ -118,6 +123,8 @@ class StdioServer:
                 await self.proc.wait()
         if self._reader is not None:
             await asyncio.wait_for(self._reader, 5)
+        if self.failure is not None:
+            raise self.failure
 
     async def send(self, *messages: Any) -> None:
         """Write each message (a JSON value, or raw bytes) as one line."""
@@ -136,6 +143,8 @@ class StdioServer:
                     if predicate(line):
                         return line
                 seen = len(self.lines)
+                if self.failure is not None:
+                    raise self.failure
                 if self.proc is not None and self.proc.returncode is not None and self._reader and self._reader.done():
                     raise AssertionError(f"the server exited ({self.proc.returncode}) before the line came")
                 self._changed.clear()
@@ -281,6 +290,23 @@ class HttpServer:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1])
         raise RuntimeError("no VmRSS")
+
+
+def receive_until(sock: socket.socket, done: Callable[[bytes], bool], timeout: float = 10) -> bytes:
+    """Read from ``sock`` until ``done(everything read)`` (bounded)."""
+    sock.settimeout(timeout)
+    data = b""
+    while not done(data):
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError(f"closed early: {data[-500:]!r}")
+        data += chunk
+    return data
+
+
+def sse_events(data: bytes) -> list[Any]:
+    """The JSON messages of the ``data:`` lines in raw SSE bytes (chunk framing ignored)."""
+    return [strict_json(line[6:]) for line in data.decode("latin-1").splitlines() if line.startswith("data: ")]
 
 
 def deadline(seconds: float) -> Callable[[], bool]:

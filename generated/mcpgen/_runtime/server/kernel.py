@@ -23,7 +23,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar, Literal, NamedTuple, Protocol
 
 from pydantic import MISSING
-from pydantic_core import to_json
 
 from ..codec import INPUT_REQUIRED, RESULT_TYPE, Revision
 from ..jsonrpc import (
@@ -32,6 +31,7 @@ from ..jsonrpc import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     ProtocolError,
     RequestId,
+    dumps,
     error_envelope,
 )
 from ..versions import VersionRegistry
@@ -75,14 +75,14 @@ NO_REPLY = Reply(None)
 
 
 def error_reply(id: RequestId | None, error: ProtocolError) -> Reply:
-    return Reply(to_json(error_envelope(id, error)), error.code)
+    return Reply(dumps(error_envelope(id, error)), error.code)
 
 
 def rejection_reply(error: ProtocolError) -> Reply:
     """The reply to a message a codec refused: an error response when the peer expects one."""
     if not error.needs_reply:
         return Reply(None, error.code)
-    return Reply(to_json(error.reply()), error.code)
+    return Reply(dumps(error.reply()), error.code)
 
 
 def internal_error(method: str) -> ProtocolError:

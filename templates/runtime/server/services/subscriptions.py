@@ -6,9 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pydantic_core import to_json
-
-from ...jsonrpc import notification_envelope
+from ...jsonrpc import dumps, notification_envelope
 
 Send = Callable[[bytes], Awaitable[None]]
 
@@ -77,13 +75,13 @@ class Subscriptions:
             if listener.wants(method, uri):
                 params = {**base, "_meta": {SUBSCRIPTION_ID_KEY: listener.id}}
                 try:
-                    await listener.send(to_json(notification_envelope(method, params)))
+                    await listener.send(dumps(notification_envelope(method, params)))
                 except Exception:
                     self.listeners.discard(listener)
         for session in list(self.sessions):
             if session.notify is None or (method == RESOURCE_UPDATED and uri not in session.subscribed):
                 continue
             try:
-                await session.notify(to_json(notification_envelope(method, base or None)))
+                await session.notify(dumps(notification_envelope(method, base or None)))
             except Exception:
                 self.sessions.discard(session)

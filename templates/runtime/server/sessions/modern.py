@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import MISSING, BaseModel
-from pydantic_core import to_json
 
 from ...codec import PROTOCOL_VERSION_KEY, Revision, dump
 from ...codec_modern import ModernCodec
-from ...jsonrpc import Notification, ProtocolError, Request
+from ...jsonrpc import Notification, ProtocolError, Request, dumps
 from ...versions import negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, rejection_reply
 from ..services import Context, Listener, Principal, Send
@@ -160,7 +159,7 @@ class ModernSession:
         honoured = self.honoured(request.params.notifications)
         meta = {SUBSCRIPTION_ID_KEY: request.id}
         ack = codec.encode_notification(ACKNOWLEDGED, {"notifications": honoured, "_meta": meta})
-        await send(to_json(ack))
+        await send(dumps(ack))
         subscriptions = self.kernel.services.subscriptions
         listener = Listener(request.id, honoured, send)
         subscriptions.listeners.add(listener)

@@ -26,7 +26,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
-from pydantic_core import from_json, to_json
+from pydantic_core import from_json
 
 from ...codec import PROTOCOL_VERSION_KEY
 from ...jsonrpc import (
@@ -38,6 +38,7 @@ from ...jsonrpc import (
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
+    dumps,
     error_envelope,
     request_id,
 )
@@ -213,7 +214,7 @@ class HttpApp:
             allow = [(b"access-control-allow-methods", b"GET, OPTIONS"), (b"access-control-allow-headers", b"*")]
             await plain(send, 204, b"", cors + allow)
         elif scope["method"] == "GET":
-            await respond(send, 200, to_json(self.auth.document()), cors)
+            await respond(send, 200, dumps(self.auth.document()), cors)
         else:
             await plain(send, 405, b"method not allowed", [(b"allow", b"GET, OPTIONS")])
 
@@ -433,12 +434,12 @@ async def respond(send: ASGISend, status: int, body: bytes, headers: list[tuple[
 
 async def deny(send: ASGISend, denial: Denial) -> None:
     """A refused request: its status, challenge and RFC 6750 error body."""
-    body = to_json(denial.body())
+    body = dumps(denial.body())
     head = [*denial.headers(), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": denial.status, "headers": head})
     await send({"type": "http.response.body", "body": body})
 
 
 async def error(send: ASGISend, status: int, rid: Any, exc: ProtocolError) -> None:
-    body = to_json(error_envelope(rid, exc))
+    body = dumps(error_envelope(rid, exc))
     await respond(send, status, body, [])

@@ -13,9 +13,9 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from pydantic_core import from_json, to_json
+from pydantic_core import from_json
 
-from ...jsonrpc import PARSE_ERROR, ProtocolError, error_envelope, request_id
+from ...jsonrpc import PARSE_ERROR, ProtocolError, dumps, error_envelope, request_id
 from ..router import Connection, Router, is_legacy_initialize
 
 LINE_LIMIT = 64 * 1024 * 1024  # the longest message accepted
@@ -39,7 +39,7 @@ async def serve(router: Router, reader: asyncio.StreamReader, write: Callable[[b
         try:
             line = await reader.readline()
         except (ValueError, asyncio.LimitOverrunError):
-            write(to_json(error_envelope(None, ProtocolError(PARSE_ERROR, "message too long"))) + b"\n")
+            write(dumps(error_envelope(None, ProtocolError(PARSE_ERROR, "message too long"))) + b"\n")
             break
         if not line:
             break
@@ -50,7 +50,7 @@ async def serve(router: Router, reader: asyncio.StreamReader, write: Callable[[b
             obj = from_json(line, allow_inf_nan=False)
         except ValueError as exc:
             error = ProtocolError(PARSE_ERROR, data={"detail": str(exc)})
-            write(to_json(error_envelope(None, error)) + b"\n")
+            write(dumps(error_envelope(None, error)) + b"\n")
             continue
         if isinstance(obj, dict) and "id" in obj and "method" in obj and not is_legacy_initialize(obj):
             task = asyncio.create_task(answer(obj))

@@ -7,9 +7,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import MISSING
-from pydantic_core import to_json
 
-from ...jsonrpc import notification_envelope
+from ...jsonrpc import dumps, notification_envelope
 from .auth import Principal
 
 Send = Callable[[bytes], Awaitable[None]]
@@ -93,7 +92,7 @@ class Context:
     async def notify(self, method: str, params: Mapping[str, Any]) -> None:
         """Send a request-scoped notification (on HTTP: on this request's response stream)."""
         if not self.cancelled:
-            await self._send(to_json(notification_envelope(method, params)))
+            await self._send(dumps(notification_envelope(method, params)))
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
