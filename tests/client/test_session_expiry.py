@@ -9,6 +9,7 @@ import httpx
 import mcpgen
 from mcpgen._runtime.client.connect import open_client
 from mcpgen._runtime.client.http import HttpTransport
+from mcpgen._runtime.server.services import MemorySessionStore
 from mcpgen.v2025_11_25.client import Client as Legacy
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
@@ -37,8 +38,8 @@ def test_expired_session_is_renewed_and_the_request_resent() -> None:
         assert isinstance(client, Legacy)
         async with client:
             first = await client.list_tools()
-            assert len(app.sessions) == 1
-            app.sessions.clear()  # the server forgets every session (a restart, an expiry)
+            assert len(app.router.services.sessions) == 1
+            app.router.services.sessions = MemorySessionStore()  # the server forgets every session (a restart)
             second = await client.list_tools()
         await http.aclose()
         return [t.name for t in first.tools + second.tools]

@@ -31,7 +31,10 @@ SERVE = Path(__file__).with_name("serve_everything.py")
 
 
 def env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "generated"), str(EVERYTHING)])}
+    """The server process's environment; ``HOSTILE_RUNTIME=DIR`` runs another generated tree
+    (e.g. an older commit's) to see which of these tests it fails."""
+    runtime = os.environ.get("HOSTILE_RUNTIME", str(ROOT / "generated"))
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([runtime, str(EVERYTHING)])}
 
 
 def _constant(name: str) -> Any:

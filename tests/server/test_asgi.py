@@ -6,6 +6,7 @@ import asyncio
 import json
 from typing import Any
 
+from mcpgen._runtime.server import Limits
 from mcpgen._runtime.server.transports.asgi import HttpApp
 
 from tests.server.servers import MODERN, Demo, request, run
@@ -130,12 +131,14 @@ def test_notification_is_202_and_get_delete_are_405_without_a_session() -> None:
 
     note, get, delete = run(go())
     assert note.status == 202 and get.status == 405
-    assert delete.status == 404
+    assert delete.status == 405 and get.headers["allow"] == delete.headers["allow"] == "GET, POST, DELETE"
 
 
 def test_host_origin_and_body_size_are_checked() -> None:
     async def go() -> list[Reply]:
-        app = Demo().asgi_app(max_body=1000)
+        server = Demo()
+        server.limits = Limits(max_body_bytes=1000)  # type: ignore[misc]
+        app = server.asgi_app()
         body = request(1, "tools/list")
         head = modern_headers(body)
         return [

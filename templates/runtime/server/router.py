@@ -7,38 +7,59 @@ server's one ``ModernSession``. Transports call ``Router.handle`` (or ``Router.r
 request that may be cancelled) with parsed JSON and a ``send`` for request-scoped messages
 (progress, log, server->client requests on legacy sessions), and write the returned ``Reply``.
 On a protected HTTP server they also pass the request's ``Principal``, which reaches the
-handler's ``Context``; a legacy session belongs to the principal that opened it.
+handler's ``Context``; a legacy session belongs to the principal that opened it. Legacy HTTP
+sessions are kept in the services' session store (``open_session``, ``session``,
+``end_session``), which expires and caps them; ending one closes its ``Connection``.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from ..codec import Codec
 from ..codec_legacy import LegacyCodec
-from ..jsonrpc import INVALID_REQUEST, ProtocolError, is_request_id, request_id
+from ..jsonrpc import INVALID_REQUEST, ProtocolError, RequestId, is_request_id, request_id
 from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
-from .services import Principal, RequestStateSealer, Send, Services
+from .services import Limits, Principal, RequestStateSealer, Send, Services
 from .sessions import LegacySession, ModernSession, is_legacy_initialize
 
 
 class Connection:
-    """One stdio process or one HTTP session: its legacy session once ``initialize`` ran, requests
-    in flight, and on a protected server its ``owner`` (the identity of the principal that opened it).
-    """
+    """One stdio process or one HTTP session: its legacy session once ``initialize`` ran, its
+    requests in flight (at most ``max_inflight``) and open streams, on a protected server its
+    ``owner`` (the identity of the principal that opened it); ``closed`` once it ended."""
 
-    __slots__ = ("inflight", "legacy", "owner", "session_id")
+    __slots__ = ("_on_close", "closed", "inflight", "legacy", "max_inflight", "owner", "streams")
 
-    def __init__(self, session_id: str | None = None, owner: Principal | None = None) -> None:
+    def __init__(
+        self,
+        max_inflight: int = 256,
+        on_close: Callable[[Connection], None] | None = None,
+        owner: Principal | None = None,
+    ) -> None:
         self.legacy: LegacySession | None = None
-        self.inflight: dict[Any, asyncio.Task[Any]] = {}
-        self.session_id = session_id
+        self.inflight: dict[RequestId, asyncio.Task[Any]] = {}
+        self.max_inflight = max_inflight
+        self.streams = 0
+        self.closed = asyncio.Event()
+        self._on_close = on_close
         self.owner = owner.identity if owner is not None else None
 
     def belongs_to(self, principal: Principal | None) -> bool:
         """``principal`` may use this connection: the one that opened it (anyone, when nobody did)."""
         return self.owner == (principal.identity if principal is not None else None)
+
+    @property
+    def busy(self) -> bool:
+        """A request is in flight or a stream is open."""
+        return bool(self.inflight) or self.streams > 0
+
+    @property
+    def full(self) -> bool:
+        """As many requests are in flight as the connection may have."""
+        return len(self.inflight) >= self.max_inflight
 
     def cancel(self, params: Any) -> None:
         """``notifications/cancelled``: stop the request it names; unknown ids are ignored."""
@@ -46,6 +67,22 @@ class Connection:
         task = self.inflight.get(rid) if is_request_id(rid) else None
         if task is not None:
             task.cancel()
+
+    def close(self) -> None:
+        """The connection ended: its streams end, its requests in flight are cancelled."""
+        if self.closed.is_set():
+            return
+        self.closed.set()
+        for task in list(self.inflight.values()):
+            task.cancel()
+        if self._on_close is not None:
+            self._on_close(self)
+
+
+def too_busy(rid: RequestId | None, limit: int) -> Reply:
+    """The reply to a request past ``Limits.max_inflight``."""
+    error = ProtocolError(INVALID_REQUEST, f"too many requests in flight (the limit is {limit})", {"limit": limit})
+    return error_reply(rid, error)
 
 
 class Router:
@@ -57,7 +94,8 @@ class Router:
         if version not in registry:
             raise ValueError(f"the server's revision {version} is not in its registry ({registry!r})")
         self.app = app
-        self.services = services or Services(request_state=RequestStateSealer(app.request_state_key))
+        self.limits: Limits = app.limits
+        self.services = services or Services.for_limits(self.limits, RequestStateSealer(app.request_state_key))
         self.kernel = Kernel(app, self.services)
         self.served = registry.up_to(version)
         legacy = tuple(v for v in self.served if registry.era(v) == "legacy")
@@ -65,6 +103,10 @@ class Router:
         self.modern: ModernSession | None = ModernSession(self.kernel, self.served) if modern else None
         self.legacy_versions = legacy
         self.target: Codec = self.modern.codec if self.modern is not None else LegacyCodec(app.revision, "server")
+
+    def connect(self, owner: Principal | None = None) -> Connection:
+        """A new connection (a stdio process, or an HTTP session about to initialize, ``owner``'s)."""
+        return Connection(self.limits.max_inflight, self._closed, owner)
 
     async def handle(
         self, obj: Any, send: Send, conn: Connection | None = None, principal: Principal | None = None
@@ -89,18 +131,24 @@ class Router:
             self.services.subscriptions.sessions.add(session)
         return reply
 
-    def close(self, conn: Connection) -> None:
-        """The connection ended: its legacy session receives no more notifications."""
+    def _closed(self, conn: Connection) -> None:
         if conn.legacy is not None:
             self.services.subscriptions.sessions.discard(conn.legacy)
 
+    def close(self, conn: Connection) -> None:
+        """The connection ended: its legacy session receives no more notifications."""
+        conn.close()
+
     async def run(self, obj: Any, send: Send, conn: Connection, principal: Principal | None = None) -> Reply:
-        """``handle`` a request as a cancellable in-flight request of ``conn``."""
+        """``handle`` a request as a cancellable in-flight request of ``conn`` (within ``max_inflight``)."""
         rid = request_id(obj)
         task = asyncio.current_task()
         if rid is None or task is None:
             return await self.handle(obj, send, conn, principal)
-        conn.inflight[rid] = task
+        if conn.inflight.get(rid) is not task:  # not registered by the transport already
+            if conn.full:
+                return too_busy(rid, conn.max_inflight)
+            conn.inflight[rid] = task
         try:
             return await self.handle(obj, send, conn, principal)
         except asyncio.CancelledError:
@@ -108,6 +156,29 @@ class Router:
         finally:
             if conn.inflight.get(rid) is task:
                 del conn.inflight[rid]
+
+    # -- legacy HTTP sessions ------------------------------------------------------------------
+
+    async def open_session(self, conn: Connection) -> str:
+        """Keep an initialized connection as a session; its new id (``SessionLimitReached``: none free)."""
+        session_id: str = await self.services.sessions.add(conn)
+        return session_id
+
+    async def session(self, session_id: str, principal: Principal | None = None) -> Connection | None:
+        """The open session ``session_id`` of ``principal`` (None: unknown, expired, evicted, or
+        another principal's)."""
+        conn: Connection | None = await self.services.sessions.get(session_id)
+        return conn if conn is not None and conn.belongs_to(principal) else None
+
+    async def end_session(self, session_id: str, principal: Principal | None = None) -> bool:
+        """DELETE: close ``principal``'s session; False when it was not open (or not theirs)."""
+        if await self.session(session_id, principal) is None:
+            return False
+        conn: Connection | None = await self.services.sessions.remove(session_id)
+        if conn is None:
+            return False
+        conn.close()
+        return True
 
     async def tool_param_headers(self, tool: str, meta: Any, principal: Principal | None = None) -> dict[str, str]:
         """``x-mcp-header`` annotations of ``tool`` (modern HTTP requests); empty for a legacy-only server."""

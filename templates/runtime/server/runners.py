@@ -1,7 +1,11 @@
 """Runners: serve a ``Router`` from this process, on stdin/stdout or with uvicorn.
 
 On SIGTERM or SIGINT both end open ``subscriptions/listen`` streams (each answered with its
-result), stop accepting input and let requests in flight finish.
+result), stop accepting input and let requests in flight finish. Both apply the server's
+``Limits``: the stdio transport bounds lines and requests in flight; uvicorn runs with
+``LimitedHttpToolsProtocol`` (its httptools protocol, bounded: 431 for headers over
+``max_header_bytes``, read with bounded memory, 408 for headers not complete within
+``header_timeout``), ``limit_concurrency`` and ``timeout_keep_alive`` from the limits.
 """
 
 from __future__ import annotations
@@ -10,17 +14,21 @@ import asyncio
 import contextlib
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .router import Router
+from .services import Limits
 from .transports.asgi import HttpApp
-from .transports.stdio import LINE_LIMIT, serve
+from .transports.stdio import READ_CHUNK, serve
+
+if TYPE_CHECKING:
+    import uvicorn
 
 
 async def serve_stdio(router: Router) -> None:
     """Serve ``router`` on this process's stdin and stdout until EOF or a signal."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=LINE_LIMIT)
+    reader = asyncio.StreamReader(limit=READ_CHUNK)  # what is buffered before stdin is paused
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
     transport, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
 
@@ -45,9 +53,26 @@ def run_stdio(router: Router) -> None:
         pass
 
 
+def uvicorn_config(app: HttpApp, host: str, port: int) -> uvicorn.Config:
+    """The uvicorn configuration serving ``app`` within its server's ``Limits``."""
+    import uvicorn  # imported here: a stdio server never pays for it
+
+    limits = app.limits
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="off",
+        http=limited_protocol(limits),
+        limit_concurrency=limits.max_connections,
+        timeout_keep_alive=int(limits.keep_alive_timeout) or 1,
+    )
+
+
 def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
     """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp`` (blocking); ``options`` go to ``HttpApp``."""
-    import uvicorn  # imported here: a stdio server never pays for it
+    import uvicorn
 
     subscriptions = router.services.subscriptions
 
@@ -56,5 +81,87 @@ def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, **option
             subscriptions.close()  # open listen streams end, so shutdown need not wait for them
             super().handle_exit(sig, frame)
 
-    config = uvicorn.Config(HttpApp(router, **options), host=host, port=port, log_level="warning", lifespan="off")
-    Server(config).run()
+    Server(uvicorn_config(HttpApp(router, **options), host, port)).run()
+
+
+def limited_protocol(limits: Limits) -> type[asyncio.Protocol]:
+    """uvicorn's httptools protocol bounded by ``limits`` (a subclass per server)."""
+    base = _limited_base()
+    return type("LimitedHttpToolsProtocol", (base,), {"limits": limits})
+
+
+def _limited_base() -> type[asyncio.Protocol]:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class LimitedHttpToolsProtocol(HttpToolsProtocol):
+        """Headers over ``max_header_bytes`` get 431 and are fed to the parser at most that many
+        bytes at a time, so an oversized header costs bounded memory and time (httptools gathers
+        a header in full before handing it over); a connection that has not sent its request
+        line and headers within ``header_timeout`` gets 408 and is closed."""
+
+        limits: ClassVar[Limits] = Limits()
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.head = 0  # bytes of the current request line and headers; -1 once they are in
+            self.head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self.start_head()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.stop_head_timer()
+            super().connection_lost(exc)
+
+        def start_head(self) -> None:
+            self.head = 0
+            if self.head_timer is None:
+                self.head_timer = self.loop.call_later(self.limits.header_timeout, self.head_timed_out)
+
+        def stop_head_timer(self) -> None:
+            if self.head_timer is not None:
+                self.head_timer.cancel()
+                self.head_timer = None
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self.start_head()
+
+        def on_headers_complete(self) -> None:
+            self.head = -1
+            self.stop_head_timer()
+            super().on_headers_complete()
+
+        def data_received(self, data: bytes) -> None:
+            limit = self.limits.max_header_bytes
+            while data:
+                if self.head < 0:  # a body: uvicorn's own flow control bounds it
+                    super().data_received(data)
+                    return
+                room = limit - self.head
+                if room <= 0:
+                    self.refuse(431, b"Request Header Fields Too Large")
+                    return
+                piece, data = data[:room], data[room:]
+                self.head += len(piece)
+                super().data_received(piece)
+                if self.transport.is_closing():
+                    return
+
+        def head_timed_out(self) -> None:
+            self.head_timer = None
+            if self.head >= 0:
+                self.refuse(408, b"Request Timeout")
+
+        def refuse(self, status: int, reason: bytes) -> None:
+            """Answer ``status`` and close, unless a response is under way (then just close)."""
+            self.stop_head_timer()
+            if self.transport.is_closing():
+                return
+            if self.cycle is None or self.cycle.response_complete:
+                head = b"HTTP/1.1 %d %s\r\ncontent-type: text/plain\r\ncontent-length: %d\r\nconnection: close\r\n\r\n"
+                self.transport.write(head % (status, reason, len(reason)) + reason)
+            self.transport.close()
+
+    return LimitedHttpToolsProtocol

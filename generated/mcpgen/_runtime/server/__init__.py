@@ -4,8 +4,8 @@
 Below the server: the wire layer (``jsonrpc``), the era codecs and the version registry.
 
 - ``services``: what sessions share per server: the request ``Context``, the subscription bus,
-  ``requestState`` sealing, bearer-token verification (``ResourceServer``, the verifiers)
-  (later: session store, event store)
+  ``requestState`` sealing, bearer-token verification (``ResourceServer``, the verifiers), the
+  legacy session store, the server's ``Limits`` (later: event store)
 - ``kernel``: run one handler: find it, call it within its timeout, turn exceptions into
   JSON-RPC errors, check and seal ``input_required`` results (later: argument validation)
 - ``sessions``: ``ModernSession`` (stateless, per request ``_meta``) and ``LegacySession``
@@ -24,7 +24,7 @@ Subclass a generated ``<package>.vYYYY_MM_DD.server.Server`` and call ``run_stdi
 from .handler import HandlerBase, unimplemented
 from .kernel import Application, Kernel, Reply
 from .router import Connection, Router
-from .services import Context, Principal, RequestStateSealer, ResourceServer, Services
+from .services import Context, Limits, Principal, RequestStateSealer, ResourceServer, Services
 
 __all__ = [
     "Application",
@@ -32,6 +32,7 @@ __all__ = [
     "Context",
     "HandlerBase",
     "Kernel",
+    "Limits",
     "Principal",
     "Reply",
     "RequestStateSealer",

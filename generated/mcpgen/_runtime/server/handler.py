@@ -17,7 +17,7 @@ from ..codec import Revision
 from ..versions import VersionRegistry
 from .router import Router
 from .runners import run_http, run_stdio
-from .services import ResourceServer
+from .services import Limits, ResourceServer
 from .transports.asgi import HttpApp
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -48,7 +48,9 @@ class HandlerBase:
     ``requestState``; default: ``$MCP_REQUEST_STATE_KEY`` or a random per-process key),
     ``handler_timeout`` (seconds a handler may take before the request is answered -32603;
     default: no limit), ``auth`` (a ``ResourceServer``: the HTTP app becomes an OAuth 2.1
-    protected resource; see ``server.auth``; default: unprotected; stdio is never protected).
+    protected resource; see ``server.auth``; default: unprotected; stdio is never protected),
+    ``limits`` (what one client may send or hold: sizes, timeouts, sessions, requests in
+    flight; see ``Limits`` for each bound and its default).
     """
 
     revision: ClassVar[Revision]
@@ -66,6 +68,7 @@ class HandlerBase:
     cache_scope: ClassVar[Literal["public", "private"]] = "private"
     request_state_key: ClassVar[bytes | str | None] = None
     handler_timeout: ClassVar[float | None] = None
+    limits: ClassVar[Limits] = Limits()
     auth: ResourceServer | None = None  # per class, or per instance (set in __init__)
 
     _router: Router | None = None
@@ -112,7 +115,7 @@ class HandlerBase:
 
     def asgi_app(self, **options: Any) -> HttpApp:
         """Streamable HTTP as an ASGI app (see ``HttpApp`` for the options; ``auth`` defaults
-        to the server's)."""
+        to the server's; ``limits`` apply)."""
         options.setdefault("auth", self.auth)
         return HttpApp(self.router, **options)
 

@@ -35,7 +35,7 @@ from ..jsonrpc import (
     error_envelope,
 )
 from ..versions import VersionRegistry
-from .services import Context, Services
+from .services import Context, Limits, Services
 
 Handler = Callable[[Any, Context], Awaitable[Any]]
 
@@ -58,6 +58,7 @@ class Application(Protocol):
     cache_scope: ClassVar[Literal["public", "private"]]
     request_state_key: ClassVar[bytes | str | None]
     handler_timeout: ClassVar[float | None]
+    limits: ClassVar[Limits]
 
     def implemented(self, method: str) -> bool: ...
     def server_info(self) -> dict[str, Any]: ...

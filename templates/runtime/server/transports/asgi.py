@@ -1,13 +1,22 @@
 """Streamable HTTP as an ASGI app: ``POST /mcp`` with JSON or SSE replies, legacy sessions.
 
-Modern requests (2026-07-28) are stateless: each POST carries one request whose headers
-(``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``) must match its body (-32020), so
-any worker can answer any request and the app scales out behind a round-robin balancer.
-An ``initialize`` POST opens a legacy session (``Mcp-Session-Id``) kept in this worker;
-its server->client requests travel on the POST's SSE stream and their answers come back
-as POSTs. A reply is plain JSON unless the handler sends something first (progress, log,
-input requests), which turns it into an SSE stream; closing that stream cancels the request.
-Host and Origin are checked against DNS rebinding; bodies over ``max_body`` bytes get 413.
+Modern requests (2026-07-28, a body naming its revision in ``_meta``) are stateless: their
+``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*`` headers must be
+single, header-safe and match the body (400, -32020), and an ``Mcp-Session-Id`` they carry is
+ignored, so any worker can answer any request and the app scales out behind a round-robin
+balancer. An ``initialize`` POST opens a legacy session; its id comes back in
+``Mcp-Session-Id`` once the handshake succeeded, and every later message of the session must
+carry it (404 once the session expired or was deleted) and, if it names one, the session's
+revision in ``MCP-Protocol-Version`` (400 otherwise). Its server->client requests travel on the
+POST's SSE stream and their answers come back as POSTs; a GET opens its stream of unsolicited
+notifications, which ends with the session. A reply is plain JSON unless the handler sends
+something first (progress, log, input requests), which turns it into an SSE stream; closing
+that stream cancels the request.
+
+Host and Origin are checked against DNS rebinding; the server's ``Limits`` bound the headers
+(431), the body (413) and the time to send it (408). The runner's uvicorn enforces the header
+limit and timeout before the app sees a request (``runners.LimitedHttpToolsProtocol``); the
+app checks the header size again for any other ASGI server.
 
 With ``auth`` (a ``ResourceServer``) the app is an OAuth 2.1 protected resource: it serves the
 Protected Resource Metadata (RFC 9728) at its well-known paths, and checks the bearer token of
@@ -22,15 +31,18 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import secrets
+import collections
+import re
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from pydantic_core import from_json
 
-from ...codec import PROTOCOL_VERSION_KEY
+from ...codec import PROTOCOL_VERSION_KEY, TARGET_PARAM
 from ...jsonrpc import (
     HEADER_MISMATCH,
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -43,6 +55,7 @@ from ...jsonrpc import (
     request_id,
 )
 from ..router import Connection, Reply, Router, is_legacy_initialize
+from ..services import SessionLimitReached
 from ..services.auth import Denial, Principal, ResourceServer
 
 Scope = MutableMapping[str, Any]
@@ -51,7 +64,6 @@ Receive = Callable[[], Awaitable[Message]]
 ASGISend = Callable[[Message], Awaitable[None]]
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
-NAMED_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 # modern error code -> HTTP status (2026-07-28 Streamable HTTP)
 STATUS_OF = {
     PARSE_ERROR: 400,
@@ -68,10 +80,51 @@ SSE_HEADERS = [
     (b"cache-control", b"no-cache"),
     (b"x-accel-buffering", b"no"),
 ]
+# headers that name one thing: sent twice, two components may each read a different one
+SINGLE = frozenset(
+    {
+        "host",
+        "origin",
+        "authorization",
+        "content-length",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "mcp-method",
+        "mcp-name",
+        "last-event-id",
+    }
+)
+SESSION_ID = "mcp-session-id"
+PROTOCOL_VERSION = "mcp-protocol-version"
+HEADER_SAFE = re.compile(r"[\t\x20-\x7e]*")  # RFC 9110 field value characters MCP allows
+NUMBER = re.compile(r"[+-]?[0-9]{1,32}(?:\.[0-9]{1,32})?(?:[eE][+-]?[0-9]{1,4})?")  # ASCII digits only
+STREAM_BACKLOG = 1024  # notifications queued for a GET stream whose client does not read them
+
+
+class Headers:
+    """A request's headers by lower-case name (the last value of each), with the names of the
+    single-valued ones that came more than once and the total size in bytes."""
+
+    __slots__ = ("repeated", "size", "values")
+
+    def __init__(self, raw: Iterable[tuple[bytes, bytes]]) -> None:
+        values: dict[str, str] = {}
+        repeated: set[str] = set()
+        size = 0
+        for key, value in raw:
+            name = key.decode("latin-1").lower()
+            size += len(key) + len(value)
+            if name in values and (name in SINGLE or name.startswith("mcp-")):
+                repeated.add(name)
+            values[name] = value.decode("latin-1")
+        self.values, self.repeated, self.size = values, repeated, size
+
+    def get(self, name: str) -> str | None:
+        return self.values.get(name)
 
 
 def header_value(raw: str) -> str:
-    """An ``Mcp-Name``/``Mcp-Param-*`` value, ``=?base64?...?=`` decoded."""
+    """An ``Mcp-Name``/``Mcp-Param-*`` value, ``=?base64?...?=`` decoded (-32020 when it is not base64 of UTF-8)."""
     if raw.startswith("=?base64?") and raw.endswith("?="):
         try:
             return base64.b64decode(raw[9:-2], validate=True).decode()
@@ -80,58 +133,80 @@ def header_value(raw: str) -> str:
     return raw
 
 
-def header_text(value: Any) -> str:
-    """A JSON argument as the header carries it: booleans lower-case, numbers in decimal."""
+def safe_header(name: str, raw: str) -> str:
+    """``raw`` trimmed, refused (-32020) when it holds a character a header value may not carry."""
+    if HEADER_SAFE.fullmatch(raw) is None:
+        raise ProtocolError(HEADER_MISMATCH, f"the {name} header holds characters a header value may not carry")
+    return raw.strip()
+
+
+def same_number(text: str, value: int | float) -> bool:
+    """A header's number equals the body's, compared as numbers (``42.0`` is ``42``), ASCII digits only."""
+    if NUMBER.fullmatch(text) is None:
+        return False
+    try:
+        return Decimal(text) == Decimal(repr(value))
+    except (InvalidOperation, ValueError):
+        return False
+
+
+def header_matches(got: str, value: Any) -> bool:
+    """A decoded header value equals a JSON argument as the header carries it."""
     if value is True or value is False:
-        return "true" if value else "false"
-    return str(value)
+        return got == ("true" if value else "false")
+    if type(value) is int or type(value) is float:
+        return same_number(got, value)
+    return type(value) is str and got == value
 
 
-def check_param_headers(args: dict[str, Any], annotated: dict[str, str], headers: dict[str, str]) -> None:
-    """``Mcp-Param-*`` headers of ``x-mcp-header`` arguments must be present and match the body."""
+def check_param_headers(args: dict[str, Any], annotated: dict[str, str], headers: Headers) -> None:
+    """``Mcp-Param-*`` headers of ``x-mcp-header`` arguments must be present, header-safe and match the body."""
     for suffix, arg in annotated.items():
         value = args.get(arg)
         if value is None:
             continue
-        raw = headers.get("mcp-param-" + suffix.lower())
+        name = "mcp-param-" + suffix.lower()
+        raw = headers.get(name)
         if raw is None:
             raise ProtocolError(HEADER_MISMATCH, f"Mcp-Param-{suffix} header is missing")
-        got = header_value(raw.strip())
-        if type(value) is int:
-            ok = got.lstrip("-").isdigit() and int(got) == value
-        else:
-            ok = got == header_text(value)
-        if not ok:
+        if not header_matches(header_value(safe_header(f"Mcp-Param-{suffix}", raw)), value):
             raise ProtocolError(HEADER_MISMATCH, f"Mcp-Param-{suffix} header does not match arguments.{arg}")
 
 
-def check_headers(obj: Any, headers: dict[str, str]) -> None:
-    """The 2026-07-28 request headers must be present and match the body (-32020)."""
-    if not isinstance(obj, dict) or "method" not in obj:
-        return
-    params = obj.get("params")
+def is_modern(obj: Any) -> bool:
+    """A message naming its revision in ``params._meta``: a modern request (or notification)."""
+    params = obj.get("params") if isinstance(obj, dict) else None
     meta = params.get("_meta") if isinstance(params, dict) else None
-    if not isinstance(meta, dict) or PROTOCOL_VERSION_KEY not in meta:
-        return  # not a modern request: the codec refuses it on its own terms
-    version = headers.get("mcp-protocol-version")
-    if version is None or version.strip() != meta[PROTOCOL_VERSION_KEY]:
+    return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+
+
+def check_headers(obj: Any, headers: Headers) -> None:
+    """The 2026-07-28 request headers must be single, present, header-safe and match the body (-32020)."""
+    for name in sorted(headers.repeated):
+        if name.startswith("mcp-") and name != SESSION_ID:
+            raise ProtocolError(HEADER_MISMATCH, f"the {name} header is repeated")
+    if not is_modern(obj) or "method" not in obj:
+        return  # not a modern message: the codec refuses it on its own terms
+    params = obj["params"]
+    version = headers.get(PROTOCOL_VERSION)
+    if version is None or safe_header("MCP-Protocol-Version", version) != params["_meta"][PROTOCOL_VERSION_KEY]:
         raise ProtocolError(HEADER_MISMATCH, "MCP-Protocol-Version header does not match _meta protocolVersion")
     method = headers.get("mcp-method")
-    if method is None or method.strip() != obj["method"]:
+    if method is None or safe_header("Mcp-Method", method) != obj["method"]:
         raise ProtocolError(HEADER_MISMATCH, "Mcp-Method header does not match the body's method")
-    key = NAMED_PARAM.get(obj["method"])
-    if key is not None and isinstance(params, dict) and key in params:
-        name = headers.get("mcp-name")
-        if name is None or header_value(name.strip()) != params[key]:
+    key = TARGET_PARAM.get(obj["method"]) if type(obj["method"]) is str else None
+    if key is not None and key in params:
+        target = headers.get("mcp-name")
+        if target is None or header_value(safe_header("Mcp-Name", target)) != params[key]:
             raise ProtocolError(HEADER_MISMATCH, f"Mcp-Name header does not match params.{key}")
 
 
 class HttpApp:
-    """The ASGI application of one server (its ``Router``).
+    """The ASGI application of one server (its ``Router``); the server's ``Limits`` apply.
 
     ``path`` is the MCP endpoint; ``allowed_hosts``/``allowed_origins`` are host names (any
-    port) accepted in ``Host`` and ``Origin`` (default: loopback only); ``max_body`` caps
-    the request body in bytes; ``auth`` protects the endpoint (see the module docstring).
+    port) accepted in ``Host`` and ``Origin`` (default: loopback only); ``auth`` protects the
+    endpoint (see the module docstring).
     """
 
     def __init__(
@@ -141,17 +216,17 @@ class HttpApp:
         path: str = "/mcp",
         allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
         allowed_origins: Iterable[str] | None = None,
-        max_body: int = 4 * 1024 * 1024,
         auth: ResourceServer | None = None,
     ) -> None:
         self.router = router
+        self.limits = router.limits
         self.auth = auth
         self.metadata_paths = frozenset(auth.metadata_paths) if auth is not None else frozenset()
         self.path = path
         self.allowed_hosts = frozenset(h.lower() for h in allowed_hosts)
         self.allowed_origins = frozenset(h.lower() for h in (allowed_origins or self.allowed_hosts))
-        self.max_body = max_body
-        self.sessions: dict[str, Connection] = {}
+        # what the endpoint serves: GET (a session's stream) and DELETE only where sessions exist
+        self.allow = [(b"allow", b"GET, POST, DELETE" if router.legacy_versions else b"POST")]
 
     async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
         if scope["type"] == "lifespan":
@@ -170,7 +245,13 @@ class HttpApp:
         if scope["path"].rstrip("/") != self.path.rstrip("/"):
             await plain(send, 404, b"not found")
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers = Headers(scope["headers"])
+        if headers.size > self.limits.max_header_bytes:
+            await plain(send, 431, b"request headers too large")
+            return
+        if headers.repeated & {"host", "origin", "authorization"}:
+            await plain(send, 400, b"repeated Host, Origin or Authorization header")
+            return
         if not self.host_allowed(headers.get("host")):
             await plain(send, 421, b"invalid Host header")
             return
@@ -180,27 +261,25 @@ class HttpApp:
         method = scope["method"]
         if method == "POST":
             await self.post(headers, receive, send)
-        elif method == "GET":
-            await self.get(headers, receive, send)
-        elif method == "DELETE":
-            decision = await self.authorize(headers, None)
-            if isinstance(decision, Denial):
-                await deny(send, decision)
+        elif method in ("GET", "DELETE") and self.router.legacy_versions and headers.get(SESSION_ID) is not None:
+            principal = await self.authorize(headers, None)
+            if isinstance(principal, Denial):
+                await deny(send, principal)
                 return
-            sid = headers.get("mcp-session-id", "")
-            session = self.sessions.get(sid)
-            if session is not None and session.belongs_to(decision):
-                del self.sessions[sid]
-                self.router.close(session)
-                await plain(send, 200, b"")
+            conn = await self.session(headers, None, principal, send)
+            if conn is None:
+                return
+            if method == "GET":
+                await self.stream(conn, receive, send)
             else:
-                await plain(send, 404, b"")
+                await self.router.end_session(headers.values[SESSION_ID], principal)
+                await plain(send, 200, b"")
         else:
-            await plain(send, 405, b"method not allowed", [(b"allow", b"POST")])
+            await plain(send, 405, b"method not allowed", self.allow)
 
     # -- checks ------------------------------------------------------------------------------
 
-    async def authorize(self, headers: dict[str, str], message: Any) -> Principal | Denial | None:
+    async def authorize(self, headers: Headers, message: Any) -> Principal | Denial | None:
         """The request's ``Principal`` (None on an unprotected server), or the ``Denial`` to send."""
         if self.auth is None:
             return None
@@ -229,30 +308,56 @@ class HttpApp:
         rest = origin.partition("://")[2]
         return bool(rest) and hostname(rest) in self.allowed_origins
 
+    async def session(
+        self, headers: Headers, rid: Any, principal: Principal | None, send: ASGISend
+    ) -> Connection | None:
+        """The legacy session a request names; None once it answered: 400 (repeated id, another
+        revision in ``MCP-Protocol-Version``) or 404 (unknown, expired, deleted, another principal's)."""
+        if SESSION_ID in headers.repeated or PROTOCOL_VERSION in headers.repeated:
+            repeated = ProtocolError(INVALID_REQUEST, "repeated Mcp-Session-Id or MCP-Protocol-Version header")
+            await error(send, 400, rid, repeated)
+            return None
+        conn = await self.router.session(headers.values[SESSION_ID], principal)
+        if conn is None or conn.legacy is None:
+            await error(send, 404, rid, ProtocolError(INVALID_REQUEST, "unknown or expired session"))
+            return None
+        version = headers.get(PROTOCOL_VERSION)
+        if version is not None and version.strip() != conn.legacy.version:
+            message = f"MCP-Protocol-Version {version.strip()!r} is not this session's revision {conn.legacy.version}"
+            await error(send, 400, rid, ProtocolError(INVALID_REQUEST, message))
+            return None
+        return conn
+
     # -- POST ------------------------------------------------------------------------------
 
-    async def read_body(self, headers: dict[str, str], receive: Receive) -> bytes | None:
+    async def read_body(self, headers: Headers, receive: Receive) -> bytes | int:
+        """The request body, or the status refusing it: 413 (over ``max_body_bytes``), 408 (too slow)."""
+        limit = self.limits.max_body_bytes
         length = headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_body:
-            return None
+        if length is not None and length.isascii() and length.isdigit() and int(length) > limit:
+            return 413
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return b""
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body:
-                return None
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
+        try:
+            async with asyncio.timeout(self.limits.body_timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return b""
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > limit:
+                        return 413
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        return b"".join(chunks)
+        except TimeoutError:
+            return 408
 
-    async def post(self, headers: dict[str, str], receive: Receive, send: ASGISend) -> None:
+    async def post(self, headers: Headers, receive: Receive, send: ASGISend) -> None:
         body = await self.read_body(headers, receive)
-        if body is None:
-            await plain(send, 413, b"request body too large")
+        if isinstance(body, int):
+            await plain(send, body, b"request body too large" if body == 413 else b"request body too slow")
             return
         try:
             obj = from_json(body, allow_inf_nan=False)
@@ -268,31 +373,27 @@ class HttpApp:
         if unreadable is not None:
             await error(send, 400, None, ProtocolError(PARSE_ERROR, data={"detail": str(unreadable)}))
             return
-        sid = headers.get("mcp-session-id")
-        extra: list[tuple[bytes, bytes]] = []
-        if is_legacy_initialize(obj):
-            sid = secrets.token_hex(16)
-            conn: Connection | None = Connection(sid, principal)
-            self.sessions[sid] = conn  # type: ignore[assignment]
-            extra.append((b"mcp-session-id", sid.encode()))
-        elif sid:
-            conn = self.sessions.get(sid)
-            if conn is None or not conn.belongs_to(principal):
-                await error(send, 404, None, ProtocolError(INVALID_REQUEST, "unknown or expired session"))
+        rid = request_id(obj)
+        if isinstance(obj, dict) and "id" in obj and is_legacy_initialize(obj) and self.router.legacy_versions:
+            await self.initialize(obj, principal, send)
+            return
+        conn: Connection | None = None
+        if headers.get(SESSION_ID) is not None and not is_modern(obj):  # a legacy session's message
+            conn = await self.session(headers, rid, principal, send)
+            if conn is None:
                 return
-        else:
-            conn = None
+        else:  # stateless; a session id on a modern request is ignored
             try:
                 check_headers(obj, headers)
-                if isinstance(obj, dict) and obj.get("method") == "tools/call" and isinstance(obj.get("params"), dict):
+                if isinstance(obj, dict) and obj.get("method") == "tools/call" and is_modern(obj):
                     params = obj["params"]
                     args = params.get("arguments")
                     if isinstance(args, dict) and type(params.get("name")) is str:
-                        name, meta = params["name"], params.get("_meta")
+                        name, meta = params["name"], params["_meta"]
                         annotated = await self.router.tool_param_headers(name, meta, principal)
                         check_param_headers(args, annotated, headers)
             except ProtocolError as exc:
-                await error(send, 400, request_id(obj), exc)
+                await error(send, 400, rid, exc)
                 return
         is_request = isinstance(obj, dict) and "id" in obj and "method" in obj
         if not is_request and not isinstance(obj, list):
@@ -300,9 +401,25 @@ class HttpApp:
             if reply.body is None:
                 await plain(send, 202, b"")
             else:
-                await respond(send, self.status(reply, conn), reply.body, extra)
+                await respond(send, self.status(reply, conn), reply.body, [])
             return
-        await self.answer(obj, conn, receive, send, extra, principal)
+        await self.answer(obj, conn, receive, send, principal)
+
+    async def initialize(self, obj: dict[str, Any], principal: Principal | None, send: ASGISend) -> None:
+        """A legacy ``initialize``: the session (``principal``'s) is kept, and its id sent, only
+        once it succeeded."""
+        conn = self.router.connect(principal)
+        reply = await self.router.handle(obj, none_send, conn, principal)
+        extra: list[tuple[bytes, bytes]] = []
+        if conn.legacy is not None:
+            try:
+                extra.append((SESSION_ID.encode(), (await self.router.open_session(conn)).encode()))
+            except SessionLimitReached as exc:
+                conn.close()
+                await error(send, 503, request_id(obj), ProtocolError(INTERNAL_ERROR, str(exc)))
+                return
+        assert reply.body is not None
+        await respond(send, 200 if conn.legacy is not None else self.status(reply, None), reply.body, extra)
 
     def status(self, reply: Reply, conn: Connection | None) -> int:
         if reply.code is None or conn is not None:
@@ -310,13 +427,7 @@ class HttpApp:
         return STATUS_OF.get(reply.code, 200)
 
     async def answer(
-        self,
-        obj: Any,
-        conn: Connection | None,
-        receive: Receive,
-        send: ASGISend,
-        extra: list[tuple[bytes, bytes]],
-        principal: Principal | None = None,
+        self, obj: Any, conn: Connection | None, receive: Receive, send: ASGISend, principal: Principal | None = None
     ) -> None:
         """Run the request inline; JSON if it finishes silently, else an SSE stream of what it sends.
 
@@ -330,7 +441,7 @@ class HttpApp:
         async def push(data: bytes) -> None:
             nonlocal watcher
             if watcher is None:
-                await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + extra})
+                await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
                 watcher = asyncio.create_task(cancel_on_disconnect(receive, current))
             await send({"type": "http.response.body", "body": event(data), "more_body": True})
 
@@ -350,42 +461,51 @@ class HttpApp:
             tail = event(reply.body) if reply.body is not None else b""
             await send({"type": "http.response.body", "body": tail, "more_body": False})
         elif reply.body is None:
-            await plain(send, 202, b"", extra)
+            await plain(send, 202, b"")
         else:
-            await respond(send, self.status(reply, conn), reply.body, extra)
+            await respond(send, self.status(reply, conn), reply.body, [])
 
     # -- GET: a legacy session's stream of unsolicited notifications -----------------------
 
-    async def get(self, headers: dict[str, str], receive: Receive, send: ASGISend) -> None:
-        principal = await self.authorize(headers, None)
-        if isinstance(principal, Denial):
-            await deny(send, principal)
-            return
-        conn = self.sessions.get(headers.get("mcp-session-id", ""))
-        if conn is None or conn.legacy is None or not conn.belongs_to(principal):
-            await plain(send, 405, b"method not allowed", [(b"allow", b"POST")])
-            return
-        queue: asyncio.Queue[bytes] = asyncio.Queue()
+    async def stream(self, conn: Connection, receive: Receive, send: ASGISend) -> None:
+        """Until the client goes, the session ends, or the client stops reading (a backlog of
+        ``STREAM_BACKLOG`` notifications): then the stream ends and the client may open another."""
+        legacy = conn.legacy
+        assert legacy is not None
+        queue: collections.deque[bytes] = collections.deque()
+        wake = asyncio.Event()
+        overflow = False
 
         async def push(data: bytes) -> None:
-            queue.put_nowait(data)
+            nonlocal overflow
+            if len(queue) >= STREAM_BACKLOG:
+                overflow = True
+            else:
+                queue.append(data)
+            wake.set()
 
-        conn.legacy.notify = push
-        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-        await send({"type": "http.response.body", "body": b": stream open\n\n", "more_body": True})
+        legacy.notify = push
+        conn.streams += 1
         watcher = asyncio.create_task(disconnected(receive))
+        closer = asyncio.create_task(conn.closed.wait())
+        for task in (watcher, closer):
+            task.add_done_callback(lambda _: wake.set())
         try:
-            while True:
-                getter = asyncio.create_task(queue.get())
-                done, _ = await asyncio.wait((getter, watcher), return_when=asyncio.FIRST_COMPLETED)
-                if watcher in done:
-                    getter.cancel()
-                    return
-                await send({"type": "http.response.body", "body": event(getter.result()), "more_body": True})
+            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+            await send({"type": "http.response.body", "body": b": stream open\n\n", "more_body": True})
+            while not (watcher.done() or closer.done() or overflow):
+                await wake.wait()
+                wake.clear()
+                while queue and not watcher.done():
+                    await send({"type": "http.response.body", "body": event(queue.popleft()), "more_body": True})
+            if not watcher.done():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             watcher.cancel()
-            if conn.legacy.notify is push:
-                conn.legacy.notify = None
+            closer.cancel()
+            conn.streams -= 1
+            if legacy.notify is push:
+                legacy.notify = None
 
 
 async def none_send(data: bytes) -> None:
@@ -416,13 +536,8 @@ def event(data: bytes) -> bytes:
 
 
 async def plain(send: ASGISend, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"text/plain"), *(headers or [])],
-        }
-    )
+    head = [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode()), *(headers or [])]
+    await send({"type": "http.response.start", "status": status, "headers": head})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -441,5 +556,4 @@ async def deny(send: ASGISend, denial: Denial) -> None:
 
 
 async def error(send: ASGISend, status: int, rid: Any, exc: ProtocolError) -> None:
-    body = dumps(error_envelope(rid, exc))
-    await respond(send, status, body, [])
+    await respond(send, status, dumps(error_envelope(rid, exc)), [])

@@ -1,30 +1,70 @@
 """The stdio transport: newline-delimited JSON-RPC on a reader and a writer.
 
-Requests run concurrently (``notifications/cancelled`` stops one); the output carries only
-responses and notifications on modern requests, plus server->client requests once a legacy
-client has sent ``initialize``. ``serve`` returns at EOF, after in-flight requests finish (or a
-grace period ends). The process runner (``runners.run_stdio``) connects it to stdin/stdout.
+Requests run concurrently (``notifications/cancelled`` stops one), each in its own task, and so
+does a batch holding requests (2025-03-26): the reader never waits for a handler, so a handler
+waiting for the client's answer to a server->client request gets it. Notifications, responses
+and ``initialize`` are handled in order as they are read. The output carries only responses and
+notifications on modern requests, plus server->client requests once a legacy client has sent
+``initialize``. The server's ``Limits`` apply: a line longer than ``max_line_bytes`` is answered
+-32600 and skipped to its newline with bounded memory; a request past ``max_inflight`` is
+answered -32600 at once. ``serve`` returns at EOF, after in-flight requests finish (or a grace
+period ends). The process runner (``runners.run_stdio``) connects it to stdin/stdout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from pydantic_core import from_json
 
-from ...jsonrpc import PARSE_ERROR, ProtocolError, dumps, error_envelope, request_id
-from ..router import Connection, Router, is_legacy_initialize
+from ...jsonrpc import INVALID_REQUEST, PARSE_ERROR, ProtocolError, dumps, error_envelope, request_id
+from ..router import Connection, Router, is_legacy_initialize, too_busy
 
-LINE_LIMIT = 64 * 1024 * 1024  # the longest message accepted
+READ_CHUNK = 64 * 1024  # bytes read at a time (and buffered before the pipe is paused)
 SHUTDOWN_GRACE = 2.0  # seconds in-flight requests may finish after EOF
+
+
+async def lines(reader: asyncio.StreamReader, limit: int) -> AsyncIterator[bytes | None]:
+    """The lines of ``reader`` (without the newline); None in place of a line longer than
+    ``limit``, whose bytes are dropped as they arrive, up to its newline."""
+    buffer = bytearray()
+    skipping = False
+    while chunk := await reader.read(READ_CHUNK):
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            if not skipping and len(buffer) + len(piece) > limit:
+                buffer.clear()
+                skipping = True
+                yield None
+            elif not skipping:
+                buffer += piece
+            if end < 0:
+                break
+            if not skipping:
+                yield bytes(buffer)
+            buffer.clear()
+            skipping = False
+            start = end + 1
+    if buffer and not skipping:
+        yield bytes(buffer)
+
+
+def needs_task(obj: Any) -> bool:
+    """A request (other than ``initialize``), or a batch holding one: it may wait on the client."""
+    if isinstance(obj, dict):
+        return "id" in obj and "method" in obj and not is_legacy_initialize(obj)
+    return isinstance(obj, list) and any(isinstance(item, dict) and "id" in item and "method" in item for item in obj)
 
 
 async def serve(router: Router, reader: asyncio.StreamReader, write: Callable[[bytes], None]) -> None:
     """Serve one connection: read lines from ``reader`` until EOF, ``write`` each outgoing line."""
-    conn = Connection()
+    limits = router.limits
+    conn = router.connect()
     tasks: set[asyncio.Task[None]] = set()
 
     async def send(data: bytes) -> None:
@@ -35,14 +75,11 @@ async def serve(router: Router, reader: asyncio.StreamReader, write: Callable[[b
         if reply.body is not None:
             write(reply.body + b"\n")
 
-    while True:
-        try:
-            line = await reader.readline()
-        except (ValueError, asyncio.LimitOverrunError):
-            write(dumps(error_envelope(None, ProtocolError(PARSE_ERROR, "message too long"))) + b"\n")
-            break
-        if not line:
-            break
+    async for line in lines(reader, limits.max_line_bytes):
+        if line is None:
+            error = ProtocolError(INVALID_REQUEST, f"message longer than {limits.max_line_bytes} bytes")
+            write(dumps(error_envelope(None, error)) + b"\n")
+            continue
         line = line.strip()
         if not line:
             continue
@@ -52,9 +89,12 @@ async def serve(router: Router, reader: asyncio.StreamReader, write: Callable[[b
             error = ProtocolError(PARSE_ERROR, data={"detail": str(exc)})
             write(dumps(error_envelope(None, error)) + b"\n")
             continue
-        if isinstance(obj, dict) and "id" in obj and "method" in obj and not is_legacy_initialize(obj):
-            task = asyncio.create_task(answer(obj))
+        if needs_task(obj):
             rid = request_id(obj)
+            if len(tasks) >= conn.max_inflight:
+                write(refused(obj, conn.max_inflight) + b"\n")
+                continue
+            task = asyncio.create_task(answer(obj))
             if rid is not None:  # cancellable from now on, even before the task first runs
                 conn.inflight[rid] = task
                 task.add_done_callback(functools.partial(forget, conn, rid))
@@ -74,6 +114,14 @@ async def serve(router: Router, reader: asyncio.StreamReader, write: Callable[[b
     router.close(conn)
 
 
-def forget(conn: Connection, rid: str | int, task: asyncio.Task[None]) -> None:
+def refused(obj: Any, limit: int) -> bytes:
+    """The reply to a request, or a batch, past ``max_inflight``: -32600 for each request."""
+    if isinstance(obj, dict):
+        return too_busy(request_id(obj), limit).body or b""
+    bodies = [too_busy(request_id(item), limit).body or b"" for item in obj if isinstance(item, dict) and "id" in item]
+    return b"[" + b",".join(bodies) + b"]"
+
+
+def forget(conn: Connection, rid: Any, task: asyncio.Task[None]) -> None:
     if conn.inflight.get(rid) is task:
         del conn.inflight[rid]

@@ -1,0 +1,63 @@
+"""``Limits``: every bound the server puts on what one client may send or hold, in one place.
+
+A server class sets them once (``limits = Limits(max_sessions=100)``); the transports, the
+runners and the session store read them from there. The defaults are safe for a server on the
+open network: each bound keeps one client's memory and time finite without getting in the way
+of ordinary traffic.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The server's limits and what a client sees when it goes past one.
+
+    HTTP (the runner's uvicorn and the ASGI app):
+
+    - ``max_header_bytes``: the request line and headers; past it, 431 before the rest is read.
+    - ``header_timeout``: seconds a client has to send the request line and headers; then 408
+      and the connection is closed (slow-loris).
+    - ``max_body_bytes``: the request body; past it, 413.
+    - ``body_timeout``: seconds a client has to send the body once the headers are in; then 408.
+    - ``keep_alive_timeout``: seconds an idle keep-alive connection stays open between requests.
+    - ``max_connections``: connections and requests served at once (uvicorn's
+      ``limit_concurrency``); past it, 503 until some finish. None: no limit.
+    - ``max_sessions``: legacy sessions (``Mcp-Session-Id``) kept; a new one evicts the session
+      idle the longest, whose client then gets 404 and initializes again.
+    - ``session_idle_timeout``: seconds a legacy session lives without a request or an open
+      stream; then 404.
+
+    stdio:
+
+    - ``max_line_bytes``: one message line; a longer line is answered -32600 (id null) and
+      skipped up to its newline, holding at most this much of it in memory.
+
+    Both:
+
+    - ``max_inflight``: requests in flight on one stdio connection or one legacy session;
+      past it, a request is answered -32600 at once.
+    """
+
+    max_header_bytes: int = 64 * 1024
+    header_timeout: float = 10.0
+    max_body_bytes: int = 4 * 1024 * 1024
+    body_timeout: float = 30.0
+    keep_alive_timeout: float = 5.0
+    max_connections: int | None = 2048
+    max_sessions: int = 10_000
+    session_idle_timeout: float = 1800.0
+    max_line_bytes: int = 16 * 1024 * 1024
+    max_inflight: int = 256
+
+    def __post_init__(self) -> None:
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if value is None and spec.name == "max_connections":
+                continue
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            if not number or not (math.isfinite(value) and value > 0):
+                raise ValueError(f"Limits.{spec.name} must be a positive number, not {value!r}")

@@ -1,0 +1,119 @@
+"""Where legacy HTTP sessions (``Mcp-Session-Id``) live between requests: minted, found, expired, capped.
+
+``SessionStore`` is the seam; ``MemorySessionStore`` keeps the sessions of this process in
+least-recently-used order. A session idle (no request in flight, no open stream) longer than
+``idle_timeout`` seconds is closed and forgotten, and when ``max_sessions`` are open a new
+one evicts the session idle the longest; either way its client's next request gets 404 and it
+initializes again, as the transports page says a client must. Expiry is swept on every use,
+so abandoned sessions cost nothing once traffic moves on, without a background task.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
+
+
+class Session(Protocol):
+    """What a store needs of a session: whether it is in use, and how to end it."""
+
+    @property
+    def busy(self) -> bool:
+        """A request is in flight or a stream is open: the session is not idle."""
+        ...
+
+    def close(self) -> None:
+        """End the session: its streams end, its requests in flight are cancelled."""
+        ...
+
+
+S = TypeVar("S", bound=Session)
+
+
+class SessionLimitReached(Exception):
+    """Every one of ``max_sessions`` sessions is busy: no session can be opened now."""
+
+
+class SessionStore(Protocol[S]):
+    """Open sessions by id. Another implementation (a shared store) plugs in through ``Services``."""
+
+    async def add(self, session: S) -> str:
+        """Keep ``session`` under a new id (visible ASCII, unguessable); may evict an idle one."""
+        ...
+
+    async def get(self, session_id: str) -> S | None:
+        """The open session ``session_id``, now marked used; None when unknown, expired or evicted."""
+        ...
+
+    async def remove(self, session_id: str) -> S | None:
+        """Forget ``session_id`` (the caller closes it); the session, or None when it was not open."""
+        ...
+
+    def __len__(self) -> int: ...
+
+
+class MemorySessionStore(Generic[S]):
+    """The sessions of this process, least recently used first; ``clock`` is injectable for tests."""
+
+    def __init__(
+        self,
+        *,
+        max_sessions: int = 10_000,
+        idle_timeout: float = 1800.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.max_sessions = max_sessions
+        self.idle_timeout = idle_timeout
+        self.clock = clock
+        self._sessions: OrderedDict[str, tuple[S, float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    async def add(self, session: S) -> str:
+        now = self.clock()
+        self._sweep(now)
+        if len(self._sessions) >= self.max_sessions:
+            self._evict_one()
+        session_id = secrets.token_hex(16)
+        self._sessions[session_id] = (session, now)
+        return session_id
+
+    async def get(self, session_id: str) -> S | None:
+        now = self.clock()
+        self._sweep(now)
+        entry = self._sessions.get(session_id)
+        if entry is None:
+            return None
+        self._sessions[session_id] = (entry[0], now)
+        self._sessions.move_to_end(session_id)
+        return entry[0]
+
+    async def remove(self, session_id: str) -> S | None:
+        entry = self._sessions.pop(session_id, None)
+        return entry[0] if entry is not None else None
+
+    def _sweep(self, now: float) -> None:
+        """Close sessions idle past the timeout (oldest first); a busy one counts as used now."""
+        for _ in range(len(self._sessions)):
+            session_id, (session, used) = next(iter(self._sessions.items()))
+            if now - used < self.idle_timeout:
+                return
+            if session.busy:
+                self._sessions[session_id] = (session, now)
+                self._sessions.move_to_end(session_id)
+                continue
+            del self._sessions[session_id]
+            session.close()
+
+    def _evict_one(self) -> None:
+        """Close the least recently used session that is not busy."""
+        for session_id, (session, _) in self._sessions.items():
+            if not session.busy:
+                del self._sessions[session_id]
+                session.close()
+                return
+        raise SessionLimitReached(f"all {self.max_sessions} sessions are in use")
