@@ -17,6 +17,7 @@ from ..versions import VersionRegistry
 from .router import Router
 from .runners import run_http, run_stdio
 from .services import Limits, ResourceServer
+from .services.request_state import DEFAULT_TTL
 from .transports.asgi import HttpApp
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -45,6 +46,7 @@ class HandlerBase:
     ``serverInfo``), ``instructions``, ``ttl_ms``/``cache_scope`` (defaults stamped on
     cacheable results that do not set them), ``request_state_key`` (HMAC key for MRTR
     ``requestState``; default: ``$MCP_REQUEST_STATE_KEY`` or a random per-process key),
+    ``request_state_ttl`` (seconds a sealed ``requestState`` is accepted; default 600),
     ``handler_timeout`` (seconds a handler may take before the request is answered -32603;
     default: no limit), ``auth`` (a ``ResourceServer``: the HTTP app becomes an OAuth 2.1
     protected resource; see ``server.auth``; default: unprotected; stdio is never protected),
@@ -64,6 +66,7 @@ class HandlerBase:
     ttl_ms: ClassVar[int] = 0
     cache_scope: ClassVar[Literal["public", "private"]] = "private"
     request_state_key: ClassVar[bytes | str | None] = None
+    request_state_ttl: ClassVar[float] = DEFAULT_TTL
     handler_timeout: ClassVar[float | None] = None
     limits: ClassVar[Limits] = Limits()
     auth: ResourceServer | None = None  # per class, or per instance (set in __init__)

@@ -2,13 +2,13 @@
 """The kernel: run one handler of the author's server, whatever session the request came through.
 
 ``Kernel.call`` finds the handler of a method (-32601 when the author did not implement it),
-opens a sealed ``requestState`` (bound to the request's principal on a protected server),
-awaits the handler within ``handler_timeout``, turns any exception into a ``ProtocolError``
-(an author's bug becomes -32603 with the traceback only in the server's log), checks that an
-``input_required`` result asks only for what the client declared (-32021) and seals its
-``requestState``. Params arrive, and results leave, in the handler's own types; the sessions
-convert to and from the revision a request was sent in. Argument validation and tool errors
-plug in here.
+opens a sealed ``requestState`` (bound to its request, ``request_binding``, and on a protected
+server to the request's principal), awaits the handler within ``handler_timeout``, turns any
+exception into a ``ProtocolError`` (an author's bug becomes -32603 with the traceback only in
+the server's log), checks that an ``input_required`` result asks only for what the client
+declared (-32021) and seals its ``requestState``. Params arrive, and results leave, in the
+handler's own types; the sessions convert to and from the revision a request was sent in.
+Argument validation and tool errors plug in here.
 
 ``Reply`` is what every session hands back to a transport: the bytes to write, if any, and the
 error code when it is an error.
@@ -17,6 +17,8 @@ error code when it is an error.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import sys
 import traceback
 from collections.abc import Awaitable, Callable, Mapping
@@ -24,7 +26,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, Protocol
 
 from pydantic import MISSING
 
-from ..codec import INPUT_REQUIRED, RESULT_TYPE, Revision
+from ..codec import INPUT_REQUIRED, RESULT_TYPE, TARGET_PARAM, Revision, dump
 from ..jsonrpc import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
@@ -57,6 +59,7 @@ class Application(Protocol):
     ttl_ms: ClassVar[int]
     cache_scope: ClassVar[Literal["public", "private"]]
     request_state_key: ClassVar[bytes | str | None]
+    request_state_ttl: ClassVar[float]
     handler_timeout: ClassVar[float | None]
     limits: ClassVar[Limits]
 
@@ -137,6 +140,29 @@ def check_input_capabilities(result: Any, capabilities: Any) -> None:
         )
 
 
+def request_binding(method: str, params: Any) -> str:
+    """What a ``requestState`` is bound to: the method, the tool, prompt or resource it names,
+    and a digest of its arguments (canonical JSON: key order does not matter)."""
+    key = TARGET_PARAM.get(method)
+    target = _field(params, key) if key is not None else None
+    arguments = _field(params, "arguments") or {}  # none sent and none at all are the same request
+    text = json.dumps(dump(arguments), sort_keys=True, separators=(",", ":"), default=str)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"{method}\x00{target if isinstance(target, str) else ''}\x00{digest}"
+
+
+def _field(params: Any, name: str) -> Any:
+    """A params field by wire name, from a model or a plain dict; None when it is not set."""
+    if isinstance(params, Mapping):
+        return params.get(name)
+    fields = getattr(type(params), "model_fields", {})
+    for attribute, info in fields.items():
+        if (info.alias or attribute) == name:
+            value = getattr(params, attribute, None)
+            return None if value is MISSING else value
+    return None
+
+
 class Kernel:
     """Runs the author's handlers of one server (an ``Application``) with its ``Services``."""
 
@@ -169,12 +195,14 @@ class Kernel:
         try:
             state = getattr(params, "request_state", MISSING)
             if isinstance(state, str):
-                opened = self.services.request_state.open(state, principal=owner)
+                opened = self.services.request_state.open(
+                    state, principal=owner, request=request_binding(method, params)
+                )
                 params = params.model_copy(update={"request_state": opened})
             result = await self.run(handler, params, ctx)
             if self.is_input_required(result):
                 check_input_capabilities(result, capabilities)
-                result = self.seal(result, owner)
+                result = self.seal(result, owner, request_binding(method, params))
             return result
         except ProtocolError:
             raise
@@ -199,18 +227,19 @@ class Kernel:
             return True
         return isinstance(result, dict) and result.get(RESULT_TYPE) == INPUT_REQUIRED
 
-    def seal(self, result: Any, owner: str | None = None) -> Any:
-        """The result with its ``requestState`` sealed (for ``owner``, the identity of the
-        request's principal), so a forged one, or one presented by someone else, is refused."""
+    def seal(self, result: Any, owner: str | None = None, request: str = "") -> Any:
+        """The result with its ``requestState`` sealed for ``owner`` (the identity of the request's
+        principal) and ``request`` (``request_binding``), so a forged one, or one presented by
+        someone else, on another request or late, is refused."""
         sealer = self.services.request_state
+
+        def sealed(state: str) -> str:
+            return sealer.seal(state, principal=owner, request=request)
+
         if isinstance(result, dict):
             state = result.get("requestState")
-            return (
-                {**result, "requestState": sealer.seal(state, principal=owner)}
-                if isinstance(state, str)
-                else result
-            )
+            return {**result, "requestState": sealed(state)} if isinstance(state, str) else result
         state = getattr(result, "request_state", MISSING)
         if isinstance(state, str):
-            return result.model_copy(update={"request_state": sealer.seal(state, principal=owner)})
+            return result.model_copy(update={"request_state": sealed(state)})
         return result

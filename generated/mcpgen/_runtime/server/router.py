@@ -104,9 +104,8 @@ class Router:
             )
         self.app = app
         self.limits: Limits = app.limits
-        self.services = services or Services.for_limits(
-            self.limits, RequestStateSealer(app.request_state_key)
-        )
+        sealer = RequestStateSealer(app.request_state_key, ttl=app.request_state_ttl)
+        self.services = services or Services.for_limits(self.limits, sealer)
         self.kernel = Kernel(app, self.services)
         self.served = registry.up_to(version)
         legacy = tuple(v for v in self.served if registry.era(v) == "legacy")
