@@ -11,11 +11,13 @@ code and a string message.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -65,7 +67,7 @@ def initialize(rid: Any = 1, version: str = LEGACY, capabilities: dict[str, Any]
 
 def modern(rid: Any, method: str, params: dict[str, Any] | None = None, **meta: Any) -> dict[str, Any]:
     body = dict(params or {})
-    body["_meta"] = {**META, **meta}
+    body["_meta"] = {**copy.deepcopy(META), **meta}
     return {"jsonrpc": "2.0", "id": rid, "method": method, "params": body}
 
 
@@ -87,7 +89,9 @@ class StdioServer:
         self.proc: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
+        self._errors: asyncio.Task[None] | None = None
         self.failure: BaseException | None = None
+        self.stderr = bytearray()  # what the server logged (the last MiB)
 
     async def __aenter__(self) -> StdioServer:
         self.proc = await asyncio.create_subprocess_exec(
@@ -102,7 +106,14 @@ class StdioServer:
             limit=256 * 1024 * 1024,
         )
         self._reader = asyncio.create_task(self._read())
+        self._errors = asyncio.create_task(self._drain_stderr())
         return self
+
+    async def _drain_stderr(self) -> None:
+        assert self.proc is not None and self.proc.stderr is not None
+        while chunk := await self.proc.stderr.read(65536):
+            self.stderr += chunk
+            del self.stderr[: max(0, len(self.stderr) - (1 << 20))]
 
     async def _read(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
@@ -126,6 +137,8 @@ class StdioServer:
                 await self.proc.wait()
         if self._reader is not None:
             await asyncio.wait_for(self._reader, 5)
+        if self._errors is not None:
+            await asyncio.wait_for(self._errors, 5)
         if self.failure is not None:
             raise self.failure
 
@@ -237,7 +250,9 @@ class HttpServer:
 
     def __enter__(self) -> HttpServer:
         args = [sys.executable, str(SERVE), "--port", str(self.port), "--limits", json.dumps(self.limits)]
-        self.proc = subprocess.Popen(args, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # a file, not a pipe: uvicorn logs each malformed request, and a full pipe would stall it
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(args, env=env(), stdout=subprocess.DEVNULL, stderr=self.log)
         try:
             wait_http(self.port, self.proc)
         except BaseException:
@@ -248,6 +263,12 @@ class HttpServer:
     def __exit__(self, *exc: object) -> None:
         assert self.proc is not None
         stop(self.proc)
+        self.log.close()
+
+    def stderr(self) -> bytes:
+        """What the server logged so far."""
+        self.log.seek(0)
+        return self.log.read()
 
     def connect(self) -> socket.socket:
         return socket.create_connection(("127.0.0.1", self.port), timeout=10)

@@ -7,7 +7,9 @@ can shrink a limit (``Limits`` fields as a JSON object) instead of sending gigab
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
+import signal
 
 from everything import Everything
 
@@ -18,6 +20,7 @@ def main() -> None:
     parser.add_argument("--stdio", action="store_true")
     parser.add_argument("--limits", default="{}")
     args = parser.parse_args()
+    faulthandler.register(signal.SIGUSR1)  # a stuck server's stacks on stderr, for the fuzzer's reports
     limits = json.loads(args.limits)
     server = Everything()
     if limits:

@@ -11,10 +11,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import subprocess
+import sys
+import threading
 from typing import Any
 
-from tests.hostile.probe import StdioServer, initialize
+from tests.hostile.probe import SERVE, StdioServer, env, initialize
+from tests.server.servers import stop
 
 SAMPLING = {"sampling": {}}
 ELICITATION = {"elicitation": {"form": {}}}
@@ -137,3 +142,41 @@ def rss_kib(pid: int) -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     raise RuntimeError("no VmRSS")
+
+
+def test_a_client_that_stops_reading_cannot_make_the_server_buffer_without_bound() -> None:
+    limits = json.dumps({"max_line_bytes": 65536})
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVE), "--stdio", "--limits", limits],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env(),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        line = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "tools/list", "params": {"_meta": META}}).encode()
+        proc.stdin.write(line + b"\n")
+        proc.stdin.flush()
+        first = proc.stdout.readline()  # started, and tools/list is a few kB: 20,000 of them are ~100 MB
+        before = rss_kib(proc.pid)
+        total = 20_000
+
+        def flood() -> None:
+            assert proc.stdin is not None
+            with contextlib.suppress(BrokenPipeError):
+                for _ in range(total):
+                    proc.stdin.write(line + b"\n")
+                proc.stdin.close()
+
+        writer = threading.Thread(target=flood, daemon=True)
+        writer.start()
+        writer.join(3)  # the client writes and never reads, for a while
+        grown = rss_kib(proc.pid) - before
+        read = sum(1 for _ in iter(proc.stdout.readline, b""))  # now it reads: everything is answered
+        writer.join(30)
+    finally:
+        stop(proc)
+    assert len(first) * total > 50 << 20
+    assert grown < 24 * 1024, f"the server buffered {grown} KiB of unread replies"
+    assert read == total

@@ -319,7 +319,7 @@ def server_context(protocol: Protocol, target: Target) -> dict[str, object]:
         **module_context(protocol, target),
         "handlers": handlers,
         "results": ordered,
-        "exports": sorted(["Context", "Server", *results]),
+        "exports": sorted(["Context", "Limits", "Server", *results]),
     }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from mcpgen._runtime.server import Context, HandlerBase, unimplemented
+from mcpgen._runtime.server import Context, HandlerBase, Limits, unimplemented
 
 from .. import REGISTRY
 from . import models as m
@@ -19,6 +19,7 @@ from .codec import REVISION
 
 __all__ = [
     "Context",
+    "Limits",
     "Server",
 ]
 

@@ -20,7 +20,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import MISSING, Field, StrictInt, StrictStr
 
-from mcpgen._runtime.server import Context, HandlerBase, unimplemented
+from mcpgen._runtime.server import Context, HandlerBase, Limits, unimplemented
 
 from .. import REGISTRY
 from . import models as m
@@ -32,6 +32,7 @@ __all__ = [
     "Context",
     "GetPromptResult",
     "InputRequiredResult",
+    "Limits",
     "ListPromptsResult",
     "ListResourceTemplatesResult",
     "ListResourcesResult",

@@ -31,7 +31,16 @@ async def serve_stdio(router: Router) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=READ_CHUNK)  # what is buffered before stdin is paused
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-    transport, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, sys.stdout.buffer
+    )
+    # replies the client has not read are kept up to one maximal line before input is paused
+    transport.set_write_buffer_limits(high=router.limits.max_line_bytes)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+
+    async def drain() -> None:
+        with contextlib.suppress(ConnectionError):  # stdout gone: what is written is dropped
+            await writer.drain()
 
     def shut_down() -> (
         None
@@ -43,7 +52,7 @@ async def serve_stdio(router: Router) -> None:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, shut_down)
     try:
-        await serve(router, reader, transport.write)
+        await serve(router, reader, writer.write, drain)
     finally:
         transport.close()
 

@@ -7,7 +7,8 @@ and ``initialize`` are handled in order as they are read. The output carries onl
 notifications on modern requests, plus server->client requests once a legacy client has sent
 ``initialize``. The server's ``Limits`` apply: a line longer than ``max_line_bytes`` is answered
 -32600 and skipped to its newline with bounded memory; a request past ``max_inflight`` is
-answered -32600 at once. ``serve`` returns at EOF, after in-flight requests finish (or a grace
+answered -32600 at once; while the client leaves what was written unread, no more input is
+read. ``serve`` returns at EOF, after in-flight requests finish (or a grace
 period ends). The process runner (``runners.run_stdio``) connects it to stdin/stdout.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from pydantic_core import from_json
@@ -61,8 +62,18 @@ def needs_task(obj: Any) -> bool:
     return isinstance(obj, list) and any(isinstance(item, dict) and "id" in item and "method" in item for item in obj)
 
 
-async def serve(router: Router, reader: asyncio.StreamReader, write: Callable[[bytes], None]) -> None:
-    """Serve one connection: read lines from ``reader`` until EOF, ``write`` each outgoing line."""
+async def serve(
+    router: Router,
+    reader: asyncio.StreamReader,
+    write: Callable[[bytes], None],
+    drain: Callable[[], Awaitable[None]] | None = None,
+) -> None:
+    """Serve one connection: read lines from ``reader`` until EOF, ``write`` each outgoing line.
+
+    ``drain`` (a ``StreamWriter.drain``) waits while the client has not read what was written:
+    the next line is read only then, so a client that stops reading cannot make the server
+    buffer replies without bound.
+    """
     limits = router.limits
     conn = router.connect()
     tasks: set[asyncio.Task[None]] = set()
@@ -76,6 +87,8 @@ async def serve(router: Router, reader: asyncio.StreamReader, write: Callable[[b
             write(reply.body + b"\n")
 
     async for line in lines(reader, limits.max_line_bytes):
+        if drain is not None:
+            await drain()
         if line is None:
             error = ProtocolError(INVALID_REQUEST, f"message longer than {limits.max_line_bytes} bytes")
             write(dumps(error_envelope(None, error)) + b"\n")

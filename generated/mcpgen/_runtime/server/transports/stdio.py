@@ -8,7 +8,8 @@ and ``initialize`` are handled in order as they are read. The output carries onl
 notifications on modern requests, plus server->client requests once a legacy client has sent
 ``initialize``. The server's ``Limits`` apply: a line longer than ``max_line_bytes`` is answered
 -32600 and skipped to its newline with bounded memory; a request past ``max_inflight`` is
-answered -32600 at once. ``serve`` returns at EOF, after in-flight requests finish (or a grace
+answered -32600 at once; while the client leaves what was written unread, no more input is
+read. ``serve`` returns at EOF, after in-flight requests finish (or a grace
 period ends). The process runner (``runners.run_stdio``) connects it to stdin/stdout.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from pydantic_core import from_json
@@ -72,9 +73,17 @@ def needs_task(obj: Any) -> bool:
 
 
 async def serve(
-    router: Router, reader: asyncio.StreamReader, write: Callable[[bytes], None]
+    router: Router,
+    reader: asyncio.StreamReader,
+    write: Callable[[bytes], None],
+    drain: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """Serve one connection: read lines from ``reader`` until EOF, ``write`` each outgoing line."""
+    """Serve one connection: read lines from ``reader`` until EOF, ``write`` each outgoing line.
+
+    ``drain`` (a ``StreamWriter.drain``) waits while the client has not read what was written:
+    the next line is read only then, so a client that stops reading cannot make the server
+    buffer replies without bound.
+    """
     limits = router.limits
     conn = router.connect()
     tasks: set[asyncio.Task[None]] = set()
@@ -88,6 +97,8 @@ async def serve(
             write(reply.body + b"\n")
 
     async for line in lines(reader, limits.max_line_bytes):
+        if drain is not None:
+            await drain()
         if line is None:
             error = ProtocolError(
                 INVALID_REQUEST, f"message longer than {limits.max_line_bytes} bytes"
