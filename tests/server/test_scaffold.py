@@ -223,14 +223,6 @@ def test_stdio_runner_serves_pipes(project: Path) -> None:
     assert_added(replies(done.stdout))
 
 
-RUNTIME_STDIO = (
-    "the runtime's stdio runner (templates/runtime/server/transports/stdio.py, owned by the runtime work) uses "
-    "asyncio pipe transports: a regular file is refused ('Pipe transport is for pipes/sockets only') and "
-    "a socket whose peer half-closes is taken for a closed stdout, so the replies are dropped"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=RUNTIME_STDIO)
 def test_stdio_runner_serves_regular_files(project: Path, tmp_path: Path) -> None:
     """``python -m server < requests.jsonl > replies.jsonl``."""
     requests, answers = tmp_path / "requests.jsonl", tmp_path / "replies.jsonl"
@@ -276,7 +268,6 @@ def test_stdio_runner_serves_a_socket(project: Path) -> None:
     assert_added(replies(received))
 
 
-@pytest.mark.xfail(strict=True, reason=RUNTIME_STDIO)
 def test_stdio_runner_answers_a_socket_closed_for_writing(project: Path) -> None:
     status, received, err = serve_socket(project, half_close_first=True)
     assert status == 0, err[-2000:]

@@ -13,8 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import queue
+import select
+import selectors
 import signal
+import stat
 import sys
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .router import Router
@@ -27,20 +34,41 @@ if TYPE_CHECKING:
 
 
 async def serve_stdio(router: Router) -> None:
-    """Serve ``router`` on this process's stdin and stdout until EOF or a signal."""
+    """Serve ``router`` on this process's stdin and stdout until EOF or a signal.
+
+    Each may be a pipe, a terminal, a socket, ``/dev/null`` or a regular file (``python -m server
+    < requests.jsonl > replies.jsonl``): pipes and terminals go through the event loop's pipe
+    transports (stdin also when it is a socket), the rest through ``FileReader``/``FileWriter``,
+    worker threads that never block the loop. A socket's peer closing its side for writing ends
+    the input and still gets every reply.
+    """
     loop = asyncio.get_running_loop()
+    stdin, stdout = sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()
     reader = asyncio.StreamReader(limit=READ_CHUNK)  # what is buffered before stdin is paused
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, sys.stdout.buffer
-    )
+    closers: list[Callable[[], object]] = []
+    if kind(stdin) == stat.S_IFSOCK or pipe_like(stdin):
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    else:
+        closers.append(FileReader(stdin, reader).start().cancel)
     # replies the client has not read are kept up to one maximal line before input is paused
-    transport.set_write_buffer_limits(high=router.limits.max_line_bytes)
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    high = router.limits.max_line_bytes
+    write: Callable[[bytes], object]
+    if pipe_like(stdout):  # not a socket: the pipe transport would read it to detect a close
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, sys.stdout.buffer
+        )
+        transport.set_write_buffer_limits(high=high)
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        write, wait = writer.write, writer.drain
+        closers.append(transport.close)
+    else:
+        file_writer = FileWriter(stdout, high)
+        write, wait = file_writer.write, file_writer.drain
+        closers.append(file_writer.close)
 
     async def drain() -> None:
         with contextlib.suppress(ConnectionError):  # stdout gone: what is written is dropped
-            await writer.drain()
+            await wait()
 
     def shut_down() -> (
         None
@@ -52,9 +80,136 @@ async def serve_stdio(router: Router) -> None:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, shut_down)
     try:
-        await serve(router, reader, writer.write, drain)
+        await serve(router, reader, write, drain)
     finally:
-        transport.close()
+        for close in reversed(closers):
+            close()
+        await asyncio.sleep(0)  # the cancelled reader task ends
+
+
+def kind(fd: int) -> int:
+    """The file type of ``fd`` (``stat.S_IFIFO``, ``S_IFSOCK``, ``S_IFREG``...)."""
+    return stat.S_IFMT(os.fstat(fd).st_mode)
+
+
+def pipe_like(fd: int) -> bool:
+    """A pipe, or a terminal the event loop can poll (``/dev/null`` is a character device it cannot)."""
+    if kind(fd) == stat.S_IFIFO:
+        return True
+    if kind(fd) != stat.S_IFCHR:
+        return False
+    with selectors.DefaultSelector() as selector:
+        try:
+            selector.register(fd, selectors.EVENT_READ)
+        except OSError:
+            return False
+    return True
+
+
+class FileReader(asyncio.ReadTransport):
+    """Feeds ``reader`` from ``fd`` (a regular file, or anything the pipe transport refuses),
+    read in a worker thread one chunk at a time; paused and resumed by ``reader`` as a pipe
+    transport is, so a file is never read further ahead than the pipe would be."""
+
+    def __init__(self, fd: int, reader: asyncio.StreamReader) -> None:
+        super().__init__()
+        self.fd, self.reader = fd, reader
+        self.resumed = asyncio.Event()
+        self.resumed.set()
+        reader.set_transport(self)
+
+    def pause_reading(self) -> None:
+        self.resumed.clear()
+
+    def resume_reading(self) -> None:
+        self.resumed.set()
+
+    def start(self) -> asyncio.Task[None]:
+        return asyncio.get_running_loop().create_task(self.run())
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while chunk := await loop.run_in_executor(None, read_blocking, self.fd):
+                self.reader.feed_data(chunk)
+                await self.resumed.wait()
+        except OSError as exc:
+            self.reader.set_exception(exc)
+            return
+        self.reader.feed_eof()
+
+
+def read_blocking(fd: int) -> bytes:
+    """One chunk of ``fd``, waiting for it even if the descriptor is non-blocking."""
+    while True:
+        try:
+            return os.read(fd, READ_CHUNK)
+        except BlockingIOError:
+            select.select([fd], [], [])
+
+
+class FileWriter:
+    """Writes lines to ``fd`` (a regular file or a socket) from a worker thread, in order.
+
+    ``drain`` waits while more than ``high`` bytes are queued, as a pipe transport's does; a
+    peer that stopped reading stalls the thread, never the event loop. ``close`` waits (in the
+    thread) until everything queued is written.
+    """
+
+    def __init__(self, fd: int, high: int) -> None:
+        self.fd, self.high = fd, high
+        self.loop = asyncio.get_running_loop()
+        self.queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.pending = 0
+        self.lock = threading.Lock()
+        self.room = asyncio.Event()
+        self.room.set()
+        self.error: OSError | None = None
+        self.thread = threading.Thread(target=self.run, name="mcp-stdout", daemon=True)
+        self.thread.start()
+
+    def write(self, data: bytes) -> None:
+        if self.error is not None:
+            return  # the reader is gone: what is written is dropped
+        with self.lock:
+            self.pending += len(data)
+            if self.pending > self.high:
+                self.room.clear()
+        self.queue.put(data)
+
+    async def drain(self) -> None:
+        if self.error is not None:
+            raise ConnectionResetError(str(self.error))
+        await self.room.wait()
+
+    def close(self) -> None:
+        self.queue.put(None)
+        self.thread.join(timeout=SHUTDOWN_FLUSH)
+
+    def run(self) -> None:
+        while (data := self.queue.get()) is not None:
+            if self.error is None:
+                try:
+                    write_all(self.fd, data)
+                except OSError as exc:
+                    self.error = exc
+            with self.lock:
+                self.pending -= len(data)
+                if self.pending <= self.high:
+                    self.loop.call_soon_threadsafe(self.room.set)
+
+
+SHUTDOWN_FLUSH = 10.0  # seconds ``FileWriter.close`` waits for queued replies to be written
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd``, waiting for room even if the descriptor is non-blocking."""
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            select.select([], [fd], [])
 
 
 def run_stdio(router: Router) -> None:
