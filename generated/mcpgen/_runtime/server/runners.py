@@ -45,11 +45,11 @@ async def serve_stdio(router: Router) -> None:
     loop = asyncio.get_running_loop()
     stdin, stdout = sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()
     reader = asyncio.StreamReader(limit=READ_CHUNK)  # what is buffered before stdin is paused
-    closers: list[Callable[[], object]] = []
+    file_reader: asyncio.Task[None] | None = None
     if kind(stdin) == stat.S_IFSOCK or pipe_like(stdin):
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
     else:
-        closers.append(FileReader(stdin, reader).start().cancel)
+        file_reader = FileReader(stdin, reader).start()
     # replies the client has not read are kept up to one maximal line before input is paused
     high = router.limits.max_line_bytes
     write: Callable[[bytes], object]
@@ -60,11 +60,18 @@ async def serve_stdio(router: Router) -> None:
         transport.set_write_buffer_limits(high=high)
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
         write, wait = writer.write, writer.drain
-        closers.append(transport.close)
+
+        async def close() -> None:
+            transport.set_write_buffer_limits(
+                high=0
+            )  # drain now waits until every reply is written
+            with contextlib.suppress(ConnectionError, TimeoutError):
+                await asyncio.wait_for(writer.drain(), SHUTDOWN_FLUSH)
+            transport.close()
+
     else:
         file_writer = FileWriter(stdout, high)
-        write, wait = file_writer.write, file_writer.drain
-        closers.append(file_writer.close)
+        write, wait, close = file_writer.write, file_writer.drain, file_writer.close
 
     async def drain() -> None:
         with contextlib.suppress(ConnectionError):  # stdout gone: what is written is dropped
@@ -82,9 +89,12 @@ async def serve_stdio(router: Router) -> None:
     try:
         await serve(router, reader, write, drain)
     finally:
-        for close in reversed(closers):
-            close()
-        await asyncio.sleep(0)  # the cancelled reader task ends
+        if file_reader is not None:
+            file_reader.cancel()
+        await close()  # replies still buffered are written before the loop ends
+
+
+SHUTDOWN_FLUSH = 10.0  # seconds the runner waits at exit for buffered replies to be written
 
 
 def kind(fd: int) -> int:
@@ -182,9 +192,10 @@ class FileWriter:
             raise ConnectionResetError(str(self.error))
         await self.room.wait()
 
-    def close(self) -> None:
+    async def close(self) -> None:
+        """Wait (at most ``SHUTDOWN_FLUSH``) until what is queued is written."""
         self.queue.put(None)
-        self.thread.join(timeout=SHUTDOWN_FLUSH)
+        await asyncio.to_thread(self.thread.join, SHUTDOWN_FLUSH)
 
     def run(self) -> None:
         while (data := self.queue.get()) is not None:
@@ -197,9 +208,6 @@ class FileWriter:
                 self.pending -= len(data)
                 if self.pending <= self.high:
                     self.loop.call_soon_threadsafe(self.room.set)
-
-
-SHUTDOWN_FLUSH = 10.0  # seconds ``FileWriter.close`` waits for queued replies to be written
 
 
 def write_all(fd: int, data: bytes) -> None:
