@@ -26,7 +26,7 @@ def snapshot(root: Path) -> dict[str, str]:
 
 def generate(out: Path, templates: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
     args = [sys.executable, "-m", "mcp_schema_codegen", "--schema-dir", str(SCHEMA_DIR), "generate", "--out", str(out)]
-    args += ["--version", "2025-06-18", "--version", "2026-07-28"]
+    args += ["--version", "2024-11-05"]  # the smallest revision: the swap, not the models, is under test
     if templates is not None:
         args += ["--templates", str(templates)]
     return subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env={**os.environ, **env}, check=False)
