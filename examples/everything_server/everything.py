@@ -95,6 +95,7 @@ TOOLS: list[tuple[str, str, dict[str, Any]]] = [
     ("test_missing_capability", "Needs the sampling capability, which the client must declare", EMPTY),
     ("test_streaming_elicitation", "Asks for input through an input_required result", EMPTY),
     ("test_trigger_tool_change", "Changes the tool list (notifies listeners)", EMPTY),
+    ("test_reconnection", "Closes the SSE connection mid-call; the result comes on the resumed stream", EMPTY),
     ("test_trigger_prompt_change", "Changes the prompt list (notifies listeners)", EMPTY),
     ("test_input_required_result_elicitation", "input_required: one elicitation", EMPTY),
     ("test_input_required_result_sampling", "input_required: one sampling request", EMPTY),
@@ -250,6 +251,10 @@ class Everything(s.Server):
     async def tool_test_logging_tool(self, args: dict[str, Any], params: Any, ctx: s.Context) -> Any:
         await ctx.log("info", "a log message")
         return result(text("logged"))
+
+    async def tool_test_reconnection(self, args: dict[str, Any], params: Any, ctx: s.Context) -> Any:
+        await ctx.close_sse_stream(retry_ms=100)  # the client polls: GET with Last-Event-ID
+        return result(text("Reconnection test completed"))
 
     async def tool_test_tool_with_progress(self, args: dict[str, Any], params: Any, ctx: s.Context) -> Any:
         for step in (0, 50, 100):

@@ -51,7 +51,10 @@ class HandlerBase:
     default: no limit), ``auth`` (a ``ResourceServer``: the HTTP app becomes an OAuth 2.1
     protected resource; see ``server.auth``; default: unprotected; stdio is never protected),
     ``limits`` (what one client may send or hold: sizes, timeouts, sessions, requests in
-    flight; see ``Limits`` for each bound and its default).
+    flight; see ``Limits`` for each bound and its default), ``redis_url`` (Redis shared by the
+    workers of a deployment: the subscription bus, the legacy session store and the SSE event
+    store all move there, so any worker serves any request; default: ``$MCP_REDIS_URL``, else
+    everything stays in this process; needs the ``redis`` extra).
     """
 
     revision: ClassVar[Revision]
@@ -69,6 +72,7 @@ class HandlerBase:
     request_state_ttl: ClassVar[float] = DEFAULT_TTL
     handler_timeout: ClassVar[float | None] = None
     limits: ClassVar[Limits] = Limits()
+    redis_url: str | None = None  # per class, or per instance (before the server runs)
     auth: ResourceServer | None = None  # per class, or per instance (set in __init__)
 
     _router: Router | None = None
@@ -119,10 +123,12 @@ class HandlerBase:
         options.setdefault("auth", self.auth)
         return HttpApp(self.router, **options)
 
-    def run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-        """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp`` (``auth`` defaults to the server's)."""
+    def run_http(self, host: str = "127.0.0.1", port: int = 8000, *, workers: int = 1, **options: Any) -> None:
+        """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp`` (``auth`` defaults to the
+        server's); ``workers`` > 1 forks that many worker processes sharing the port (they share
+        state through ``redis_url``, which they need)."""
         options.setdefault("auth", self.auth)
-        run_http(self.router, host, port, **options)
+        run_http(self.router, host, port, workers=workers, **options)
 
     # -- notifications to subscribers -----------------------------------------------------
 

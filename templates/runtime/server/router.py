@@ -10,11 +10,17 @@ On a protected HTTP server they also pass the request's ``Principal``, which rea
 handler's ``Context``; a legacy session belongs to the principal that opened it. Legacy HTTP
 sessions are kept in the services' session store (``open_session``, ``session``,
 ``end_session``), which expires and caps them; ending one closes its ``Connection``.
+
+With a ``redis_url`` (the server class's, or ``$MCP_REDIS_URL``) the services are shared
+between workers: a session opened on one worker is restored on another from its stored state
+(``Connection.state``/``restore``), and what a request changes in it (log level,
+subscriptions) is saved before the reply is written.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +28,7 @@ from ..codec import Codec
 from ..codec_legacy import LegacyCodec
 from ..jsonrpc import INVALID_REQUEST, ProtocolError, RequestId, is_request_id, request_id
 from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
-from .services import Limits, Principal, RequestStateSealer, Send, Services
+from .services import Limits, Principal, RequestStateSealer, Send, Services, Subscriber
 from .sessions import LegacySession, ModernSession, is_legacy_initialize
 
 
@@ -31,7 +37,7 @@ class Connection:
     requests in flight (at most ``max_inflight``) and open streams, on a protected server its
     ``owner`` (the identity of the principal that opened it); ``closed`` once it ended."""
 
-    __slots__ = ("_on_close", "closed", "inflight", "legacy", "max_inflight", "owner", "streams")
+    __slots__ = ("_on_close", "closed", "inflight", "legacy", "max_inflight", "owner", "session_id", "streams")
 
     def __init__(
         self,
@@ -46,6 +52,21 @@ class Connection:
         self.closed = asyncio.Event()
         self._on_close = on_close
         self.owner = owner.identity if owner is not None else None
+        self.session_id: str | None = None
+
+    def state(self) -> dict[str, Any] | None:
+        """What a shared store keeps of the session: its legacy state and owner (None before ``initialize``)."""
+        state = self.legacy.state() if self.legacy is not None else None
+        return None if state is None else {**state, "owner": self.owner}
+
+    def restore(self, state: dict[str, Any]) -> bool:
+        """Take on a stored ``state`` (the connection holds a blank legacy session); False when it
+        cannot be served here."""
+        owner = state.get("owner")
+        if self.legacy is None or not (owner is None or isinstance(owner, str)):
+            return False
+        self.owner = owner
+        return self.legacy.restore(state)
 
     def belongs_to(self, principal: Principal | None) -> bool:
         """``principal`` may use this connection: the one that opened it (anyone, when nobody did)."""
@@ -95,8 +116,17 @@ class Router:
             raise ValueError(f"the server's revision {version} is not in its registry ({registry!r})")
         self.app = app
         self.limits: Limits = app.limits
+        self.redis_url: str | None = getattr(app, "redis_url", None) or os.environ.get("MCP_REDIS_URL") or None
         sealer = RequestStateSealer(app.request_state_key, ttl=app.request_state_ttl)
-        self.services = services or Services.for_limits(self.limits, sealer)
+        self.services = services or Services.build(
+            self.limits,
+            sealer,
+            redis_url=self.redis_url,
+            namespace=f"mcpgen:{app.server_info().get('name', 'server')}",
+            blank=self.blank,
+        )
+        if self.services.shared is not None:
+            self.services.subscriptions.refresh = self.refresh
         self.kernel = Kernel(app, self.services)
         self.served = registry.up_to(version)
         legacy = tuple(v for v in self.served if registry.era(v) == "legacy")
@@ -116,7 +146,11 @@ class Router:
         request's bearer token speaks for (protected HTTP servers)."""
         if conn is not None:
             if conn.legacy is not None:
-                return await conn.legacy.handle(obj, send, conn.cancel, principal)
+                reply = await conn.legacy.handle(obj, send, conn.cancel, principal)
+                if conn.legacy.changed and conn.session_id is not None:
+                    conn.legacy.changed = False
+                    await self.services.sessions.save(conn.session_id, conn)
+                return reply
             if self.legacy_versions and is_legacy_initialize(obj):
                 return await self.open_legacy(obj, conn)
         if self.modern is None:
@@ -131,6 +165,20 @@ class Router:
             conn.legacy = session
             self.services.subscriptions.sessions.add(session)
         return reply
+
+    def blank(self) -> Connection:
+        """An HTTP session about to be restored from a shared store: a legacy session not yet
+        initialized, already receiving notifications."""
+        conn = self.connect()
+        conn.legacy = LegacySession(self.kernel, self.app.registry, self.legacy_versions, self.target)
+        self.services.subscriptions.sessions.add(conn.legacy)
+        return conn
+
+    async def refresh(self, session: Subscriber) -> None:
+        """Bring a legacy session's state (its subscriptions) up to date from the shared store."""
+        session_id = getattr(session, "session_id", None)
+        if session_id is not None:
+            await self.services.sessions.get(session_id)
 
     def _closed(self, conn: Connection) -> None:
         if conn.legacy is not None:
@@ -163,12 +211,20 @@ class Router:
     async def open_session(self, conn: Connection) -> str:
         """Keep an initialized connection as a session; its new id (``SessionLimitReached``: none free)."""
         session_id: str = await self.services.sessions.add(conn)
+        conn.session_id = session_id
+        if conn.legacy is not None:
+            conn.legacy.session_id = session_id
+            conn.legacy.changed = False
         return session_id
 
     async def session(self, session_id: str, principal: Principal | None = None) -> Connection | None:
         """The open session ``session_id`` of ``principal`` (None: unknown, expired, evicted, or
         another principal's)."""
         conn: Connection | None = await self.services.sessions.get(session_id)
+        if conn is not None and conn.session_id is None:  # restored from the shared store
+            conn.session_id = session_id
+            if conn.legacy is not None:
+                conn.legacy.session_id = session_id
         return conn if conn is not None and conn.belongs_to(principal) else None
 
     async def end_session(self, session_id: str, principal: Principal | None = None) -> bool:

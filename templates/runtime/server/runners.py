@@ -6,6 +6,10 @@ result), stop accepting input and let requests in flight finish. Both apply the 
 ``LimitedHttpToolsProtocol`` (its httptools protocol, bounded: 431 for headers over
 ``max_header_bytes``, read with bounded memory, 408 for headers not complete within
 ``header_timeout``), ``limit_concurrency`` and ``timeout_keep_alive`` from the limits.
+
+``run_http(..., workers=N)`` binds the port once and forks N uvicorn workers that accept on
+it; they need a shared store (the server's ``redis_url``), and a server with one checks that
+Redis answers before it serves: otherwise it exits with one sentence.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import queue
 import select
 import selectors
 import signal
+import socket
 import stat
 import sys
 import threading
@@ -238,8 +243,58 @@ def uvicorn_config(app: HttpApp, host: str, port: int) -> uvicorn.Config:
     )
 
 
-def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-    """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp`` (blocking); ``options`` go to ``HttpApp``."""
+def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, workers: int = 1, **options: Any) -> None:
+    """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp`` (blocking); ``options`` go to
+    ``HttpApp``; ``workers`` > 1 forks that many worker processes on one listening socket."""
+    if workers < 1:
+        raise SystemExit(f"workers must be at least 1, not {workers}")
+    if workers > 1 and router.redis_url is None:
+        raise SystemExit(f"{workers} workers need a shared store: set redis_url on the server class or MCP_REDIS_URL")
+    if router.redis_url is not None:
+        from .services import SharedStateUnavailable
+        from .services.redis import check_reachable
+
+        try:
+            check_reachable(router.redis_url)
+        except SharedStateUnavailable as exc:
+            raise SystemExit(str(exc)) from None
+    config = uvicorn_config(HttpApp(router, **options), host, port)
+    if workers == 1:
+        serve_uvicorn(router, config)
+        return
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    children: list[int] = []
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:  # a worker: serve until told to stop, then leave without the parent's cleanup
+            code = 0
+            try:
+                serve_uvicorn(router, config, sock)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        children.append(pid)
+    sock.close()
+
+    def forward(signum: int, frame: Any) -> None:
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, forward)
+    for pid in children:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
+def serve_uvicorn(router: Router, config: uvicorn.Config, sock: socket.socket | None = None) -> None:
+    """Run one uvicorn server (on ``sock`` when given); a signal ends open listen streams first."""
     import uvicorn
 
     subscriptions = router.services.subscriptions
@@ -249,7 +304,7 @@ def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, **option
             subscriptions.close()  # open listen streams end, so shutdown need not wait for them
             super().handle_exit(sig, frame)
 
-    Server(uvicorn_config(HttpApp(router, **options), host, port)).run()
+    Server(config).run(sockets=[sock] if sock is not None else None)
 
 
 def limited_protocol(limits: Limits) -> type[asyncio.Protocol]:

@@ -304,7 +304,7 @@ class StreamCursor:
 async def sse_data(
     lines: AsyncIterator[str], cursor: StreamCursor | None = None
 ) -> AsyncIterator[bytes]:
-    """The ``data`` of each server-sent event (comments and empty events skipped); ``cursor``
+    """The ``data`` of each server-sent event (comments and events without data skipped); ``cursor``
     records ``id`` and ``retry``.
     """
     cursor = cursor if cursor is not None else StreamCursor()
@@ -312,7 +312,9 @@ async def sse_data(
     event = "message"
     async for line in lines:
         if line == "":
-            if data and event == "message":
+            if (
+                any(data) and event == "message"
+            ):  # a priming event (an id, empty data) carries nothing
                 yield "\n".join(data).encode("utf-8")
             data, event = [], "message"
             continue
@@ -328,5 +330,5 @@ async def sse_data(
             cursor.last_id = value
         elif name == "retry" and value.isdigit():
             cursor.retry_ms = min(int(value), MAX_RETRY_MS)
-    if data and event == "message":
+    if any(data) and event == "message":
         yield "\n".join(data).encode("utf-8")

@@ -4,47 +4,102 @@ Each is a small object with an in-memory implementation: the request ``Context``
 (``context``), the subscription bus (``subscriptions``), MRTR ``requestState`` signing
 (``request_state``), bearer-token verification for protected HTTP servers (``auth``: the
 ``ResourceServer`` and its ``Principal``; ``verifiers``, imported only when used, needs the
-``auth`` extra), the store of legacy HTTP sessions (``session_store``). ``Limits``
-(``limits``) are the bounds every layer enforces. An event store plugs in here, as a further
-field of ``Services``.
+``auth`` extra), the store of legacy HTTP sessions (``session_store``), the store of legacy SSE
+events for ``Last-Event-ID`` resumption (``event_store``). ``Limits`` (``limits``) are the bounds
+every layer enforces.
+
+Three of them are what workers behind a balancer must share: the subscription bus
+(``bus``), the session store and the event store. Each is an interface with an in-memory
+default; ``Services.build`` with a ``redis_url`` switches all three to Redis (``redis``,
+imported only then: it needs the ``redis`` extra).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .auth import Principal, ResourceServer
+from .bus import Change, MemoryBus, SubscriptionBus
 from .context import LOG_LEVELS, Context, Send
+from .event_store import EventStore, MemoryEventStore
 from .limits import Limits
 from .request_state import RequestStateSealer
-from .session_store import MemorySessionStore, Session, SessionLimitReached, SessionStore
+from .session_store import MemorySessionStore, Session, SessionLimitReached, SessionStore, SharedStateUnavailable
 from .subscriptions import Listener, Subscriber, Subscriptions
 
 
 @dataclass
 class Services:
-    """What one server's sessions share: the ``requestState`` sealer, the subscription bus and
-    the legacy session store."""
+    """What one server's sessions share: the ``requestState`` sealer, the subscription bus, the
+    legacy session store and the legacy SSE event store; ``shared``: the Redis connection behind
+    them, when there is one."""
 
     request_state: RequestStateSealer = field(default_factory=RequestStateSealer)
     subscriptions: Subscriptions = field(default_factory=Subscriptions)
     sessions: SessionStore[Any] = field(default_factory=MemorySessionStore)
+    events: EventStore = field(default_factory=MemoryEventStore)
+    shared: Any = None
 
     @classmethod
     def for_limits(cls, limits: Limits, request_state: RequestStateSealer) -> Services:
         """The in-memory services of a server with these ``limits``."""
-        store: MemorySessionStore[Any] = MemorySessionStore(
-            max_sessions=limits.max_sessions, idle_timeout=limits.session_idle_timeout
+        return cls.build(limits, request_state)
+
+    @classmethod
+    def build(
+        cls,
+        limits: Limits,
+        request_state: RequestStateSealer,
+        *,
+        redis_url: str | None = None,
+        namespace: str = "mcpgen",
+        blank: Callable[[], Session] | None = None,
+    ) -> Services:
+        """The services of a server with these ``limits``: in memory, or with ``redis_url`` in
+        Redis under ``namespace`` (``blank`` makes the empty session a stored one is restored into)."""
+        if redis_url is None:
+            store: MemorySessionStore[Any] = MemorySessionStore(
+                max_sessions=limits.max_sessions, idle_timeout=limits.session_idle_timeout
+            )
+            events = MemoryEventStore(
+                max_events=limits.sse_events, max_streams=limits.max_sessions, ttl=limits.session_idle_timeout
+            )
+            return cls(request_state=request_state, sessions=store, events=events)
+        if blank is None:
+            raise ValueError("a shared session store needs blank= to restore sessions into")
+        from .redis import RedisBus, RedisEventStore, RedisSessionStore, SharedRedis
+
+        shared = SharedRedis(redis_url, namespace)
+        return cls(
+            request_state=request_state,
+            subscriptions=Subscriptions(RedisBus(shared)),
+            sessions=RedisSessionStore(
+                shared, blank, max_sessions=limits.max_sessions, idle_timeout=limits.session_idle_timeout
+            ),
+            events=RedisEventStore(shared, max_events=limits.sse_events, ttl=limits.session_idle_timeout),
+            shared=shared,
         )
-        return cls(request_state=request_state, sessions=store)
+
+    async def aclose(self) -> None:
+        """Release the shared backends (the Redis connection) of this process."""
+        await self.subscriptions.bus.close()
+        await self.sessions.close()
+        await self.events.close()
+        if self.shared is not None:
+            await self.shared.close()
 
 
 __all__ = [
     "LOG_LEVELS",
+    "Change",
     "Context",
+    "EventStore",
     "Limits",
     "Listener",
+    "MemoryBus",
+    "MemoryEventStore",
     "MemorySessionStore",
     "Principal",
     "RequestStateSealer",
@@ -54,6 +109,8 @@ __all__ = [
     "Session",
     "SessionLimitReached",
     "SessionStore",
+    "SharedStateUnavailable",
     "Subscriber",
+    "SubscriptionBus",
     "Subscriptions",
 ]

@@ -1,4 +1,9 @@
-"""Server-pushed notifications: ``subscriptions/listen`` streams (2026-07-28) and legacy sessions."""
+"""Server-pushed notifications: ``subscriptions/listen`` streams (2026-07-28) and legacy sessions.
+
+``publish`` puts a ``Change`` on the server's bus; the bus hands every change, from whichever
+worker raised it, to ``deliver``, which sends it to this worker's own open streams that asked
+for it: a listener gets it tagged with its subscription id.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ...jsonrpc import dumps, notification_envelope
+from .bus import Change, MemoryBus, SubscriptionBus
 
 Send = Callable[[bytes], Awaitable[None]]
 
@@ -44,13 +50,23 @@ class Subscriber:
     notify: Send | None
 
 
-class Subscriptions:
-    """Every listener and legacy subscriber of one server process."""
+Refresh = Callable[[Subscriber], Awaitable[None]]
 
-    def __init__(self) -> None:
+
+class Subscriptions:
+    """Every listener and legacy subscriber of one server process, and the bus between workers.
+
+    ``refresh`` (set when legacy sessions are shared between workers) brings a streaming
+    session's resource subscriptions up to date before a resource update is filtered.
+    """
+
+    def __init__(self, bus: SubscriptionBus | None = None) -> None:
+        self.bus: SubscriptionBus = bus if bus is not None else MemoryBus()
         self.listeners: set[Listener] = set()
         self.sessions: set[Subscriber] = set()
+        self.refresh: Refresh | None = None
         self.closed = False
+        self._attached = False
         self._closing: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -68,8 +84,21 @@ class Subscriptions:
         if self._closing is not None and self._loop is not None:
             self._loop.call_soon_threadsafe(self._closing.set)
 
+    async def attach(self) -> None:
+        """Receive the bus's changes in this process (once; before a stream starts listening)."""
+        if not self._attached:
+            await self.bus.attach(self.deliver)
+            self._attached = True
+
     async def publish(self, method: str, uri: str | None = None) -> None:
-        """Deliver ``method`` to everyone who asked for it; a failed stream is dropped."""
+        """Announce ``method`` (a list change, or ``uri`` updated) to every worker's subscribers."""
+        change = Change.of(method, uri)
+        await self.attach()
+        await self.bus.publish(change)
+
+    async def deliver(self, change: Change) -> None:
+        """Send ``change`` to this worker's streams that asked for it; a failed stream is dropped."""
+        method, uri = change.method, change.uri
         base: dict[str, Any] = {"uri": uri} if uri is not None else {}
         for listener in list(self.listeners):
             if listener.wants(method, uri):
@@ -79,8 +108,16 @@ class Subscriptions:
                 except Exception:
                     self.listeners.discard(listener)
         for session in list(self.sessions):
-            if session.notify is None or (method == RESOURCE_UPDATED and uri not in session.subscribed):
+            if session.notify is None:
                 continue
+            if method == RESOURCE_UPDATED:
+                if self.refresh is not None:
+                    try:
+                        await self.refresh(session)
+                    except Exception:
+                        continue  # the shared store is out of reach: its subscriptions are unknown
+                if uri not in session.subscribed:
+                    continue
             try:
                 await session.notify(dumps(notification_envelope(method, base or None)))
             except Exception:

@@ -158,9 +158,10 @@ class ModernSession:
         """``subscriptions/listen``: acknowledge first, then deliver until the client cancels."""
         honoured = self.honoured(request.params.notifications)
         meta = {SUBSCRIPTION_ID_KEY: request.id}
+        subscriptions = self.kernel.services.subscriptions
+        await subscriptions.attach()  # changes raised on any worker reach this one from here on
         ack = codec.encode_notification(ACKNOWLEDGED, {"notifications": honoured, "_meta": meta})
         await send(dumps(ack))
-        subscriptions = self.kernel.services.subscriptions
         listener = Listener(request.id, honoured, send)
         subscriptions.listeners.add(listener)
         try:

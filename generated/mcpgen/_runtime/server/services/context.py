@@ -94,6 +94,16 @@ class Context:
         if not self.cancelled:
             await self._send(dumps(notification_envelope(method, params)))
 
+    async def close_sse_stream(self, retry_ms: int = 1000) -> None:
+        """Let go of the connection carrying this request's event stream, asking the client to
+        poll: on a legacy HTTP session the server sends a ``retry`` of ``retry_ms`` and closes
+        the connection; the request goes on, what it sends is kept in the event store, and the
+        client gets it (and the response) by reconnecting with ``Last-Event-ID``, on any worker.
+        Elsewhere (stdio, stateless requests, JSON replies) a no-op."""
+        close = getattr(self._send, "close_connection", None)
+        if close is not None and not self.cancelled:
+            await close(retry_ms)
+
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:

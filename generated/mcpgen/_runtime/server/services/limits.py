@@ -30,7 +30,11 @@ class Limits:
     - ``max_sessions``: legacy sessions (``Mcp-Session-Id``) kept; a new one evicts the session
       idle the longest, whose client then gets 404 and initializes again.
     - ``session_idle_timeout``: seconds a legacy session lives without a request or an open
-      stream; then 404.
+      stream; then 404. A legacy SSE stream's stored events expire as long after its last one.
+    - ``sse_events``: events kept per legacy SSE stream for ``Last-Event-ID`` resumption (the
+      newest; a client that fell further behind misses the oldest).
+    - ``resume_wait``: seconds a resumed SSE stream waits for a new event before it ends with
+      a ``retry`` field, asking the client to poll again.
 
     stdio:
 
@@ -51,6 +55,8 @@ class Limits:
     max_connections: int | None = 2048
     max_sessions: int = 10_000
     session_idle_timeout: float = 1800.0
+    sse_events: int = 1000
+    resume_wait: float = 30.0
     max_line_bytes: int = 16 * 1024 * 1024
     max_inflight: int = 256
 

@@ -7,6 +7,13 @@ least-recently-used order. A session idle (no request in flight, no open stream)
 one evicts the session idle the longest; either way its client's next request gets 404 and it
 initializes again, as the transports page says a client must. Expiry is swept on every use,
 so abandoned sessions cost nothing once traffic moves on, without a background task.
+
+Behind a balancer the sessions must outlive the worker that opened them: ``RedisSessionStore``
+(``services.redis``, the ``redis`` extra) keeps what a session is (``Session.state``: the
+negotiated revision, the client's capabilities and info, the log level, the resource
+subscriptions, the principal it belongs to) in Redis with the same idle expiry and cap, and
+rebuilds it (``Session.restore``) on whichever worker the client reaches next. The live
+connection objects stay in a per-worker ``MemorySessionStore`` under the same limits.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 
 class Session(Protocol):
@@ -30,8 +37,21 @@ class Session(Protocol):
         """End the session: its streams end, its requests in flight are cancelled."""
         ...
 
+    def state(self) -> dict[str, Any] | None:
+        """What a shared store keeps of the session (JSON-ready); None before it is initialized."""
+        ...
+
+    def restore(self, state: dict[str, Any]) -> bool:
+        """Take on ``state`` (as ``state`` returned it, maybe on another worker); False when it
+        cannot be served here (a revision this server does not serve)."""
+        ...
+
 
 S = TypeVar("S", bound=Session)
+
+
+class SharedStateUnavailable(Exception):
+    """The shared store (Redis) where workers keep sessions and events cannot be reached."""
 
 
 class SessionLimitReached(Exception):
@@ -49,8 +69,16 @@ class SessionStore(Protocol[S]):
         """The open session ``session_id``, now marked used; None when unknown, expired or evicted."""
         ...
 
+    async def save(self, session_id: str, session: S) -> None:
+        """The session's state changed (log level, subscriptions): keep it where other workers see it."""
+        ...
+
     async def remove(self, session_id: str) -> S | None:
         """Forget ``session_id`` (the caller closes it); the session, or None when it was not open."""
+        ...
+
+    async def close(self) -> None:
+        """Release what the store holds (connections to a shared backend)."""
         ...
 
     def __len__(self) -> int: ...
@@ -82,6 +110,21 @@ class MemorySessionStore(Generic[S]):
         session_id = secrets.token_hex(16)
         self._sessions[session_id] = (session, now)
         return session_id
+
+    def put(self, session_id: str, session: S) -> None:
+        """Keep ``session`` under a known id (a session another worker opened); may evict an idle one."""
+        now = self.clock()
+        self._sweep(now)
+        if session_id not in self._sessions and len(self._sessions) >= self.max_sessions:
+            self._evict_one()
+        self._sessions[session_id] = (session, now)
+        self._sessions.move_to_end(session_id)
+
+    async def save(self, session_id: str, session: S) -> None:
+        """Nothing to do: the session object is the state."""
+
+    async def close(self) -> None:
+        """Nothing to release."""
 
     async def get(self, session_id: str) -> S | None:
         now = self.clock()

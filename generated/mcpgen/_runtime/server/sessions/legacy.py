@@ -88,6 +88,8 @@ class LegacySession(Subscriber):
         self.log_level = "debug"
         self.subscribed: set[str] = set()
         self.notify: Send | None = None
+        self.session_id: str | None = None  # the HTTP session's id, once it is kept in the store
+        self.changed = False  # the state a shared store keeps changed since it was saved
         self._pending: dict[RequestId, tuple[str, asyncio.Future[Any]]] = {}
         self._next = 0
 
@@ -118,6 +120,7 @@ class LegacySession(Subscriber):
         self.client_capabilities = dump(request.params.capabilities) or {}
         info = dump(request.params.client_info)
         self.client_info = info if isinstance(info, dict) else None
+        self.changed = True
         app = self.kernel.app
         result: dict[str, Any] = {
             "protocolVersion": version,
@@ -130,6 +133,46 @@ class LegacySession(Subscriber):
             return Reply(codec.dumps_result(request.id, INITIALIZE, result))
         except ProtocolError as error:
             return error_reply(request.id, error)
+
+    # -- what a shared session store keeps ----------------------------------------------
+
+    def state(self) -> dict[str, Any] | None:
+        """What ``initialize`` and later requests fixed, JSON-ready; None before ``initialize``."""
+        if self.version is None:
+            return None
+        return {
+            "version": self.version,
+            "capabilities": self.client_capabilities,
+            "client_info": self.client_info,
+            "log_level": self.log_level,
+            "subscribed": sorted(self.subscribed),
+        }
+
+    def restore(self, state: dict[str, Any]) -> bool:
+        """Take on a stored ``state`` (from this worker or another); False when its revision is
+        not one this server serves or the state is malformed."""
+        version = state.get("version")
+        if not isinstance(version, str) or version not in self.served:
+            return False
+        if version != self.version:
+            codec = LegacyCodec(self.registry.revision(version), "server")
+            self.version, self.codec, self.conversion = (
+                version,
+                codec,
+                Conversion(codec, self.target),
+            )
+        capabilities, info = state.get("capabilities"), state.get("client_info")
+        self.client_capabilities = capabilities if isinstance(capabilities, dict) else {}
+        self.client_info = info if isinstance(info, dict) else None
+        level = state.get("log_level")
+        self.log_level = level if isinstance(level, str) else "debug"
+        subscribed = state.get("subscribed")
+        self.subscribed = (
+            {uri for uri in subscribed if isinstance(uri, str)}
+            if isinstance(subscribed, list)
+            else set()
+        )
+        return True
 
     # -- every later message --------------------------------------------------------------
 
@@ -189,6 +232,7 @@ class LegacySession(Subscriber):
                 return self.ok(request, {})
             if method == "logging/setLevel":
                 self.log_level = request.params.level
+                self.changed = True
                 return self.ok(request, {})
             if method in SUBSCRIBE and "resources" in self.kernel.app.capabilities():
                 uri = request.params.uri
@@ -196,6 +240,7 @@ class LegacySession(Subscriber):
                     self.subscribed.add(uri)
                 else:
                     self.subscribed.discard(uri)
+                self.changed = True
                 return self.ok(request, {})
             return await self.call(request, raw, send, principal)
         except ProtocolError as error:

@@ -12,7 +12,16 @@ revision in ``MCP-Protocol-Version`` (400 otherwise). Its server->client request
 POST's SSE stream and their answers come back as POSTs; a GET opens its stream of unsolicited
 notifications, which ends with the session. A reply is plain JSON unless the handler sends
 something first (progress, log, input requests), which turns it into an SSE stream; closing
-that stream cancels the request.
+a modern request's stream cancels the request.
+
+A legacy session's SSE streams are resumable (2025-11-25): each opens with a priming event
+(an id and empty data), every event is kept in the services' event store before it is sent
+and carries its id, and a client whose connection dropped (or that the handler asked to poll,
+``Context.close_sse_stream``: a ``retry`` field, then the connection closes) sends a GET with
+``Last-Event-ID`` to any worker sharing the store: it gets the events it missed, in order,
+then the rest of the stream. Losing the connection does not cancel a legacy request (its
+client cancels with ``notifications/cancelled``). When the shared store is out of reach, a
+legacy session's request is answered 503; stateless requests are served as ever.
 
 Host and Origin are checked against DNS rebinding; the server's ``Limits`` bound the headers
 (431), the body (413) and the time to send it (408). The runner's uvicorn enforces the header
@@ -56,8 +65,9 @@ from ...jsonrpc import (
     request_id,
 )
 from ..router import Connection, Reply, Router, is_legacy_initialize
-from ..services import SessionLimitReached
+from ..services import EventStore, SessionLimitReached, SharedStateUnavailable
 from ..services.auth import Denial, Principal, ResourceServer
+from ..services.event_store import stream_kind
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -270,7 +280,20 @@ class HttpApp:
         if not self.origin_allowed(headers.get("origin")):
             await plain(send, 403, b"invalid Origin header")
             return
-        method = scope["method"]
+        started: list[bool] = []
+
+        async def tracked(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                started.append(True)
+            await send(message)
+
+        try:
+            await self.route(scope["method"], headers, receive, tracked)
+        except SharedStateUnavailable as exc:
+            if not started:  # else the stream just ends: the client resumes once the store is back
+                await error(send, 503, None, ProtocolError(INTERNAL_ERROR, str(exc)))
+
+    async def route(self, method: str, headers: Headers, receive: Receive, send: ASGISend) -> None:
         if method == "POST":
             await self.post(headers, receive, send)
         elif (
@@ -285,7 +308,10 @@ class HttpApp:
             conn = await self.session(headers, None, principal, send)
             if conn is None:
                 return
-            if method == "GET":
+            last = headers.get("last-event-id")
+            if method == "GET" and last is not None:
+                await self.resume(conn, last.strip(), receive, send)
+            elif method == "GET":
                 await self.stream(conn, receive, send)
             else:
                 await self.router.end_session(headers.values[SESSION_ID], principal)
@@ -475,46 +501,53 @@ class HttpApp:
         """Run the request inline; JSON if it finishes silently, else an SSE stream of what it sends.
 
         The first message the handler sends (progress, a log, a server->client request on a
-        legacy session) starts the stream; from then on a watcher cancels the request when the
-        client closes the stream, which is the 2026-07-28 cancellation.
+        legacy session) starts the stream. A modern request is cancelled when its client closes
+        the stream (the 2026-07-28 cancellation); a legacy session's stream is resumable and its
+        request runs on when the connection goes.
         """
-        current = asyncio.current_task()
-        watcher: asyncio.Task[Any] | None = None
-
-        async def push(data: bytes) -> None:
-            nonlocal watcher
-            if watcher is None:
-                await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-                watcher = asyncio.create_task(cancel_on_disconnect(receive, current))
-            await send({"type": "http.response.body", "body": event(data), "more_body": True})
-
+        resumable = conn is not None and conn.session_id is not None
+        stream = ResponseStream(
+            send,
+            receive,
+            asyncio.current_task(),
+            self.router.services.events if resumable else None,
+            conn.session_id if conn is not None else None,
+        )
         try:
             if conn is not None:
-                reply = await self.router.run(obj, push, conn, principal)
+                reply = await self.router.run(obj, stream, conn, principal)
             else:
-                reply = await self.router.handle(obj, push, None, principal)
+                reply = await self.router.handle(obj, stream, None, principal)
         except asyncio.CancelledError:
-            if watcher is None or not watcher.done():
+            if not stream.cancelled_by_client:
                 raise
             return  # the client went away: nothing more to send
         finally:
-            if watcher is not None:
-                watcher.cancel()
-        if watcher is not None:
-            tail = event(reply.body) if reply.body is not None else b""
-            await send({"type": "http.response.body", "body": tail, "more_body": False})
-        elif reply.body is None:
+            stream.stop_watching()
+        if await stream.finish(reply.body):
+            return
+        if reply.body is None:
             await plain(send, 202, b"")
         else:
             await respond(send, self.status(reply, conn), reply.body, [])
 
     # -- GET: a legacy session's stream of unsolicited notifications -----------------------
 
-    async def stream(self, conn: Connection, receive: Receive, send: ASGISend) -> None:
+    async def stream(
+        self,
+        conn: Connection,
+        receive: Receive,
+        send: ASGISend,
+        resumed: tuple[str, bool] | None = None,
+    ) -> None:
         """Until the client goes, the session ends, or the client stops reading (a backlog of
-        ``STREAM_BACKLOG`` notifications): then the stream ends and the client may open another."""
+        ``STREAM_BACKLOG`` notifications): then the stream ends and the client may open another,
+        or resume this one with ``Last-Event-ID``. ``resumed``: the stored stream this GET
+        continues, and whether its response has started already."""
         legacy = conn.legacy
-        assert legacy is not None
+        assert legacy is not None and conn.session_id is not None
+        session_id = conn.session_id
+        events = self.router.services.events
         queue: collections.deque[bytes] = collections.deque()
         wake = asyncio.Event()
         overflow = False
@@ -527,6 +560,7 @@ class HttpApp:
                 queue.append(data)
             wake.set()
 
+        await self.router.services.subscriptions.attach()
         legacy.notify = push
         conn.streams += 1
         watcher = asyncio.create_task(disconnected(receive))
@@ -534,18 +568,27 @@ class HttpApp:
         for task in (watcher, closer):
             task.add_done_callback(lambda _: wake.set())
         try:
-            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-            await send(
-                {"type": "http.response.body", "body": b": stream open\n\n", "more_body": True}
-            )
+            if resumed is None:
+                stream, priming = await events.open(session_id, "get")
+                await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+                opened = prime(priming) + b": stream open\n\n"
+                await send({"type": "http.response.body", "body": opened, "more_body": True})
+            else:
+                stream = resumed[0]
+                if not resumed[1]:
+                    await send(
+                        {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS}
+                    )
             while not (watcher.done() or closer.done() or overflow):
                 await wake.wait()
                 wake.clear()
                 while queue and not watcher.done():
+                    data = queue.popleft()
+                    event_id = await events.append(session_id, stream, data)
                     await send(
                         {
                             "type": "http.response.body",
-                            "body": event(queue.popleft()),
+                            "body": event(data, event_id),
                             "more_body": True,
                         }
                     )
@@ -558,16 +601,130 @@ class HttpApp:
             if legacy.notify is push:
                 legacy.notify = None
 
+    async def resume(
+        self, conn: Connection, last_event_id: str, receive: Receive, send: ASGISend
+    ) -> None:
+        """GET with ``Last-Event-ID``: the events of that stream after it, in order, then the rest
+        of the stream: a POST's until its response (or, when nothing comes for ``resume_wait``
+        seconds, a ``retry`` asking the client to poll again); a GET stream's live from here."""
+        assert conn.session_id is not None
+        events = self.router.services.events
+        stream = await events.resume(conn.session_id, last_event_id)
+        if stream is None:
+            await error(
+                send, 404, None, ProtocolError(INVALID_REQUEST, "unknown or expired event stream")
+            )
+            return
+        live = stream_kind(stream) == "get"
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        watcher = asyncio.create_task(disconnected(receive))
+        conn.streams += 1
+        try:
+            wait = 0.0 if live else self.limits.resume_wait
+            async for event_id, data in events.read(conn.session_id, last_event_id, wait=wait):
+                if watcher.done():
+                    return
+                await send(
+                    {"type": "http.response.body", "body": event(data, event_id), "more_body": True}
+                )
+        finally:
+            watcher.cancel()
+            conn.streams -= 1
+        if live:
+            await self.stream(conn, receive, send, resumed=(stream, True))
+        else:
+            await send({"type": "http.response.body", "body": retry(1000), "more_body": False})
+
+
+class ResponseStream:
+    """The SSE answer to one POST, the ``send`` its request's messages go to.
+
+    Started by the first message; with an event ``store`` (a legacy session's request) it opens
+    with a priming event and every message is kept before it is sent, with its id. Without a
+    store, the client closing the stream cancels the request; with one, the request runs on
+    and its messages are only kept. ``close_connection`` (``Context.close_sse_stream``) ends the
+    connection after a ``retry`` field, for the client to resume.
+    """
+
+    def __init__(
+        self,
+        send: ASGISend,
+        receive: Receive,
+        task: asyncio.Task[Any] | None,
+        store: EventStore | None,
+        session_id: str | None,
+    ) -> None:
+        self.send, self.receive, self.task = send, receive, task
+        self.store, self.session_id = store, session_id
+        self.started = False
+        self.connected = True  # the HTTP response is still open
+        self.cancelled_by_client = False
+        self.stream: str | None = None
+        self.watcher: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        if self.started:
+            return
+        self.started = True
+        priming = None
+        if self.store is not None and self.session_id is not None:
+            self.stream, priming = await self.store.open(self.session_id, "post")
+        await self.send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        if priming is not None:
+            await self.send(
+                {"type": "http.response.body", "body": prime(priming), "more_body": True}
+            )
+        self.watcher = asyncio.create_task(self.watch())
+
+    async def watch(self) -> None:
+        await disconnected(self.receive)
+        self.connected = False
+        if self.stream is None and self.task is not None:
+            self.cancelled_by_client = True
+            self.task.cancel()
+
+    async def keep(self, data: bytes, *, last: bool = False) -> str | None:
+        if self.store is None or self.stream is None or self.session_id is None:
+            return None
+        return await self.store.append(self.session_id, self.stream, data, last=last)
+
+    async def __call__(self, data: bytes) -> None:
+        await self.start()
+        event_id = await self.keep(data)
+        if self.connected:
+            await self.send(
+                {"type": "http.response.body", "body": event(data, event_id), "more_body": True}
+            )
+
+    async def close_connection(self, retry_ms: int) -> None:
+        """End the connection (not the stream) after a ``retry`` field; a no-op without a store."""
+        if self.store is None or self.session_id is None:
+            return
+        await self.start()
+        if self.connected:
+            self.connected = False
+            await self.send(
+                {"type": "http.response.body", "body": retry(retry_ms), "more_body": False}
+            )
+
+    def stop_watching(self) -> None:
+        if self.watcher is not None:
+            self.watcher.cancel()
+
+    async def finish(self, body: bytes | None) -> bool:
+        """Write the reply as the stream's last event; False when no stream started (reply as JSON)."""
+        if not self.started:
+            return False
+        event_id = await self.keep(body, last=True) if body is not None else None
+        if self.connected:
+            self.connected = False
+            tail = event(body, event_id) if body is not None else b""
+            await self.send({"type": "http.response.body", "body": tail, "more_body": False})
+        return True
+
 
 async def none_send(data: bytes) -> None:
     """Where request-scoped messages of a notification would go: nowhere."""
-
-
-async def cancel_on_disconnect(receive: Receive, task: asyncio.Task[Any] | None) -> None:
-    """Cancel ``task`` once the client disconnects."""
-    await disconnected(receive)
-    if task is not None:
-        task.cancel()
 
 
 async def disconnected(receive: Receive) -> None:
@@ -582,8 +739,19 @@ def hostname(host: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
-def event(data: bytes) -> bytes:
-    return b"event: message\ndata: " + data + b"\n\n"
+def event(data: bytes, event_id: str | None = None) -> bytes:
+    head = b"id: " + event_id.encode() + b"\n" if event_id is not None else b""
+    return head + b"event: message\ndata: " + data + b"\n\n"
+
+
+def prime(event_id: str) -> bytes:
+    """The priming event of a resumable stream: its first id, no data."""
+    return b"id: " + event_id.encode() + b"\ndata:\n\n"
+
+
+def retry(retry_ms: int) -> bytes:
+    """The ``retry`` field the client waits before resuming a stream whose connection ends."""
+    return b"retry: " + str(max(0, int(retry_ms))).encode() + b"\n\n"
 
 
 async def plain(

@@ -1,0 +1,338 @@
+"""The shared services of a server scaled out over several workers, on Redis (the ``redis`` extra).
+
+``SharedRedis`` holds one asyncio client per worker process (made on first use, in the loop
+that serves) and the three Redis implementations of the services' seams: ``RedisBus`` (a
+pub/sub channel), ``RedisSessionStore`` (one key per legacy session, expiring when idle, and
+an index that caps how many are kept) and ``RedisEventStore`` (one Redis Stream per SSE
+stream, trimmed to its newest events, expiring when idle). All keys live under one namespace
+per server (``mcpgen:<server name>`` by default), so servers may share a Redis.
+
+When Redis goes away mid-run, what needs no shared state keeps working: stateless requests
+are answered, a change is still delivered to this worker's own streams; a legacy session's
+request fails with ``SharedStateUnavailable`` (the HTTP app answers 503). The failure is
+logged once per outage, each use tries again, and its end is logged too. This module is
+imported only when a ``redis_url`` is set, so nothing else pays for ``redis``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import secrets
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Generic, TypeVar
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from .bus import Change, Deliver
+from .event_store import StreamKind, new_stream, split_event_id
+from .session_store import MemorySessionStore, Session, SharedStateUnavailable
+
+log = logging.getLogger("mcpgen.server")
+
+S = TypeVar("S", bound=Session)
+SESSION_ID = re.compile(r"[0-9a-f]{32}")
+FAILURES = (RedisError, OSError)
+RECONNECT_DELAY = 0.5  # seconds between attempts to reach a lost Redis (doubling up to 8)
+
+
+def redacted(url: str) -> str:
+    """``url`` without its password, fit for a log line."""
+    return re.sub(r"//([^:/@]*):[^@/]*@", r"//\1:***@", url)
+
+
+def check_reachable(url: str, timeout: float = 5.0) -> None:
+    """Ping Redis once (before a server starts): raise ``SharedStateUnavailable`` in one sentence."""
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except (RedisError, OSError, ValueError) as exc:
+        raise SharedStateUnavailable(f"cannot reach Redis at {redacted(url)}: {exc}") from None
+
+
+class Outage:
+    """Logs a lost Redis once, and its return once."""
+
+    def __init__(self, url: str) -> None:
+        self.url = redacted(url)
+        self.down = False
+
+    def failed(self, exc: BaseException) -> None:
+        if not self.down:
+            self.down = True
+            log.warning("lost Redis at %s (%s); serving what needs no shared state, reconnecting", self.url, exc)
+
+    def ok(self) -> None:
+        if self.down:
+            self.down = False
+            log.warning("Redis at %s is back", self.url)
+
+
+class SharedRedis:
+    """One worker's connection to the deployment's Redis (the client is made lazily, per process)."""
+
+    def __init__(self, url: str, namespace: str) -> None:
+        self.url = url
+        self.namespace = namespace
+        self.outage = Outage(url)
+        self._client: aioredis.Redis | None = None
+
+    @property
+    def client(self) -> aioredis.Redis:
+        if self._client is None:
+            self._client = aioredis.Redis.from_url(
+                self.url, socket_connect_timeout=5, health_check_interval=30, retry_on_timeout=False
+            )
+        return self._client
+
+    def key(self, *parts: str) -> str:
+        return ":".join((self.namespace, *parts))
+
+    async def close(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            with contextlib.suppress(*FAILURES):
+                await client.aclose()
+
+
+class RedisBus:
+    """Changes on one pub/sub channel; each worker reads it in one task and delivers locally."""
+
+    def __init__(self, shared: SharedRedis) -> None:
+        self.shared = shared
+        self.channel = shared.key("changes")
+        self._deliver: Deliver | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def publish(self, change: Change) -> None:
+        try:
+            await self.shared.client.publish(self.channel, change.encode())
+        except FAILURES as exc:
+            self.shared.outage.failed(exc)
+            if self._deliver is not None:  # this worker's own streams still hear of it
+                await self._deliver(change)
+        else:
+            self.shared.outage.ok()
+
+    async def attach(self, deliver: Deliver) -> None:
+        self._deliver = deliver
+        if self._reader is None or self._reader.done():
+            ready = asyncio.Event()
+            self._reader = asyncio.create_task(self._read(ready))
+            await ready.wait()
+
+    async def _read(self, ready: asyncio.Event) -> None:
+        delay = RECONNECT_DELAY
+        while True:
+            pubsub = self.shared.client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.channel)
+                self.shared.outage.ok()
+                ready.set()
+                delay = RECONNECT_DELAY
+                async for message in pubsub.listen():
+                    change = Change.decode(message["data"]) if message.get("type") == "message" else None
+                    if change is not None and self._deliver is not None:
+                        await self._deliver(change)
+            except FAILURES as exc:
+                self.shared.outage.failed(exc)
+                ready.set()  # listen streams open anyway; changes of this worker still reach them
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 8.0)
+            finally:
+                with contextlib.suppress(*FAILURES):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def close(self) -> None:
+        self._deliver = None
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+            self._reader = None
+
+
+class RedisSessionStore(Generic[S]):
+    """Legacy sessions in Redis (``<ns>:session:<id>``, expiring ``idle_timeout`` after their
+    last use; at most ``max_sessions``, the least recently used dropped first), their live
+    connections in this worker's ``MemorySessionStore``; ``blank`` makes an empty session for
+    ``Session.restore``."""
+
+    def __init__(
+        self, shared: SharedRedis, blank: Callable[[], S], *, max_sessions: int = 10_000, idle_timeout: float = 1800.0
+    ) -> None:
+        self.shared = shared
+        self.blank = blank
+        self.max_sessions = max_sessions
+        self.idle_timeout = idle_timeout
+        self.ttl = max(1, round(idle_timeout))
+        self.local: MemorySessionStore[S] = MemorySessionStore(max_sessions=max_sessions, idle_timeout=idle_timeout)
+        self.index = shared.key("sessions")
+
+    def __len__(self) -> int:
+        return len(self.local)
+
+    def _key(self, session_id: str) -> str:
+        return self.shared.key("session", session_id)
+
+    def _failed(self, exc: BaseException) -> SharedStateUnavailable:
+        self.shared.outage.failed(exc)
+        return SharedStateUnavailable(f"the session store (Redis at {self.shared.outage.url}) is out of reach")
+
+    async def add(self, session: S) -> str:
+        session_id = secrets.token_hex(16)
+        state = json.dumps(session.state(), separators=(",", ":"))
+        now = time.time()
+        try:
+            async with self.shared.client.pipeline(transaction=False) as pipe:
+                pipe.set(self._key(session_id), state, ex=self.ttl)
+                pipe.zadd(self.index, {session_id: now})
+                pipe.zremrangebyscore(self.index, "-inf", now - self.idle_timeout)
+                pipe.zcard(self.index)
+                *_, count = await pipe.execute()
+            if count > self.max_sessions:
+                dropped: Any = await self.shared.client.zpopmin(self.index, count - self.max_sessions)
+                names = [name.decode() if isinstance(name, bytes) else str(name) for name, _ in dropped]
+                if names:
+                    await self.shared.client.delete(*(self._key(name) for name in names))
+        except FAILURES as exc:
+            raise self._failed(exc) from None
+        self.shared.outage.ok()
+        self.local.put(session_id, session)
+        return session_id
+
+    async def get(self, session_id: str) -> S | None:
+        if SESSION_ID.fullmatch(session_id) is None:
+            return None
+        try:
+            async with self.shared.client.pipeline(transaction=False) as pipe:
+                pipe.getex(self._key(session_id), ex=self.ttl)
+                pipe.zadd(self.index, {session_id: time.time()}, xx=True)
+                raw, _ = await pipe.execute()
+        except FAILURES as exc:
+            raise self._failed(exc) from None
+        self.shared.outage.ok()
+        if raw is None:  # expired, evicted or deleted (maybe by another worker)
+            gone = await self.local.remove(session_id)
+            if gone is not None:
+                gone.close()
+            return None
+        try:
+            state = json.loads(raw)
+        except ValueError:
+            return None
+        session = await self.local.get(session_id)
+        if session is not None:
+            return session if session.restore(state) else None
+        session = self.blank()
+        if not session.restore(state):
+            session.close()
+            return None
+        self.local.put(session_id, session)
+        return session
+
+    async def save(self, session_id: str, session: S) -> None:
+        state = session.state()
+        if state is None:
+            return
+        try:
+            data = json.dumps(state, separators=(",", ":"))
+            await self.shared.client.set(self._key(session_id), data, ex=self.ttl, xx=True)
+        except FAILURES as exc:
+            raise self._failed(exc) from None
+
+    async def remove(self, session_id: str) -> S | None:
+        try:
+            async with self.shared.client.pipeline(transaction=False) as pipe:
+                pipe.delete(self._key(session_id))
+                pipe.zrem(self.index, session_id)
+                await pipe.execute()
+        except FAILURES as exc:
+            raise self._failed(exc) from None
+        return await self.local.remove(session_id)
+
+    async def close(self) -> None:
+        """Nothing beyond the shared client, which ``SharedRedis.close`` releases."""
+
+
+class RedisEventStore:
+    """Each SSE stream a Redis Stream ``<ns>:events:<session>:<stream>``: trimmed to about
+    ``max_events`` entries, expiring ``ttl`` seconds after its last event."""
+
+    def __init__(self, shared: SharedRedis, *, max_events: int = 1000, ttl: float = 300.0) -> None:
+        self.shared = shared
+        self.max_events = max_events
+        self.ttl = max(1, round(ttl))
+
+    def _key(self, session_id: str, stream: str) -> str:
+        return self.shared.key("events", session_id, stream)
+
+    def _failed(self, exc: BaseException) -> SharedStateUnavailable:
+        self.shared.outage.failed(exc)
+        return SharedStateUnavailable(f"the event store (Redis at {self.shared.outage.url}) is out of reach")
+
+    async def _add(self, key: str, fields: dict[str, bytes]) -> str:
+        try:
+            async with self.shared.client.pipeline(transaction=False) as pipe:
+                pipe.xadd(key, fields, maxlen=self.max_events, approximate=True)  # type: ignore[arg-type]
+                pipe.expire(key, self.ttl)
+                entry, _ = await pipe.execute()
+        except FAILURES as exc:
+            raise self._failed(exc) from None
+        self.shared.outage.ok()
+        return entry.decode() if isinstance(entry, bytes) else str(entry)
+
+    async def open(self, session_id: str, kind: StreamKind) -> tuple[str, str]:
+        stream = new_stream(kind)
+        entry = await self._add(self._key(session_id, stream), {"o": b"1"})
+        return stream, f"{stream}.{entry}"
+
+    async def append(self, session_id: str, stream: str, data: bytes, *, last: bool = False) -> str:
+        fields = {"d": data, "e": b"1"} if last else {"d": data}
+        return f"{stream}.{await self._add(self._key(session_id, stream), fields)}"
+
+    async def resume(self, session_id: str, event_id: str) -> str | None:
+        parts = split_event_id(event_id)
+        if parts is None:
+            return None
+        try:
+            found = await self.shared.client.exists(self._key(session_id, parts[0]))
+        except FAILURES as exc:
+            raise self._failed(exc) from None
+        return parts[0] if found else None
+
+    async def read(self, session_id: str, event_id: str, *, wait: float) -> AsyncIterator[tuple[str, bytes]]:
+        parts = split_event_id(event_id)
+        if parts is None:
+            return
+        stream, after = parts
+        key = self._key(session_id, stream)
+        while True:
+            try:
+                got: Any = await self.shared.client.xread({key: after}, count=256, block=max(1, round(wait * 1000)))
+            except FAILURES as exc:
+                self.shared.outage.failed(exc)
+                return
+            if not got:
+                return  # nothing for ``wait`` seconds
+            entries: list[tuple[bytes, dict[bytes, bytes]]] = got[0][1]
+            for entry, fields in entries:
+                after = entry.decode()
+                data = fields.get(b"d")
+                if data is not None:
+                    yield f"{stream}.{after}", data
+                if b"e" in fields:
+                    return
+
+    async def close(self) -> None:
+        """Nothing beyond the shared client, which ``SharedRedis.close`` releases."""
