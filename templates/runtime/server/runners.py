@@ -26,7 +26,7 @@ import stat
 import sys
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 from .router import Router
 from .services import Limits
@@ -247,9 +247,9 @@ def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, worke
     """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp`` (blocking); ``options`` go to
     ``HttpApp``; ``workers`` > 1 forks that many worker processes on one listening socket."""
     if workers < 1:
-        raise SystemExit(f"workers must be at least 1, not {workers}")
+        refuse(f"workers must be at least 1, not {workers}")
     if workers > 1 and router.redis_url is None:
-        raise SystemExit(f"{workers} workers need a shared store: set redis_url on the server class or MCP_REDIS_URL")
+        refuse(f"{workers} workers need a shared store: set redis_url on the server class or MCP_REDIS_URL")
     if router.redis_url is not None:
         from .services import SharedStateUnavailable
         from .services.redis import check_reachable
@@ -257,7 +257,7 @@ def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, worke
         try:
             check_reachable(router.redis_url)
         except SharedStateUnavailable as exc:
-            raise SystemExit(str(exc)) from None
+            refuse(str(exc))
     config = uvicorn_config(HttpApp(router, **options), host, port)
     if workers == 1:
         serve_uvicorn(router, config)
@@ -291,6 +291,12 @@ def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, worke
     for pid in children:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
+
+
+def refuse(message: str) -> NoReturn:
+    """A server that cannot start: one sentence on stderr, exit status 2."""
+    print(message, file=sys.stderr)
+    raise SystemExit(2)
 
 
 def serve_uvicorn(router: Router, config: uvicorn.Config, sock: socket.socket | None = None) -> None:

@@ -78,7 +78,12 @@ class Services:
             return cls(request_state=request_state, sessions=store, events=events)
         if blank is None:
             raise ValueError("a shared session store needs blank= to restore sessions into")
-        from .redis import RedisBus, RedisEventStore, RedisSessionStore, SharedRedis
+        try:
+            from .redis import RedisBus, RedisEventStore, RedisSessionStore, SharedRedis
+        except ImportError as exc:
+            raise ImportError(
+                f"redis_url needs the runtime's redis extra (pip install 'mcpgen[redis]'): {exc}"
+            ) from None
 
         shared = SharedRedis(redis_url, namespace)
         return cls(
