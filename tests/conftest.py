@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from mcp_schema_codegen.frontend.lock import Lock, load_lock
+from tests.scale.redis_server import RedisServer, start_redis
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
@@ -23,3 +26,14 @@ if str(GENERATED) not in sys.path:
 @pytest.fixture(scope="session")
 def lock() -> Lock:
     return load_lock(SCHEMA_DIR)
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    """A private ``redis-server`` (free loopback port, empty data directory) for one test module."""
+    server, directory = start_redis()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(directory, ignore_errors=True)

@@ -11,16 +11,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
-
-from mcpgen._runtime.server import Limits  # noqa: E402
-from mcpgen.v2026_07_28 import models as m  # noqa: E402
-from mcpgen.v2026_07_28 import server as s  # noqa: E402
-from pydantic import MISSING  # noqa: E402
+from mcpgen._runtime.server import Limits
+from mcpgen.v2026_07_28 import models as m
+from mcpgen.v2026_07_28 import server as s
+from pydantic import MISSING
 
 TOOLS = ("change", "touch", "log", "poll", "ticker", "pid")
 

@@ -60,3 +60,31 @@ def test_conformance_suite(url: str, version: str, tmp_path: Path) -> None:
         f"unexpected failures: {sorted(failed - expected)}; stale expected failures: {sorted(expected - failed)}\n"
         + done.stdout[-3000:]
     )
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_sse_polling_resumes_from_the_event_store(store: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """``server-sse-polling`` (unscored by the suite: its checks warn rather than fail) passes
+    every check: a priming event first, a ``retry`` field, and the result on the GET resumed
+    with ``Last-Event-ID``, with the events kept in memory or in Redis."""
+    env = {"MCP_REDIS_URL": request.getfixturevalue("redis_server").url} if store == "redis" else {}
+    port = free_port()
+    proc = start_everything_http(port, env)
+    try:
+        command = npm_bin(npm_install(CONFORMANCE), "conformance")
+        url = f"http://127.0.0.1:{port}/mcp"
+        scenario = ["--spec-version", "2025-11-25", "--scenario", "server-sse-polling", "-o", str(tmp_path)]
+        done = subprocess.run(
+            [*command, "server", "--url", url, *scenario],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=node_env(),
+            check=False,
+        )
+    finally:
+        stop(proc)
+    summary = re.search(r"Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings", done.stdout)
+    assert summary is not None, done.stdout[-3000:] + done.stderr[-2000:]
+    passed, total, failed, warnings = map(int, summary.groups())
+    assert (passed, failed, warnings) == (total, 0, 0) and total >= 3, done.stdout[-3000:]

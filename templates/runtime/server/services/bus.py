@@ -65,8 +65,10 @@ class Change:
     def decode(cls, data: bytes) -> Change | None:
         """The change ``encode`` wrote; None for anything else (never raises)."""
         try:
-            kind, _, uri = data.decode().partition("\n")
-            return cls(kind, uri if kind == "resource" else None)  # type: ignore[arg-type]
+            kind, newline, uri = data.decode().partition("\n")
+            if bool(newline) != (kind == "resource"):
+                return None
+            return cls(kind, uri if newline else None)  # type: ignore[arg-type]
         except (UnicodeDecodeError, ValueError):
             return None
 

@@ -266,7 +266,7 @@ class RedisSessionStore(Generic[S]):
 
 
 class RedisEventStore:
-    """Each SSE stream a Redis Stream ``<ns>:events:<session>:<stream>``: trimmed to about
+    """Each SSE stream a Redis Stream ``<ns>:events:<session>:<stream>``: trimmed to its newest
     ``max_events`` entries, expiring ``ttl`` seconds after its last event."""
 
     def __init__(self, shared: SharedRedis, *, max_events: int = 1000, ttl: float = 300.0) -> None:
@@ -284,7 +284,7 @@ class RedisEventStore:
     async def _add(self, key: str, fields: dict[str, bytes]) -> str:
         try:
             async with self.shared.client.pipeline(transaction=False) as pipe:
-                pipe.xadd(key, fields, maxlen=self.max_events, approximate=True)  # type: ignore[arg-type]
+                pipe.xadd(key, fields, maxlen=self.max_events, approximate=False)  # type: ignore[arg-type]
                 pipe.expire(key, self.ttl)
                 entry, _ = await pipe.execute()
         except FAILURES as exc:

@@ -1,0 +1,292 @@
+"""The three seams, each implementation held to one contract: the subscription bus, the legacy
+session store and the SSE event store, in memory and on a private Redis."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+import redis as sync_redis
+from mcpgen._runtime.server.services import Change, MemoryEventStore, MemorySessionStore
+from mcpgen._runtime.server.services.bus import MemoryBus
+from mcpgen._runtime.server.services.event_store import EventStore, split_event_id
+from mcpgen._runtime.server.services.redis import (
+    RedisBus,
+    RedisEventStore,
+    RedisSessionStore,
+    SharedRedis,
+    redacted,
+)
+
+from tests.scale.redis_server import RedisServer
+
+NAMESPACE = "test-stores"
+
+
+def run(coro: Awaitable[Any]) -> Any:
+    return asyncio.run(coro)  # type: ignore[arg-type]
+
+
+# -- Change -------------------------------------------------------------------------------------
+
+
+def test_changes_round_trip_and_refuse_the_rest() -> None:
+    for change in (Change("tools"), Change("prompts"), Change("resources"), Change("resource", "file:///a\nb")):
+        assert Change.decode(change.encode()) == change
+    assert Change.of("notifications/resources/updated", "x").method == "notifications/resources/updated"
+    for junk in (b"", b"tool", b"resource", b"tools\nx", b"\xff", b"{}"):
+        assert Change.decode(junk) is None
+    with pytest.raises(ValueError):
+        Change.of("notifications/message")
+    with pytest.raises(ValueError):
+        Change("resource")
+
+
+def test_redis_url_passwords_are_not_logged() -> None:
+    assert redacted("redis://user:s3cret@host:6379/0") == "redis://user:***@host:6379/0"
+    assert redacted("redis://:s3cret@host/0") == "redis://:***@host/0"
+    assert redacted("redis://host:6379/0") == "redis://host:6379/0"
+
+
+# -- the bus ------------------------------------------------------------------------------------
+
+
+def test_memory_bus_delivers_in_process() -> None:
+    async def go() -> list[Change]:
+        got: list[Change] = []
+
+        async def deliver(change: Change) -> None:
+            got.append(change)
+
+        bus = MemoryBus()
+        await bus.publish(Change("tools"))  # nobody attached: nothing
+        await bus.attach(deliver)
+        await bus.publish(Change("resource", "u"))
+        return got
+
+    assert run(go()) == [Change("resource", "u")]
+
+
+def test_redis_bus_reaches_every_worker(redis_server: RedisServer) -> None:
+    async def go() -> tuple[list[Change], list[Change]]:
+        workers = [SharedRedis(redis_server.url, NAMESPACE) for _ in range(2)]
+        buses = [RedisBus(shared) for shared in workers]
+        got: tuple[list[Change], list[Change]] = ([], [])
+        done = asyncio.Event()
+
+        def collector(into: list[Change]) -> Callable[[Change], Awaitable[None]]:
+            async def deliver(change: Change) -> None:
+                into.append(change)
+                if all(len(g) == 2 for g in got):
+                    done.set()
+
+            return deliver
+
+        for bus, into in zip(buses, got, strict=True):
+            await bus.attach(collector(into))
+        await sync_publish(redis_server, b"garbage")  # not a change: ignored
+        await buses[0].publish(Change("resource", "test://x"))
+        await buses[1].publish(Change("prompts"))
+        async with asyncio.timeout(5):
+            await done.wait()
+        for bus, shared in zip(buses, workers, strict=True):
+            await bus.close()
+            await shared.close()
+        return got
+
+    first, second = run(go())
+    assert first == second == [Change("resource", "test://x"), Change("prompts")]
+
+
+async def sync_publish(redis_server: RedisServer, data: bytes) -> None:
+    sync_redis.Redis.from_url(redis_server.url).publish(f"{NAMESPACE}:changes", data)
+
+
+# -- the event store ----------------------------------------------------------------------------
+
+Factory = Callable[[int], Awaitable[tuple[EventStore, Callable[[], Awaitable[None]]]]]
+
+
+@pytest.fixture(params=["memory", "redis"])
+def event_store(request: pytest.FixtureRequest) -> Factory:
+    async def memory(max_events: int) -> tuple[EventStore, Callable[[], Awaitable[None]]]:
+        store = MemoryEventStore(max_events=max_events, ttl=60)
+        return store, store.close
+
+    async def redis(max_events: int) -> tuple[EventStore, Callable[[], Awaitable[None]]]:
+        server: RedisServer = request.getfixturevalue("redis_server")
+        shared = SharedRedis(server.url, NAMESPACE)
+        return RedisEventStore(shared, max_events=max_events, ttl=60), shared.close
+
+    return memory if request.param == "memory" else redis
+
+
+async def collect(events: AsyncIterator[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    return [item async for item in events]
+
+
+def test_events_replay_after_any_id_in_order_once(event_store: Factory) -> None:
+    async def go() -> None:
+        store, close = await event_store(100)
+        stream, priming = await store.open("s1", "post")
+        ids = [await store.append("s1", stream, b"e%d" % i) for i in range(5)]
+        assert len(set(ids)) == 5 and all(split_event_id(i) is not None for i in [priming, *ids])
+        assert await store.resume("s1", ids[1]) == stream
+        everything = await collect(store.read("s1", priming, wait=0.05))
+        assert everything == [(ids[i], b"e%d" % i) for i in range(5)]
+        assert await collect(store.read("s1", ids[2], wait=0.05)) == everything[3:]
+        # the last event ends the stream: a reader stops there without waiting
+        final = await store.append("s1", stream, b"done", last=True)
+        async with asyncio.timeout(5):
+            assert await collect(store.read("s1", ids[4], wait=30)) == [(final, b"done")]
+        # a stream belongs to its session; malformed ids name nothing
+        assert await store.resume("s2", ids[1]) is None
+        for junk in ("", "x", stream, f"{stream}.", "../etc", "p" * 17 + ".1", ids[0] + "\n"):
+            assert await store.resume("s1", junk) is None
+        await close()
+
+    run(go())
+
+
+def test_a_reader_gets_events_appended_while_it_waits(event_store: Factory) -> None:
+    async def go() -> list[bytes]:
+        store, close = await event_store(100)
+        stream, priming = await store.open("s", "get")
+        got: list[bytes] = []
+
+        async def read() -> None:
+            async for _, data in store.read("s", priming, wait=10):
+                got.append(data)
+                if data == b"last":
+                    return
+
+        reader = asyncio.create_task(read())
+        await asyncio.sleep(0)  # the reader is waiting (or will find the events: either way)
+        for data in (b"one", b"two", b"last"):
+            await store.append("s", stream, data)
+        async with asyncio.timeout(5):
+            await reader
+        await close()
+        return got
+
+    assert run(go()) == [b"one", b"two", b"last"]
+
+
+def test_streams_keep_their_newest_events(event_store: Factory) -> None:
+    async def go() -> list[bytes]:
+        store, close = await event_store(3)
+        stream, priming = await store.open("s", "post")
+        for i in range(10):
+            await store.append("s", stream, b"%d" % i)
+        got = [data for _, data in await collect(store.read("s", priming, wait=0.05))]
+        await close()
+        return got
+
+    assert run(go()) == [b"7", b"8", b"9"]
+
+
+def test_memory_streams_expire() -> None:
+    now = [0.0]
+    store = MemoryEventStore(ttl=10, clock=lambda: now[0])
+
+    async def go() -> tuple[str, str | None, str | None]:
+        stream, priming = await store.open("s", "post")
+        kept = await store.resume("s", priming)
+        now[0] = 11.0
+        return stream, kept, await store.resume("s", priming)
+
+    stream, kept, expired = run(go())
+    assert (kept, expired) == (stream, None)
+
+
+def test_redis_streams_expire_and_are_namespaced(redis_server: RedisServer) -> None:
+    async def go() -> tuple[str, str]:
+        shared = SharedRedis(redis_server.url, NAMESPACE)
+        store = RedisEventStore(shared, ttl=42)
+        stream, _ = await store.open("sess", "post")
+        await store.append("sess", stream, b"x")
+        await shared.close()
+        return f"{NAMESPACE}:events:sess:{stream}", stream
+
+    key, _ = run(go())
+    assert 0 < sync_redis.Redis.from_url(redis_server.url).ttl(key) <= 42
+
+
+# -- the session store --------------------------------------------------------------------------
+
+
+class FakeSession:
+    """A session as the store sees it (state in, state out); not a mock of a peer."""
+
+    def __init__(self, state: dict[str, Any] | None = None) -> None:
+        self.data = state
+        self.closed = False
+        self.busy = False
+
+    def close(self) -> None:
+        self.closed = True
+
+    def state(self) -> dict[str, Any] | None:
+        return self.data
+
+    def restore(self, state: dict[str, Any]) -> bool:
+        if state.get("version") != "2025-11-25":
+            return False
+        self.data = state
+        return True
+
+
+def test_redis_sessions_move_between_workers_and_are_capped(redis_server: RedisServer) -> None:
+    async def go() -> None:
+        a_shared, b_shared = SharedRedis(redis_server.url, NAMESPACE), SharedRedis(redis_server.url, NAMESPACE)
+        a: RedisSessionStore[FakeSession] = RedisSessionStore(a_shared, FakeSession, max_sessions=2, idle_timeout=60)
+        b: RedisSessionStore[FakeSession] = RedisSessionStore(b_shared, FakeSession, max_sessions=2, idle_timeout=60)
+        await sync_flush(redis_server)
+        state = {"version": "2025-11-25", "log_level": "info"}
+        first = await a.add(FakeSession(dict(state)))
+        on_b = await b.get(first)
+        assert on_b is not None and on_b.data == state
+        on_b.data = {**state, "log_level": "error"}
+        await b.save(first, on_b)
+        again = await a.get(first)
+        assert again is not None and again.data == {**state, "log_level": "error"}
+        # a third session evicts the least recently used one
+        second = await a.add(FakeSession(dict(state)))
+        await b.get(first)
+        third = await b.add(FakeSession(dict(state)))
+        assert await a.get(second) is None and await a.get(first) is not None and await a.get(third) is not None
+        # deleted on one worker: closed and gone on the other
+        held = await a.get(first)
+        assert await b.remove(first) is not None
+        assert await a.get(first) is None and held is not None and held.closed
+        # ids that are not ours and states this server cannot serve find nothing
+        assert await a.get("not-a-session") is None
+        foreign = await a.add(FakeSession({"version": "1999-01-01"}))
+        assert await b.get(foreign) is None
+        ttl = sync_redis.Redis.from_url(redis_server.url).ttl(f"{NAMESPACE}:session:{third}")
+        assert 0 < ttl <= 60
+        for shared in (a_shared, b_shared):
+            await shared.close()
+
+    run(go())
+
+
+async def sync_flush(redis_server: RedisServer) -> None:
+    client = sync_redis.Redis.from_url(redis_server.url)
+    for key in client.scan_iter(f"{NAMESPACE}:*"):
+        client.delete(key)
+
+
+def test_memory_sessions_keep_state_in_the_object() -> None:
+    async def go() -> None:
+        store: MemorySessionStore[FakeSession] = MemorySessionStore(max_sessions=2)
+        session = FakeSession({"version": "2025-11-25"})
+        sid = await store.add(session)
+        await store.save(sid, session)
+        assert await store.get(sid) is session
+        store.put("known", FakeSession())
+        assert len(store) == 2
+
+    run(go())
