@@ -287,6 +287,30 @@ def test_http_runner_rejects_invalid_ports(project: Path, port: str) -> None:
     assert done.returncode == 2 and "--port" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--workers", "2"], "--workers needs --http"),
+        (["--http", "--workers", "0"], "--workers"),
+        (["--http", "--workers", "2"], "2 workers need a shared store"),
+        (["--http", "--redis", "redis://127.0.0.1:{port}/0"], "cannot reach Redis at redis://127.0.0.1:{port}/0: "),
+        (["--http", "--workers", "2", "--redis", "redis://127.0.0.1:{port}/0"], "cannot reach Redis at"),
+    ],
+)
+def test_http_runner_scale_out_options_refuse_in_one_line(project: Path, args: list[str], says: str) -> None:
+    nowhere = str(free_port())
+    done = subprocess.run(
+        [sys.executable, "-m", MODULE, *(a.format(port=nowhere) for a in args), "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env={k: v for k, v in env().items() if k != "MCP_REDIS_URL"},
+        timeout=60,
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 2 and says.format(port=nowhere) in last and "Traceback" not in done.stderr
+
+
 def test_http_runner_prints_its_url(project: Path) -> None:
     port = free_port()
     proc = subprocess.Popen(
