@@ -145,6 +145,9 @@ def test_events_replay_after_any_id_in_order_once(event_store: Factory) -> None:
         assert await store.resume("s2", ids[1]) is None
         for junk in ("", "x", stream, f"{stream}.", "../etc", "p" * 17 + ".1", ids[0] + "\n"):
             assert await store.resume("s1", junk) is None
+        # a stream whose client got everything is dropped
+        await store.forget("s1", stream)
+        assert await store.resume("s1", ids[1]) is None
         await close()
 
     run(go())

@@ -334,5 +334,11 @@ class RedisEventStore:
                 if b"e" in fields:
                     return
 
+    async def forget(self, session_id: str, stream: str) -> None:
+        try:
+            await self.shared.client.delete(self._key(session_id, stream))
+        except FAILURES as exc:
+            self.shared.outage.failed(exc)  # it expires on its own
+
     async def close(self) -> None:
         """Nothing beyond the shared client, which ``SharedRedis.close`` releases."""

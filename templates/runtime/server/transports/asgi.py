@@ -649,10 +649,12 @@ class ResponseStream:
         if not self.started:
             return False
         event_id = await self.keep(body, last=True) if body is not None else None
-        if self.connected:
+        if self.connected:  # the client got every event: nothing to resume, the stream goes
             self.connected = False
             tail = event(body, event_id) if body is not None else b""
             await self.send({"type": "http.response.body", "body": tail, "more_body": False})
+            if self.store is not None and self.stream is not None and self.session_id is not None:
+                await self.store.forget(self.session_id, self.stream)
         return True
 
 

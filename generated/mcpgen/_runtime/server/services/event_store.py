@@ -80,6 +80,10 @@ class EventStore(Protocol):
         ends with the stream's last event, or when none came for ``wait`` seconds."""
         ...
 
+    async def forget(self, session_id: str, stream: str) -> None:
+        """Drop a stream whose every event reached its client (nothing is left to resume)."""
+        ...
+
     async def close(self) -> None:
         """Release what the store holds."""
         ...
@@ -176,6 +180,12 @@ class MemoryEventStore:
                     await wake.wait()
             except TimeoutError:
                 return
+
+    async def forget(self, session_id: str, stream: str) -> None:
+        entry = self._streams.pop((session_id, stream), None)
+        if entry is not None:
+            entry.ended = True
+            entry.wake.set()
 
     async def close(self) -> None:
         for entry in self._streams.values():
