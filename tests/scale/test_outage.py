@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT
-from tests.scale.helpers import WORKER, Worker, call_tool, initialize, legacy, modern_body
+from tests.scale.helpers import WORKER, Worker, call_tool, initialize, legacy, legacy_headers, modern_body
 from tests.scale.redis_server import RedisServer, start_redis
 from tests.server.servers import free_port
 
@@ -80,6 +81,29 @@ def test_two_workers_on_one_port(own_redis: RedisServer, tmp_path: Path) -> None
     finally:
         server.stop()
     assert not [pid for pid in forked if Path(f"/proc/{pid}").exists()]  # the workers ended with their parent
+
+
+def test_shared_sessions_expire_unless_a_stream_holds_them(own_redis: RedisServer, tmp_path: Path) -> None:
+    """Idle sessions expire in Redis as in memory; one whose GET stream is open on A stays alive
+    for B (the stream keeps it in use), as an open stream keeps a session in memory."""
+    idle = {"SESSION_IDLE": "2"}
+    a = Worker(own_redis.url, tmp_path / "a.log", env=idle)
+    b = Worker(own_redis.url, tmp_path / "b.log", env=idle)
+    try:
+        with httpx.Client(timeout=TIMEOUT) as client, httpx.Client(timeout=TIMEOUT) as other:
+            streaming, idle_one = initialize(client, a.url), initialize(client, a.url)
+            head = {**legacy_headers(streaming), "accept": "text/event-stream"}
+            with client.stream("GET", a.url, headers=head) as stream:
+                assert stream.status_code == 200
+                lines = stream.iter_lines()  # held: a dropped line iterator closes the stream
+                next(lines)
+                time.sleep(3.5)  # the time under test: past the idle timeout
+                kept = legacy(other, b.url, streaming, 1, "ping")
+                assert kept.status_code == 200, (kept.status_code, kept.text)
+                assert legacy(other, b.url, idle_one, 2, "ping").status_code == 404
+    finally:
+        a.stop()
+        b.stop()
 
 
 def test_redis_lost_mid_run(own_redis: RedisServer, tmp_path: Path) -> None:

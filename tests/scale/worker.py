@@ -28,7 +28,10 @@ def text(value: str) -> m.CallToolResult:
 class Worker(s.Server):
     name = "scale-worker"
     request_state_key = "scale-out-tests"
-    limits = Limits(resume_wait=float(os.environ.get("RESUME_WAIT", "2")))
+    limits = Limits(
+        resume_wait=float(os.environ.get("RESUME_WAIT", "2")),
+        session_idle_timeout=float(os.environ.get("SESSION_IDLE", "1800")),
+    )
 
     async def list_tools(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListToolsResult:
         return s.ListToolsResult(tools=[m.Tool(name=n, input_schema={"type": "object"}) for n in TOOLS])

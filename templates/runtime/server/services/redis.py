@@ -166,7 +166,8 @@ class RedisSessionStore(Generic[S]):
     """Legacy sessions in Redis (``<ns>:session:<id>``, expiring ``idle_timeout`` after their
     last use; at most ``max_sessions``, the least recently used dropped first), their live
     connections in this worker's ``MemorySessionStore``; ``blank`` makes an empty session for
-    ``Session.restore``."""
+    ``Session.restore``. A session with an open GET stream is kept in use by the stream (the HTTP
+    app looks it up every third of the idle timeout), as the memory store counts it busy."""
 
     def __init__(
         self, shared: SharedRedis, blank: Callable[[], S], *, max_sessions: int = 10_000, idle_timeout: float = 1800.0

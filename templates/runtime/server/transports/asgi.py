@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import collections
+import contextlib
 import re
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from decimal import Decimal, InvalidOperation
@@ -530,8 +531,15 @@ class HttpApp:
                 stream = resumed[0]
                 if not resumed[1]:
                     await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+            keep_alive = self.limits.session_idle_timeout / 3
             while not (watcher.done() or closer.done() or overflow):
-                await wake.wait()
+                try:
+                    async with asyncio.timeout(keep_alive):
+                        await wake.wait()
+                except TimeoutError:  # an open stream keeps its session in use, in a shared store too
+                    with contextlib.suppress(SharedStateUnavailable):
+                        await self.router.services.sessions.get(session_id)
+                    continue
                 wake.clear()
                 while queue and not watcher.done():
                     data = queue.popleft()
