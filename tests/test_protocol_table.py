@@ -121,12 +121,15 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     raw = json.loads((SCHEMA_DIR / "overlay.json").read_text())
     raw["empty_result"]["methods"].append("tools/call")
     raw["deprecated"]["2026-07-28"]["definitions"].append("NoSuchThing")
+    raw["sse_priming"]["versions"] += ["2026-07-28", "2099-01-01"]  # a modern revision has no legacy streams
     path = tmp_path / "overlay.json"
     path.write_text(json.dumps(raw))
     overlay = load_overlay(path)
     pairs = [(a.schema, a.protocol) for a in (analyze_revision(lock, v, overlay) for v in VERSIONS)]
     problems = stale_overlay_entries(overlay, pairs)
     assert any("tools/call" in p for p in problems) and any("NoSuchThing" in p for p in problems)
+    assert "sse_priming: 2026-07-28 is not a locked legacy revision" in problems
+    assert "sse_priming: 2099-01-01 is not a locked legacy revision" in problems
 
 
 def test_methods_command_prints_the_table() -> None:

@@ -77,13 +77,15 @@ def negotiate(
 
 @dataclass(frozen=True, slots=True)
 class RevisionEntry:
-    """One revision a generated package provides: version, era, whether it has JSON-RPC batches,
-    and the dotted name of its revision package (``mcpgen.v2025_11_25``)."""
+    """One revision a generated package provides: version, era, the dotted name of its revision
+    package (``mcpgen.v2025_11_25``), whether it has JSON-RPC batches, and whether a legacy
+    session's SSE streams open with a priming event (the overlay's ``sse_priming``)."""
 
     version: str
     era: Era
     package: str
     batching: bool = False
+    sse_priming: bool = False  # a legacy session's SSE streams open with a priming event (2025-11-25)
 
 
 class VersionRegistry:

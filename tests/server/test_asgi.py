@@ -221,3 +221,43 @@ def test_closing_the_sse_stream_cancels_the_request() -> None:
     assert b"notifications/progress" in sent[1]["body"]
     assert len(sent) == 2  # no response after the client left
     assert cancelled == ["stream"]
+
+
+def sse_events(body: bytes) -> list[dict[str, str]]:
+    """Each SSE event of ``body`` as its fields (comments dropped)."""
+    events = []
+    for block in body.decode().split("\n\n"):
+        fields = dict(line.split(": ", 1) if ": " in line else (line.rstrip(":"), "") for line in block.splitlines())
+        fields.pop("", None)
+        if fields:
+            events.append(fields)
+    return events
+
+
+def test_legacy_streams_are_primed_only_where_the_revision_says_so() -> None:
+    """2025-11-25 (the overlay's sse_priming): the stream opens with an id and empty data; an
+    older revision's client reads every data field as a message, so its stream has no priming
+    event, though every event still carries an id to resume from."""
+
+    async def stream(version: str) -> list[dict[str, str]]:
+        app = Demo().asgi_app()
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+        }
+        sid = (await call(app, init)).headers["mcp-session-id"]
+        session = {"mcp-session-id": sid, "mcp-protocol-version": version, "accept": "text/event-stream"}
+        body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
+        body["params"] = {"name": "echo", "_meta": {"progressToken": "p"}}
+        reply = await call(app, body, session)
+        assert reply.headers["content-type"] == "text/event-stream", reply.body
+        return sse_events(reply.body)
+
+    primed, plain = run(stream("2025-11-25")), run(stream("2025-06-18"))
+    assert primed[0]["data"] == "" and primed[0]["id"], primed
+    messages = [json.loads(e["data"]) for e in primed[1:]]
+    assert messages[0]["method"] == "notifications/progress" and messages[-1]["id"] == 2, messages
+    assert [json.loads(e["data"]).get("method") for e in plain] == [m.get("method") for m in messages], plain
+    assert all(e["id"] for e in plain)

@@ -84,5 +84,5 @@ class Renderer:
             for module in views.CURRENT_MODULES
         }
 
-    def package_init(self, versions: list[tuple[str, str, bool]], target: Target) -> str:
+    def package_init(self, versions: list[tuple[str, str, bool, bool]], target: Target) -> str:
         return self.render("package_init.py", **views.package_context(versions, target))

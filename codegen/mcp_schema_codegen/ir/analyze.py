@@ -47,6 +47,7 @@ class Overlay:
     deprecated_methods: dict[str, frozenset[str]]
     deprecated_definitions: dict[str, frozenset[str]]
     deprecated_fields: dict[str, frozenset[str]]
+    sse_priming: frozenset[str] = frozenset()  # legacy revisions whose SSE streams open with a priming event
 
 
 def load_overlay(path: Path) -> Overlay:
@@ -60,6 +61,7 @@ def load_overlay(path: Path) -> Overlay:
             deprecated_methods={v: frozenset(d.get("methods", ())) for v, d in deprecated.items()},
             deprecated_definitions={v: frozenset(d.get("definitions", ())) for v, d in deprecated.items()},
             deprecated_fields={v: frozenset(d.get("fields", ())) for v, d in deprecated.items()},
+            sse_priming=frozenset(raw.get("sse_priming", {}).get("versions", ())),
         )
     except FileNotFoundError:
         raise GeneratorError(f"no overlay at {path}") from None
@@ -290,6 +292,9 @@ def stale_overlay_entries(overlay: Overlay, schemas: list[tuple[LoadedSchema, Pr
     if not any(m.task_result for _, p in schemas for m in p.methods):
         problems.append(f"task_augmented: no locked schema has params with {overlay.task_params_property!r}")
     by_version = {s.version: (s, p) for s, p in schemas}
+    for version in sorted(overlay.sse_priming):
+        if version not in by_version or by_version[version][1].era != "legacy":
+            problems.append(f"sse_priming: {version} is not a locked legacy revision")
     for version in sorted(overlay.deprecated_methods):
         if version not in by_version:
             problems.append(f"deprecated: {version} is not a locked revision")

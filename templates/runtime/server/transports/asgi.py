@@ -13,13 +13,14 @@ notifications, which ends with the session. A reply is plain JSON unless the han
 something first (progress, log, input requests), which turns it into an SSE stream; closing
 a modern request's stream cancels the request.
 
-A legacy session's SSE streams are resumable (2025-11-25): each opens with a priming event
-(an id and empty data), every event is kept in the services' event store before it is sent
-and carries its id, and a client whose connection dropped (or that the handler asked to poll,
-``Context.close_sse_stream``: a ``retry`` field, then the connection closes) sends a GET with
-``Last-Event-ID`` to any worker sharing the store: it gets the events it missed, in order,
-then the rest of the stream. Losing the connection does not cancel a legacy request (its
-client cancels with ``notifications/cancelled``). When the shared store is out of reach, a
+A legacy session's SSE streams are resumable: on revisions whose transport says so (2025-11-25,
+the overlay's ``sse_priming``) each opens with a priming event (an id and empty data); every
+event is kept in the services' event store before it is sent and carries its id, and a client
+whose connection dropped (or that the handler asked to poll, ``Context.close_sse_stream``: a
+``retry`` field, then the connection closes) sends a GET with ``Last-Event-ID`` to any worker
+sharing the store: it gets the events it missed, in order, then the rest of the stream. Losing
+the connection does not cancel a legacy request (its client cancels with
+``notifications/cancelled``). When the shared store is out of reach, a
 legacy session's request is answered 503; stateless requests are served as ever.
 
 Host and Origin are checked against DNS rebinding; the server's ``Limits`` bound the headers
@@ -304,6 +305,14 @@ class HttpApp:
         else:
             await plain(send, 405, b"method not allowed", self.allow)
 
+    def primes(self, conn: Connection | None) -> bool:
+        """Whether ``conn``'s legacy session opens its SSE streams with a priming event: its
+        revision's transport says so (``RevisionEntry.sse_priming``; older clients take every
+        ``data`` for a message)."""
+        legacy = conn.legacy if conn is not None else None
+        version = legacy.version if legacy is not None else None
+        return version is not None and self.router.app.registry.entry(version).sse_priming
+
     # -- checks ------------------------------------------------------------------------------
 
     async def authorize(self, headers: Headers, message: Any) -> Principal | Denial | None:
@@ -470,6 +479,7 @@ class HttpApp:
             asyncio.current_task(),
             self.router.services.events if resumable else None,
             conn.session_id if conn is not None else None,
+            resumable and self.primes(conn),
         )
         try:
             if conn is not None:
@@ -525,7 +535,7 @@ class HttpApp:
             if resumed is None:
                 stream, priming = await events.open(session_id, "get")
                 await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-                opened = prime(priming) + b": stream open\n\n"
+                opened = (prime(priming) if self.primes(conn) else b"") + b": stream open\n\n"
                 await send({"type": "http.response.body", "body": opened, "more_body": True})
             else:
                 stream = resumed[0]
@@ -600,9 +610,10 @@ class ResponseStream:
         task: asyncio.Task[Any] | None,
         store: EventStore | None,
         session_id: str | None,
+        priming: bool = False,
     ) -> None:
         self.send, self.receive, self.task = send, receive, task
-        self.store, self.session_id = store, session_id
+        self.store, self.session_id, self.priming = store, session_id, priming
         self.started = False
         self.connected = True  # the HTTP response is still open
         self.cancelled_by_client = False
@@ -617,7 +628,7 @@ class ResponseStream:
         if self.store is not None and self.session_id is not None:
             self.stream, priming = await self.store.open(self.session_id, "post")
         await self.send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-        if priming is not None:
+        if priming is not None and self.priming:
             await self.send({"type": "http.response.body", "body": prime(priming), "more_body": True})
         self.watcher = asyncio.create_task(self.watch())
 
