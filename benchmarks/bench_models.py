@@ -36,7 +36,7 @@ from pydantic import TypeAdapter
 
 REPO = Path(__file__).resolve().parent.parent
 VERSION = "2026-07-28"
-DEFAULT_EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "mcp-schema" / VERSION / "examples"
+DEFAULT_EXAMPLES = REPO / "schema" / VERSION / "examples"
 TOOL_COUNT = 100
 
 Kind = Literal["decode", "encode"]
