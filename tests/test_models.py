@@ -40,7 +40,8 @@ def request_type(version: str) -> Any:
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_no_numbered_class_names(version: str) -> None:
-    source = (GENERATED / "mcpgen" / PACKAGES[version] / "models.py").read_text()
+    package = GENERATED / "mcpgen" / PACKAGES[version]
+    source = "\n".join(p.read_text() for p in sorted((package / "_models").glob("*.py")))
     names = [n.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ClassDef)]
     names += re.findall(r'^(\w+) = TypeAliasType\("', source, re.M)
     assert names, version

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mcp_schema_codegen.backend.models import generate_models
 from mcp_schema_codegen.backend.render import Renderer
-from mcp_schema_codegen.backend.views import Target, revision_header
+from mcp_schema_codegen.backend.views import Target
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import LoadedSchema
 from mcp_schema_codegen.frontend.lock import Lock, load_lock
@@ -73,7 +73,8 @@ def build_revision(lock: Lock, version: str, overlay: Overlay, renderer: Rendere
     models = generate_models(analysed.document, version=version, base_class=f"{target.runtime}.wire_model.WireModel")
     files = {
         "__init__.py": renderer.version_init(protocol, target),
-        "models.py": revision_header(protocol) + "\n" + models.source,
+        **renderer.model_modules(protocol, target, models),
+        **renderer.result_modules(protocol, target),
         "protocol.py": renderer.protocol_module(protocol, target),
         "codec.py": renderer.codec_module(protocol, target),
         "server.py": renderer.server_module(protocol, target),
@@ -142,6 +143,7 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
         vdir = dest / package_dir_name(revision.protocol.version)
         vdir.mkdir()
         for name, text in revision.files.items():
+            (vdir / name).parent.mkdir(exist_ok=True)
             (vdir / name).write_text(text, encoding="utf-8")
     if options.runtime_in_output:
         for rel, text in renderer.runtime_files().items():

@@ -16,10 +16,11 @@ when it could be read, and its kind. Encoding raises ``ProtocolError`` on caller
 from __future__ import annotations
 
 import operator
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial, reduce
-from typing import Annotated, Any, ClassVar, Literal, cast, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import MISSING, BaseModel, Field, TypeAdapter, ValidationError
 from pydantic_core import from_json
@@ -48,7 +49,9 @@ from .jsonrpc import (
     notification_envelope,
     request_envelope,
     result_envelope,
+    result_envelope_bytes,
 )
+from .lazy import ModelRef, resolve
 from .method_table import MethodSpec, MethodTable
 
 Side = Literal["client", "server"]
@@ -114,17 +117,33 @@ class Revision:
     version: str
     methods: MethodTable
     batching: bool = False
-    error_types: Mapping[int, Any] = field(default_factory=dict)
-    input_required: Any = None
+    error_types: Mapping[int, Any] = field(default_factory=dict)  # models or ``ModelRef``s
+    input_required: Any = None  # a model or a ``ModelRef``
     _validators: dict[int, Validator] = field(default_factory=dict, init=False, repr=False)
-    _inbound: dict[str, Inbound | None] = field(default_factory=dict, init=False, repr=False)
+    _inbound: dict[str, Inbound] = field(default_factory=dict, init=False, repr=False)
 
     def validate(self, tp: Any, value: Any) -> Any:
         key = id(tp)
         check = self._validators.get(key)
         if check is None:
-            check = self._validators[key] = validator_for(tp)
+            check = self._validators[key] = validator_for(resolve(tp))
         return check(value)
+
+    def error_type(self, code: int) -> Any:
+        """The typed ``error`` model of the revision's envelope for ``code``, None when it has none."""
+        return resolve(self.error_types.get(code))
+
+    def input_required_model(self) -> Any:
+        """The MRTR interim result model (None before 2026-07-28), imported if needed."""
+        return resolve(self.input_required)
+
+    def is_input_required(self, value: Any) -> bool:
+        """``value`` is an instance of the interim result model, answered without importing it:
+        a model never imported has no instances."""
+        model = self.input_required
+        if isinstance(model, ModelRef):
+            model = model.loaded()
+        return model is not None and isinstance(value, model)
 
 
 def _carries_envelope(spec: MethodSpec) -> bool:
@@ -142,33 +161,67 @@ def _carries_envelope(spec: MethodSpec) -> bool:
     return annotation is spec.params or (spec.params is not None and spec.params in get_args(annotation))
 
 
-@dataclass(frozen=True)
 class Inbound:
-    """One pass from bytes to a typed message: a union of the message definitions a side receives,
-    discriminated by ``method``, and the table row of each definition."""
+    """One pass from JSON to a typed message: where a revision's message definitions carry the whole
+    envelope (2025-11-25 on), the definition of a message's ``method`` validates it entirely.
 
-    adapter: TypeAdapter[Any]
-    specs: Mapping[type, MethodSpec]
+    Built per method on first use (a server that answers only ``tools/call`` builds only that
+    request's models); bytes, whose method is not known before parsing, go through a union of
+    every definition this side receives, discriminated by ``method``, built on first use.
+    """
+
+    __slots__ = ("_by_name", "_by_type", "_union", "_validators")
+
+    def __init__(self, specs: Sequence[MethodSpec]) -> None:
+        names = Counter(spec.name for spec in specs)  # a name both a request and a notification: no shortcut
+        self._by_name = {spec.name: spec for spec in specs if names[spec.name] == 1}
+        self._validators: dict[str, Callable[[Any], Any] | None] = {}
+        self._by_type: dict[type, MethodSpec] = {}
+        self._union: TypeAdapter[Any] | Literal[False] | None = None
+
+    def validator(self, method: Any) -> Callable[[Any], Any] | None:
+        """Validates a parsed message of ``method`` by wire names only (raises ``ValidationError``);
+        None when the method is not one this side receives, or its definition lacks the envelope."""
+        if type(method) is not str:
+            return None
+        try:
+            return self._validators[method]
+        except KeyError:
+            pass
+        spec = self._by_name.get(method)
+        if spec is None:
+            return None
+        check = None
+        if _carries_envelope(spec):
+            message = spec.message
+            self._by_type[message] = spec
+            check = partial(message.__pydantic_validator__.validate_python, by_alias=True, by_name=False)
+        self._validators[method] = check
+        return check
+
+    def spec_of(self, typed: Any) -> MethodSpec:
+        return self._by_type[type(typed)]
 
     def validate_json(self, data: bytes | bytearray | str) -> Any:
-        """The typed message definition, by wire names only; raises ``ValidationError``."""
-        return self.adapter.validator.validate_json(data, by_alias=True, by_name=False)
+        """The typed message definition of raw bytes, by wire names only; raises ``ValidationError``,
+        or ``LookupError`` when this revision has no one-pass union."""
+        if self._union is None:
+            self._union = self._build_union()
+        if self._union is False:
+            raise LookupError("no one-pass union")
+        return self._union.validator.validate_json(data, by_alias=True, by_name=False)
 
-    def validate_python(self, value: dict[str, Any]) -> Any:
-        """``validate_json`` for already-parsed JSON."""
-        return self.adapter.validator.validate_python(value, by_alias=True, by_name=False)
-
-    @classmethod
-    def build(cls, specs: Sequence[MethodSpec]) -> Inbound | None:
-        """None when some message definition lacks the envelope (revisions before 2025-11-25)."""
+    def _build_union(self) -> TypeAdapter[Any] | Literal[False]:
+        specs = list(self._by_name.values())
         if not specs or not all(_carries_envelope(spec) for spec in specs):
-            return None
-        by_type = {cast(type, spec.message): spec for spec in specs}
-        members = tuple(by_type)
+            return False
+        for spec in specs:
+            self._by_type[spec.message] = spec
+        members = tuple(spec.message for spec in specs)
         union: Any = reduce(operator.or_, members)  # A | B | ...
         if len(members) > 1:
             union = Annotated[union, Field(discriminator="method")]
-        return cls(TypeAdapter(union), by_type)
+        return TypeAdapter(union)
 
 
 class Codec:
@@ -181,7 +234,7 @@ class Codec:
             raise ValueError(f"side must be 'client' or 'server', not {side!r}")
         self.revision = revision
         self.max_message_size = max_message_size
-        self._inbound: Inbound | Literal[False] | None = None  # None: not built yet
+        self._inbound: Inbound | None = None  # built on first use
         self.side = side
         self.version = revision.version
         self.methods = revision.methods
@@ -223,29 +276,30 @@ class Codec:
                 f"message of {size} bytes exceeds the limit of {self.max_message_size}",
                 {"size": size, "limit": self.max_message_size},
             )
-        if not pending:  # a side awaiting responses reads them step by step: no wasted pass
-            inbound = self._inbound if self._inbound is not None else self._build_inbound()
-            if inbound and _plain_json(data):
-                try:
-                    typed = inbound.validate_json(data)
-                    message = self._accept(inbound.specs[type(typed)], typed)
-                except Exception:  # refused (or a bug): the step-by-step path decides and names the error
-                    message = None
-                if message is not None:
-                    return message
+        if not pending and _plain_json(data):  # a side awaiting responses reads them step by step
+            try:
+                typed = self._inbound_of().validate_json(data)
+                message = self._accept(self._inbound_of().spec_of(typed), typed)
+            except Exception:  # refused (or no union): the step-by-step path decides and names the error
+                message = None
+            if message is not None:
+                return message
         try:
             value = from_json(data, allow_inf_nan=False)
         except ValueError as exc:
             raise ProtocolError(PARSE_ERROR, data={"detail": str(exc)}) from None
         return self._decode_parsed(value, pending)
 
-    def _build_inbound(self) -> Inbound | Literal[False]:
-        """The one-pass validator of what this side receives (False: none), built once per revision and side."""
-        cache = self.revision._inbound
-        if self.side not in cache:
-            cache[self.side] = Inbound.build([spec for spec in self.methods if self.receives(spec)])
-        self._inbound = cache[self.side] or False
-        return self._inbound
+    def _inbound_of(self) -> Inbound:
+        """The one-pass validators of what this side receives, shared per revision and side."""
+        inbound = self._inbound
+        if inbound is None:
+            cache = self.revision._inbound
+            inbound = cache.get(self.side)
+            if inbound is None:
+                inbound = cache[self.side] = Inbound([spec for spec in self.methods if self.receives(spec)])
+            self._inbound = inbound
+        return inbound
 
     def _accept(self, spec: MethodSpec, typed: Any) -> Message | None:
         """A message validated in one pass, or None to let the step-by-step path decide."""
@@ -264,13 +318,14 @@ class Codec:
         return Notification(spec.name, params, meta_of(params))
 
     def decode_value(self, value: Any, *, pending: Mapping[RequestId, str] | None = None) -> Decoded:
-        """Like ``decode`` for already-parsed JSON (one pass too, where the revision allows)."""
+        """Like ``decode`` for already-parsed JSON: one pass too, where the revision allows."""
         if not pending and type(value) is dict:
-            inbound = self._inbound if self._inbound is not None else self._build_inbound()
-            if inbound:
+            inbound = self._inbound_of()
+            check = inbound.validator(value.get("method"))
+            if check is not None:
                 try:
-                    typed = inbound.validate_python(value)
-                    message = self._accept(inbound.specs[type(typed)], typed)
+                    typed = check(value)
+                    message = self._accept(inbound.spec_of(typed), typed)
                 except Exception:  # refused (or a bug): the step-by-step path decides and names the error
                     message = None
                 if message is not None:
@@ -392,7 +447,7 @@ class Codec:
         code, message = raw.get("code"), raw.get("message")
         if not is_error_code(code) or type(message) is not str:
             raise ProtocolError(INVALID_REQUEST, "error needs an integer code (within 2**53) and a string message")
-        typed = self.revision.error_types.get(code)
+        typed = self.revision.error_type(code)
         if typed is None:
             return ProtocolError(code, message, raw.get("data"))
         try:
@@ -524,20 +579,25 @@ class Codec:
         return dumps(self.encode_request(id, method, params, meta=meta))
 
     def dumps_result(self, id: RequestId, method: str, result: Any) -> bytes:
-        """``encode_result`` straight to bytes; a typed result the era need not stamp goes out in one pass."""
-        if isinstance(result, BaseModel) and self.result_sent_as_is(result):
+        """``encode_result`` straight to bytes. A typed result is serialised once, straight from the
+        model: what the era stamps on it (``result_members``) is added to its JSON object, and
+        the envelope around it, as bytes; no dump to dicts on the way."""
+        if isinstance(result, BaseModel):
             spec = self.methods.request(method)
             if spec is not None and spec.result is not None:
-                return dumps(result_envelope(id, result))
+                members = self.result_members(spec, result)
+                if members is not None:
+                    return result_envelope_bytes(id, with_members(dumps(result), members))
         return dumps(self.encode_result(id, method, result))
 
     def request_sent_as_is(self, params: BaseModel, meta: Mapping[str, Any] | None) -> bool:
         """Typed params need nothing stamped by this era."""
         return meta is None
 
-    def result_sent_as_is(self, result: BaseModel) -> bool:
-        """A typed result needs nothing stamped by this era."""
-        return True
+    def result_members(self, spec: MethodSpec, result: BaseModel) -> bytes | None:
+        """The members this era stamps on the typed ``result`` of ``spec``, as JSON (``"k":v,...``;
+        empty: none), or None when stamping needs the result as data (``encode_result``)."""
+        return b""
 
     def encode_error(self, id: RequestId | None, error: ProtocolError) -> JSONObject:
         return error_envelope(id, error)
@@ -564,6 +624,13 @@ class Codec:
     def to_bytes(message: JSONObject | Sequence[JSONObject]) -> bytes:
         """Compact UTF-8 JSON, one line (stdio framing adds the newline)."""
         return dumps(message)
+
+
+def with_members(obj: bytes, members: bytes) -> bytes:
+    """A serialised JSON object with ``members`` (``"k":v,...``, keys it lacks) added."""
+    if not members:
+        return obj
+    return obj[:-1] + (b"," if len(obj) > 2 else b"") + members + b"}"
 
 
 def _plain_json(data: bytes | bytearray | str) -> bool:

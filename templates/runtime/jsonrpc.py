@@ -2,8 +2,9 @@
 
 Error codes, the runtime's one exception, the decoded message types, the checks of what a
 peer may put in an envelope (``request_id``, ``is_error_code``), the four envelope builders
-(``request_envelope``, ``notification_envelope``, ``result_envelope``, ``error_envelope``)
-and their serializer (``dumps``): the only place in the runtime that writes a JSON-RPC envelope. Nothing here
+(``request_envelope``, ``notification_envelope``, ``result_envelope`` and its bytes form
+``result_envelope_bytes``, ``error_envelope``) and their serializer (``dumps``): the only place
+in the runtime that writes a JSON-RPC envelope. Nothing here
 depends on a revision; the era codecs (``codec.py``) build on it.
 """
 
@@ -155,6 +156,11 @@ def notification_envelope(method: str, params: Any = None) -> dict[str, Any]:
 def result_envelope(id: RequestId, result: Any) -> dict[str, Any]:
     """A result response object; ``result`` is a dict or a model."""
     return {"jsonrpc": JSONRPC, "id": id, "result": result}
+
+
+def result_envelope_bytes(id: RequestId, result: bytes) -> bytes:
+    """``result_envelope`` around a result serialised already (JSON bytes): the response's bytes."""
+    return b'{"jsonrpc":"2.0","id":' + dumps(id) + b',"result":' + result + b"}"
 
 
 def error_envelope(id: RequestId | None, error: ProtocolError) -> dict[str, Any]:

@@ -14,9 +14,13 @@ class WireModel(BaseModel):
     from dumps. Validation (``model_validate_json`` and friends) accepts wire names only,
     so a key spelled like a Python field name (``is_error``) stays an unknown key, as on
     the wire; constructing a model in Python accepts both spellings.
+
+    Validators and serializers are built on first use (``defer_build``): a model that only
+    appears inside another is never built on its own, and a program pays only for the
+    models it validates or dumps.
     """
 
-    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=False, validate_by_alias=True)
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=False, validate_by_alias=True, defer_build=True)
 
     def __init__(self, /, **data: Any) -> None:
         self.__pydantic_validator__.validate_python(data, self_instance=self, by_alias=True, by_name=True)

@@ -206,31 +206,66 @@ def test_notifications_encode_and_decode() -> None:
     assert codec.CLIENT.encode_message(decoded) == wire
 
 
+LISTED = {"resultType": "complete", "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}
+CACHED = {**LISTED, "ttlMs": 5, "cacheScope": "public"}
+COMPLETED = {"resultType": "complete", "completion": {"values": ["a"]}}
+AUTHORS_META = {"io.modelcontextprotocol/serverInfo": {"name": "own", "version": "9"}}
+
+
+def typed_results() -> list[tuple[str, str, Any]]:
+    """Typed results of every shape the encoder stamps differently (fast path or via data)."""
+    from mcpgen.v2026_07_28 import models
+    from mcpgen.v2026_07_28 import server as s
+
+    return [
+        ("tools/list", "cache keys given", models.ListToolsResult.model_validate(CACHED)),
+        ("tools/list", "cache keys left to the server", s.ListToolsResult.model_validate(LISTED)),
+        ("tools/list", "only a ttl given", s.ListToolsResult.model_validate({**LISTED, "ttlMs": 7})),
+        ("tools/list", "an author's _meta", models.ListToolsResult.model_validate({**CACHED, "_meta": {"k": 1}})),
+        (
+            "tools/list",
+            "an author's serverInfo",
+            models.ListToolsResult.model_validate({**CACHED, "_meta": AUTHORS_META}),
+        ),
+        ("tools/call", "not cacheable", s.CallToolResult(content=[], structured_content={"a": [1, "ü", None]})),
+        ("tools/call", "an interim result", s.InputRequiredResult(request_state="r")),
+        ("completion/complete", "a plain result", models.CompleteResult.model_validate(COMPLETED)),
+    ]
+
+
 @pytest.mark.parametrize("server_info", [None, {"name": "srv", "version": "2"}])
-def test_dumps_equals_encode_then_to_bytes(server_info: Any) -> None:
+@pytest.mark.parametrize("case", range(8))
+def test_dumps_equals_encode_then_to_bytes(server_info: Any, case: int) -> None:
+    """``dumps_result`` serialises a typed result once and adds the era's stamps as bytes; the
+    bytes must mean what ``encode_result`` (dump, stamp the data, serialise) means."""
+    from mcpgen.v2026_07_28.codec import REVISION, ModernCodec
+
+    server = ModernCodec(REVISION, "server", server_info=server_info, ttl_ms=60, cache_scope="public")
+    method, _, result = typed_results()[case]
+    fast = server.dumps_result("x", method, result)
+    assert json.loads(fast) == server.encode_result("x", method, result)
+    assert ("serverInfo" in fast.decode()) is (server_info is not None or "serverInfo" in result.model_dump_json())
+
+
+def test_dumps_of_a_typed_legacy_result_equals_encode() -> None:
+    from mcpgen.v2025_11_25 import SERVER, models
+
+    result = models.CallToolResult(content=[models.TextContent(type="text", text="hi")], is_error=False)
+    assert json.loads(SERVER.dumps_result(7, "tools/call", result)) == SERVER.encode_result(7, "tools/call", result)
+
+
+@pytest.mark.parametrize("client_info", [None, {"name": "cli", "version": "2"}])
+def test_dumps_of_typed_params_equals_encode(client_info: Any) -> None:
     from mcpgen.v2026_07_28 import models
     from mcpgen.v2026_07_28.codec import REVISION, ModernCodec
 
-    server = ModernCodec(REVISION, "server", server_info=server_info)
-    result = models.ListToolsResult.model_validate(
-        {
-            "resultType": "complete",
-            "tools": [{"name": "t", "inputSchema": {"type": "object"}}],
-            "ttlMs": 5,
-            "cacheScope": "public",
-        }
-    )
-    fast = server.dumps_result("x", "tools/list", result)
-    assert json.loads(fast) == server.encode_result("x", "tools/list", result)
-    assert ("serverInfo" in fast.decode()) is (server_info is not None)
-
-    client = ModernCodec(REVISION, "client", client_info=server_info)
+    client = ModernCodec(REVISION, "client", client_info=client_info)
     params = models.CallToolRequestParams.model_validate(
         {"name": "t", "_meta": {PROTOCOL_VERSION: "2026-07-28", CAPABILITIES: {}}}
     )
     fast = client.dumps_request(1, "tools/call", params)
     assert json.loads(fast) == client.encode_request(1, "tools/call", params)
-    assert (CLIENT_INFO in fast.decode()) is (server_info is not None)
+    assert (CLIENT_INFO in fast.decode()) is (client_info is not None)
 
 
 def test_batches_are_produced_only_where_the_revision_has_them() -> None:

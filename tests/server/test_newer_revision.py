@@ -53,7 +53,8 @@ class Future(s.Server):
 
     async def call_tool(self, params: m.CallToolRequestParams, ctx: s.Context) -> m.CallToolResult:
         who = params.arguments.get("who") if isinstance(params.arguments, dict) else None
-        text = f"hello {{who}} at {{ctx.protocol_version}} as {{type(params).__module__}}"
+        revision = type(params).__module__.split("._models.")[0]  # the package of the params' revision
+        text = f"hello {{who}} at {{ctx.protocol_version}} as {{revision}}"
         return s.CallToolResult(content=[m.TextContent(type="text", text=text)])
 
     async def get_greeting(self, params: m.GetGreetingRequestParams, ctx: s.Context) -> m.GetGreetingResult:
@@ -176,7 +177,7 @@ def test_an_older_modern_request_is_decoded_by_its_revision_and_converted(future
     tool = listed["result"]["tools"][0]
     assert tool["category"] == "social"  # kept: an unknown key of 2026-07-28's open Tool
     assert listed["result"]["_meta"] == {"io.modelcontextprotocol/serverInfo": {"name": "future", "version": "0.1.0"}}
-    assert called["result"]["content"][0]["text"] == f"hello ada at {BASE} as futuremcp.v2027_03_01.models"
+    assert called["result"]["content"][0]["text"] == f"hello ada at {BASE} as futuremcp.v2027_03_01"
     assert unknown["error"]["code"] == -32601
     assert greeted["result"] == {
         "greeting": "hi ada",
@@ -202,7 +203,7 @@ def test_a_legacy_client_is_served_by_the_newer_handler(future: Path) -> None:
     opened, called = asyncio.run(go())
     assert opened["result"]["protocolVersion"] == "2025-06-18"
     assert called["result"] == {
-        "content": [{"type": "text", "text": "hello None at 2025-06-18 as futuremcp.v2027_03_01.models"}]
+        "content": [{"type": "text", "text": "hello None at 2025-06-18 as futuremcp.v2027_03_01"}]
     }
 
 
@@ -223,7 +224,7 @@ def sdk_exercise(target: Any) -> dict[str, Any]:
 
 def test_the_official_client_in_auto_mode_over_stdio(future: Path) -> None:
     seen = sdk_exercise(StdioServerParameters(command=sys.executable, args=[str(future / "future_server.py")]))
-    assert seen == {"version": BASE, "tools": ["greet"], "text": f"hello sdk at {BASE} as futuremcp.v2027_03_01.models"}
+    assert seen == {"version": BASE, "tools": ["greet"], "text": f"hello sdk at {BASE} as futuremcp.v2027_03_01"}
 
 
 @pytest.fixture(scope="module")

@@ -304,3 +304,24 @@ def test_a_legacy_revision_handler_base_serves_its_revision_and_the_older_ones()
     _, init, call = run(session("2026-07-28"))
     assert init["result"]["protocolVersion"] == "2025-11-25"  # newer than the handler: its own
     assert call["result"]["content"][0]["text"] == "x at 2025-11-25"
+
+
+def test_lines_written_in_one_loop_iteration_leave_in_one_write() -> None:
+    """The stdio runner coalesces answers: with many requests in flight, one system call per
+    batch of answers; order kept, what is pending written at close and nothing after it."""
+    from mcpgen._runtime.server.runners import Coalescer
+
+    async def go() -> list[bytes]:
+        writes: list[bytes] = []
+        out = Coalescer(asyncio.get_running_loop(), writes.append)
+        for i in range(3):
+            out.write(b"%d\n" % i)
+        await asyncio.sleep(0)  # one iteration: the flush runs
+        out.write(b"3\n")
+        out.write(b"4\n")
+        out.close()  # what is pending goes out at once
+        out.write(b"lost\n")
+        await asyncio.sleep(0)
+        return writes
+
+    assert run(go()) == [b"0\n1\n2\n", b"3\n4\n"]

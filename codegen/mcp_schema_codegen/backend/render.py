@@ -8,12 +8,15 @@ text (``| doc``) or a checked identifier.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import jinja2
 
 from mcp_schema_codegen.backend import views
 from mcp_schema_codegen.backend.models import GeneratedModels
+from mcp_schema_codegen.backend.split import split
 from mcp_schema_codegen.backend.views import Target
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.ir.protocol import Protocol
@@ -69,6 +72,35 @@ class Renderer:
     def server_module(self, protocol: Protocol, target: Target) -> str:
         """The revision's handler base: one async method per request a server answers."""
         return self.render("server.py", **views.server_context(protocol, target))
+
+    def result_modules(self, protocol: Protocol, target: Target) -> dict[str, str]:
+        """``_results/<name>.py``: each result class of the handler base (modern era), imported on first use."""
+        context = views.server_context(protocol, target)
+        results = cast(Sequence[views.ResultView], context["results"])
+        if not results:
+            return {}
+        files = {"_results/__init__.py": self.render("package_docstring.py", **views.module_context(protocol, target))}
+        for r in results:
+            files[f"_results/{r.module}.py"] = self.render("result.py", **context, r=r)
+        return files
+
+    def model_modules(self, protocol: Protocol, target: Target, models: GeneratedModels) -> dict[str, str]:
+        """``models.py``, the lazy index, and ``_models/<name>.py``: the definitions split by reference groups."""
+        parts = split(models.source, protocol.version)
+        files = {
+            "models.py": self.render("models.py", **views.models_index_context(protocol, target, parts.where)),
+            "_models/__init__.py": self.render("package_docstring.py", **views.module_context(protocol, target)),
+        }
+        for module in parts.modules:
+            imports = "".join(
+                f"from .{views.Ident(sub)} import {', '.join(views.Ident(n) for n in names)}\n"
+                for sub, names in module.imports.items()
+            )
+            files[f"_models/{module.name}.py"] = (
+                f"{views.submodule_header(protocol, module.definitions)}\n"
+                f"from __future__ import annotations\n\n{parts.header}{imports}\n\n{module.body}"
+            )
+        return files
 
     def client_module(self, protocol: Protocol, target: Target, models: GeneratedModels) -> str:
         """The revision's typed client: one async method per request a client sends."""

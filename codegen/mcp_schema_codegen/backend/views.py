@@ -28,6 +28,7 @@ from typing import cast
 
 from mcp_schema_codegen import __version__
 from mcp_schema_codegen.backend.models import GeneratedModels
+from mcp_schema_codegen.backend.split import module_name
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.ir.protocol import Method, Protocol
 from mcp_schema_codegen.tools import pysource
@@ -258,6 +259,33 @@ def module_context(protocol: Protocol, target: Target) -> dict[str, object]:
     }
 
 
+# -- the models index (models.py) and its submodules ------------------------------------------
+
+
+@dataclass(frozen=True)
+class LazyName:
+    """A name of a lazy index module and the submodule that defines it."""
+
+    name: Ident
+    module: Ident
+
+
+def models_index_context(protocol: Protocol, target: Target, where: dict[str, str]) -> dict[str, object]:
+    """``models.py``: every definition of the revision, each imported from its ``_models`` submodule on first use."""
+    return {
+        **module_context(protocol, target),
+        "definitions": tuple(LazyName(Ident(name), Ident(module)) for name, module in sorted(where.items())),
+    }
+
+
+def submodule_header(protocol: Protocol, definitions: Sequence[str]) -> Code:
+    """The first lines of a ``_models`` submodule: provenance and a docstring naming its definitions."""
+    names = ", ".join(f"``{Ident(d)}``" for d in definitions)
+    return Code(
+        f'{revision_header(protocol)}\n"""MCP {Word(protocol.version)}: {names}. Import it from ``models``."""\n'
+    )
+
+
 # -- the handler base (server.py) and what a scaffold or an upgrade report reads of it -----------
 
 
@@ -279,6 +307,7 @@ class ResultView:
     name: Ident
     result_type: str  # "complete" or "input_required": ``| py``
     cacheable: bool
+    module: Ident  # its submodule of ``_results``
 
 
 def served(protocol: Protocol) -> list[Method]:
@@ -308,12 +337,22 @@ def handler_views(protocol: Protocol) -> tuple[HandlerView, ...]:
 def server_context(protocol: Protocol, target: Target) -> dict[str, object]:
     handlers = handler_views(protocol)
     results: dict[str, ResultView] = {}
+    taken: set[str] = set()
+
+    def snake(name: str) -> str:
+        module = module_name(name, taken)
+        taken.add(module.lower())
+        return module
+
     if protocol.era == "modern":
         for m in served(protocol):
             if m.result_type:
-                results[m.result_type] = ResultView(Ident(m.result_type), "complete", m.cacheable)
+                results[m.result_type] = ResultView(
+                    Ident(m.result_type), "complete", m.cacheable, Ident(snake(m.result_type))
+                )
         if protocol.input_required:
-            results[protocol.input_required] = ResultView(Ident(protocol.input_required), "input_required", False)
+            name = protocol.input_required
+            results[name] = ResultView(Ident(name), "input_required", False, Ident(snake(name)))
     ordered = sorted(results.values(), key=lambda r: r.name)
     return {
         **module_context(protocol, target),
@@ -484,6 +523,7 @@ def current_context(module: str, protocol: Protocol, target: Target) -> dict[str
         "module": Ident(module),
         "p": revision_view(protocol),
         "package": target.package,
+        "runtime": target.runtime,
         "header": revision_header(protocol),
     }
 

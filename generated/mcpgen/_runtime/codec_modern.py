@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import MISSING, BaseModel
+from pydantic_core import to_json
 
 from .codec import (
     CACHE_SCOPE,
@@ -70,6 +71,7 @@ class ModernCodec(Codec):
             dump(client_capabilities) if client_capabilities is not None else {}
         )
         self.server_info = dump(server_info)
+        self._server_meta_cache: tuple[Any, bytes] | None = None
         self.ttl_ms = ttl_ms
         self.cache_scope = cache_scope
 
@@ -100,7 +102,7 @@ class ModernCodec(Codec):
                 raise ProtocolError(
                     INVALID_PARAMS, "input_required needs inputRequests or requestState"
                 )
-            return self.revision.input_required, raw
+            return self.revision.input_required_model(), raw
         raise ProtocolError(INVALID_PARAMS, f"resultType {kind!r} is not valid for {spec.name!r}")
 
     def _request_stamp(
@@ -132,15 +134,39 @@ class ModernCodec(Codec):
             return False
         return self.client_info is None or getattr(given, "client_info", MISSING) is not MISSING
 
-    def result_sent_as_is(self, result: BaseModel) -> bool:
-        # resultType, ttlMs and cacheScope are required fields of the typed results
-        if self.server_info is None:
-            return True
-        return getattr(getattr(result, "meta", MISSING), "server_info", MISSING) is not MISSING
+    def _server_meta(self) -> bytes:
+        """``"_meta":{serverInfo}`` as JSON, serialised once per ``server_info`` value."""
+        cached = self._server_meta_cache
+        if cached is None or cached[0] is not self.server_info:
+            cached = self._server_meta_cache = (
+                self.server_info,
+                b'"_meta":' + to_json({SERVER_INFO_KEY: self.server_info}),
+            )
+        return cached[1]
+
+    def result_members(self, spec: MethodSpec, result: BaseModel) -> bytes | None:
+        """``stamp_result`` for a typed result, as JSON members: ``_meta`` with the server info when
+        the result has no ``_meta`` (an author's ``_meta`` is merged by ``encode_result``), and the
+        cache defaults a complete cacheable result leaves unset (the server's ``Result`` classes)."""
+        kind = getattr(result, "result_type", MISSING)
+        if type(kind) is not str:
+            return None
+        members = []
+        if self.server_info is not None:
+            meta = getattr(result, "meta", MISSING)
+            if meta is MISSING:
+                members.append(self._server_meta())
+            elif getattr(meta, "server_info", MISSING) is MISSING:
+                return None
+        if spec.cacheable and kind == COMPLETE:
+            if getattr(result, "ttl_ms", MISSING) is MISSING:
+                members.append(b'"ttlMs":' + to_json(self.ttl_ms))
+            if getattr(result, "cache_scope", MISSING) is MISSING:
+                members.append(b'"cacheScope":' + to_json(self.cache_scope))
+        return b",".join(members)
 
     def stamp_result(self, spec: MethodSpec, result: JSONObject, typed: Any) -> None:
-        input_required = self.revision.input_required
-        if input_required is not None and isinstance(typed, input_required):
+        if self.revision.is_input_required(typed):
             result.setdefault(RESULT_TYPE, INPUT_REQUIRED)
         else:
             result.setdefault(RESULT_TYPE, COMPLETE)

@@ -4,34 +4,98 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
+
+from .lazy import ModelRef
 
 Kind = Literal["request", "notification"]
 Direction = Literal["client_to_server", "server_to_client", "both"]
 
 
-@dataclass(frozen=True, slots=True)
 class MethodSpec:
     """A method: its wire name, message, params and result types, direction and flags.
 
-    ``params`` and ``result`` are model classes or type aliases (``EmptyResult``,
-    ``ElicitRequestParams``); validate them through ``pydantic.TypeAdapter``.
+    ``message``, ``params``, ``result`` and ``task_result`` are model classes or type aliases
+    (``EmptyResult``, ``ElicitRequestParams``; validate those through ``pydantic.TypeAdapter``).
+    A generated table names them by ``ModelRef``, so a model is imported when first asked for:
+    a server that only ever answers ``tools/call`` never builds the models of other methods.
     """
 
-    name: str
-    kind: Kind
-    direction: Direction
-    message: object
-    params: object | None
-    params_required: bool
-    result: object | None
-    stub: str
-    mrtr: bool = False
-    cacheable: bool = False
-    deprecated: bool = False
-    embedded: bool = False
-    task_result: object | None = None
+    __slots__ = (
+        "_message",
+        "_params",
+        "_result",
+        "_task_result",
+        "cacheable",
+        "deprecated",
+        "direction",
+        "embedded",
+        "kind",
+        "mrtr",
+        "name",
+        "params_required",
+        "stub",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        kind: Kind,
+        direction: Direction,
+        message: object,
+        params: object | None,
+        params_required: bool,
+        result: object | None,
+        stub: str,
+        mrtr: bool = False,
+        cacheable: bool = False,
+        deprecated: bool = False,
+        embedded: bool = False,
+        task_result: object | None = None,
+    ) -> None:
+        self.name = name
+        self.kind: Kind = kind
+        self.direction: Direction = direction
+        self._message = message
+        self._params = params
+        self.params_required = params_required
+        self._result = result
+        self.stub = stub
+        self.mrtr = mrtr
+        self.cacheable = cacheable
+        self.deprecated = deprecated
+        self.embedded = embedded
+        self._task_result = task_result
+
+    @property
+    def message(self) -> Any:
+        """The message definition (the whole JSON-RPC message where the revision defines one)."""
+        value = self._message
+        if type(value) is ModelRef:
+            value = self._message = value.get()  # resolved once, then a plain slot read
+        return value
+
+    @property
+    def params(self) -> Any:
+        value = self._params
+        if type(value) is ModelRef:
+            value = self._params = value.get()
+        return value
+
+    @property
+    def result(self) -> Any:
+        value = self._result
+        if type(value) is ModelRef:
+            value = self._result = value.get()
+        return value
+
+    @property
+    def task_result(self) -> Any:
+        """2025-11-25: the result of the task-augmented form of the request, if it has one."""
+        value = self._task_result
+        if type(value) is ModelRef:
+            value = self._task_result = value.get()
+        return value
 
     @property
     def client_sends(self) -> bool:
@@ -42,6 +106,9 @@ class MethodSpec:
     def server_sends(self) -> bool:
         """The server may send this as a JSON-RPC message."""
         return self.direction != "client_to_server" and not self.embedded
+
+    def __repr__(self) -> str:
+        return f"MethodSpec({self.name!r}, {self.kind!r}, {self.direction!r})"
 
 
 class MethodTable:

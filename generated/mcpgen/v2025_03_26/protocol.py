@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from mcpgen._runtime.lazy import Models
 from mcpgen._runtime.method_table import MethodSpec, MethodTable
 
-from . import models as m
+m = Models(f"{__package__}.models")  # each model is imported when the runtime first needs it
 
 VERSION = "2025-03-26"
 ERA = "legacy"

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from mcpgen._runtime.codec import Revision
 from mcpgen._runtime.codec_legacy import LegacyCodec
+from mcpgen._runtime.lazy import Models
 
-from . import models as m
 from .protocol import BATCHING, METHODS, VERSION
+
+m = Models(f"{__package__}.models")
 
 REVISION = Revision(
     version=VERSION,

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from mcpgen._runtime.codec import Revision
 from mcpgen._runtime.codec_modern import ModernCodec
+from mcpgen._runtime.lazy import Models
 
-from . import models as m
 from .protocol import BATCHING, METHODS, VERSION
+
+m = Models(f"{__package__}.models")  # the error and interim result models, imported on first use
 
 REVISION = Revision(
     version=VERSION,

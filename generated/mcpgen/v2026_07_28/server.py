@@ -8,18 +8,18 @@ the runtime. Legacy clients are served too: ``initialize`` switches that stdio p
 HTTP session to legacy semantics, and params and results are converted for you; an
 ``InputRequiredResult`` becomes real server->client requests on such a session.
 
-The result classes below are the models with ``resultType`` defaulting to ``complete``
-(``input_required`` for ``InputRequiredResult``); cacheable ones leave ``ttlMs`` and
-``cacheScope`` unset unless given, and the server's defaults (``Server.ttl_ms``,
-``Server.cache_scope``) are stamped on the wire.
+The result classes of this module are the models with ``resultType`` defaulting to
+``complete`` (``input_required`` for ``InputRequiredResult``); cacheable ones leave ``ttlMs``
+and ``cacheScope`` unset unless given, and the server's defaults (``Server.ttl_ms``,
+``Server.cache_scope``) are stamped on the wire. Each is imported on first use (from
+``_results``), so a server builds only the results it returns.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-from pydantic import MISSING, Field, StrictInt, StrictStr
-
+from mcpgen._runtime.lazy import lazy_attributes
 from mcpgen._runtime.server import Context, HandlerBase, Limits, unimplemented
 
 from .. import REGISTRY
@@ -41,71 +41,34 @@ __all__ = [
     "Server",
 ]
 
-CacheScope = Literal["private", "public"]
-
-
-class CallToolResult(m.CallToolResult):
-    """``CallToolResult`` with ``resultType`` defaulting to ``complete``."""
-
-    result_type: Annotated[StrictStr, Field(alias="resultType")] = "complete"
-
-
-class CompleteResult(m.CompleteResult):
-    """``CompleteResult`` with ``resultType`` defaulting to ``complete``."""
-
-    result_type: Annotated[StrictStr, Field(alias="resultType")] = "complete"
-
-
-class GetPromptResult(m.GetPromptResult):
-    """``GetPromptResult`` with ``resultType`` defaulting to ``complete``."""
-
-    result_type: Annotated[StrictStr, Field(alias="resultType")] = "complete"
-
-
-class InputRequiredResult(m.InputRequiredResult):
-    """``InputRequiredResult`` with ``resultType`` defaulting to ``input_required``."""
-
-    result_type: Annotated[StrictStr, Field(alias="resultType")] = "input_required"
-
-
-class ListPromptsResult(m.ListPromptsResult):
-    """``ListPromptsResult`` with ``resultType`` defaulting to ``complete``; ``ttlMs``/``cacheScope`` default to the server's."""
-
-    result_type: Annotated[StrictStr, Field(alias="resultType")] = "complete"
-    ttl_ms: Annotated[StrictInt | MISSING, Field(alias="ttlMs", ge=0)] = MISSING  # type: ignore[assignment]
-    cache_scope: Annotated[CacheScope | MISSING, Field(alias="cacheScope")] = MISSING  # type: ignore[assignment]
-
-
-class ListResourceTemplatesResult(m.ListResourceTemplatesResult):
-    """``ListResourceTemplatesResult`` with ``resultType`` defaulting to ``complete``; ``ttlMs``/``cacheScope`` default to the server's."""
-
-    result_type: Annotated[StrictStr, Field(alias="resultType")] = "complete"
-    ttl_ms: Annotated[StrictInt | MISSING, Field(alias="ttlMs", ge=0)] = MISSING  # type: ignore[assignment]
-    cache_scope: Annotated[CacheScope | MISSING, Field(alias="cacheScope")] = MISSING  # type: ignore[assignment]
-
-
-class ListResourcesResult(m.ListResourcesResult):
-    """``ListResourcesResult`` with ``resultType`` defaulting to ``complete``; ``ttlMs``/``cacheScope`` default to the server's."""
-
-    result_type: Annotated[StrictStr, Field(alias="resultType")] = "complete"
-    ttl_ms: Annotated[StrictInt | MISSING, Field(alias="ttlMs", ge=0)] = MISSING  # type: ignore[assignment]
-    cache_scope: Annotated[CacheScope | MISSING, Field(alias="cacheScope")] = MISSING  # type: ignore[assignment]
-
-
-class ListToolsResult(m.ListToolsResult):
-    """``ListToolsResult`` with ``resultType`` defaulting to ``complete``; ``ttlMs``/``cacheScope`` default to the server's."""
-
-    result_type: Annotated[StrictStr, Field(alias="resultType")] = "complete"
-    ttl_ms: Annotated[StrictInt | MISSING, Field(alias="ttlMs", ge=0)] = MISSING  # type: ignore[assignment]
-    cache_scope: Annotated[CacheScope | MISSING, Field(alias="cacheScope")] = MISSING  # type: ignore[assignment]
-
-
-class ReadResourceResult(m.ReadResourceResult):
-    """``ReadResourceResult`` with ``resultType`` defaulting to ``complete``; ``ttlMs``/``cacheScope`` default to the server's."""
-
-    result_type: Annotated[StrictStr, Field(alias="resultType")] = "complete"
-    ttl_ms: Annotated[StrictInt | MISSING, Field(alias="ttlMs", ge=0)] = MISSING  # type: ignore[assignment]
-    cache_scope: Annotated[CacheScope | MISSING, Field(alias="cacheScope")] = MISSING  # type: ignore[assignment]
+if TYPE_CHECKING:
+    from ._results.call_tool_result import CallToolResult as CallToolResult
+    from ._results.complete_result import CompleteResult as CompleteResult
+    from ._results.get_prompt_result import GetPromptResult as GetPromptResult
+    from ._results.input_required_result import InputRequiredResult as InputRequiredResult
+    from ._results.list_prompts_result import ListPromptsResult as ListPromptsResult
+    from ._results.list_resource_templates_result import (
+        ListResourceTemplatesResult as ListResourceTemplatesResult,
+    )
+    from ._results.list_resources_result import ListResourcesResult as ListResourcesResult
+    from ._results.list_tools_result import ListToolsResult as ListToolsResult
+    from ._results.read_resource_result import ReadResourceResult as ReadResourceResult
+else:
+    __getattr__, __dir__ = lazy_attributes(
+        __name__,
+        f"{__package__}._results",
+        {
+            "CallToolResult": "call_tool_result",
+            "CompleteResult": "complete_result",
+            "GetPromptResult": "get_prompt_result",
+            "InputRequiredResult": "input_required_result",
+            "ListPromptsResult": "list_prompts_result",
+            "ListResourceTemplatesResult": "list_resource_templates_result",
+            "ListResourcesResult": "list_resources_result",
+            "ListToolsResult": "list_tools_result",
+            "ReadResourceResult": "read_resource_result",
+        },
+    )
 
 
 class Server(HandlerBase):

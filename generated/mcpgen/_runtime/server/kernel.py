@@ -170,7 +170,6 @@ class Kernel:
         self.app = app
         self.services = services if services is not None else Services()
         self.revision = app.revision
-        self.input_required = app.revision.input_required
         self._handlers: dict[str, Handler] = {
             method: getattr(app, stub)
             for method, stub in app.handlers.items()
@@ -199,7 +198,10 @@ class Kernel:
                     state, principal=owner, request=request_binding(method, params)
                 )
                 params = params.model_copy(update={"request_state": opened})
-            result = await self.run(handler, params, ctx)
+            if self.app.handler_timeout is None:
+                result = await handler(params, ctx)
+            else:
+                result = await self.run(handler, params, ctx)
             if self.is_input_required(result):
                 check_input_capabilities(result, capabilities)
                 result = self.seal(result, owner, request_binding(method, params))
@@ -223,7 +225,7 @@ class Kernel:
             ) from None
 
     def is_input_required(self, result: Any) -> bool:
-        if self.input_required is not None and isinstance(result, self.input_required):
+        if self.revision.is_input_required(result):
             return True
         return isinstance(result, dict) and result.get(RESULT_TYPE) == INPUT_REQUIRED
 

@@ -38,6 +38,38 @@ if TYPE_CHECKING:
     import uvicorn
 
 
+class Coalescer:
+    """Lines written within one event-loop iteration go out in one ``write``: with many requests in
+    flight, one system call per batch of answers instead of one per answer."""
+
+    __slots__ = ("loop", "parts", "sink")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, sink: Callable[[bytes], object]) -> None:
+        self.loop = loop
+        self.sink = sink
+        self.parts: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not self.parts:
+            self.loop.call_soon(self.flush)
+        self.parts.append(data)
+
+    def flush(self) -> None:
+        if self.parts:
+            data = b"".join(self.parts)
+            self.parts.clear()
+            self.sink(data)
+
+    def close(self) -> None:
+        """Write what is pending; whatever is written later is dropped (the output is closing)."""
+        self.flush()
+        self.sink = _dropped
+
+
+def _dropped(data: bytes) -> None:
+    pass
+
+
 async def serve_stdio(router: Router) -> None:
     """Serve ``router`` on this process's stdin and stdout until EOF or a signal.
 
@@ -91,9 +123,11 @@ async def serve_stdio(router: Router) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, shut_down)
+    out = Coalescer(loop, write)  # what the client has not read is still counted by ``drain``
     try:
-        await serve(router, reader, write, drain)
+        await serve(router, reader, out.write, drain)
     finally:
+        out.close()
         if file_reader is not None:
             file_reader.cancel()
         await close()  # replies still buffered are written before the loop ends

@@ -30,7 +30,7 @@ from ...jsonrpc import (
     error_envelope,
     request_id,
 )
-from ..router import Connection, Router, is_legacy_initialize, too_busy
+from ..router import Router, is_legacy_initialize, too_busy
 
 READ_CHUNK = 64 * 1024  # bytes read at a time (and buffered before the pipe is paused)
 SHUTDOWN_GRACE = 2.0  # seconds in-flight requests may finish after EOF
@@ -96,6 +96,11 @@ async def serve(
         if reply.body is not None:
             write(reply.body + b"\n")
 
+    def done(rid: Any, task: asyncio.Task[None]) -> None:
+        tasks.discard(task)
+        if rid is not None and conn.inflight.get(rid) is task:
+            del conn.inflight[rid]
+
     async for line in lines(reader, limits.max_line_bytes):
         if drain is not None:
             await drain()
@@ -122,9 +127,8 @@ async def serve(
             task = asyncio.create_task(answer(obj))
             if rid is not None:  # cancellable from now on, even before the task first runs
                 conn.inflight[rid] = task
-                task.add_done_callback(functools.partial(forget, conn, rid))
             tasks.add(task)
-            task.add_done_callback(tasks.discard)
+            task.add_done_callback(functools.partial(done, rid))  # one callback per request
             continue
         reply = await router.handle(
             obj, send, conn
@@ -151,8 +155,3 @@ def refused(obj: Any, limit: int) -> bytes:
         if isinstance(item, dict) and "id" in item
     ]
     return b"[" + b",".join(bodies) + b"]"
-
-
-def forget(conn: Connection, rid: Any, task: asyncio.Task[None]) -> None:
-    if conn.inflight.get(rid) is task:
-        del conn.inflight[rid]

@@ -1,0 +1,181 @@
+"""Models built on first use: a server imports and builds only what its messages touch (issue 15).
+
+The revision's ``models`` module is an index over ``_models`` submodules (one per group of
+definitions that refer to each other, ``backend/split.py``); the method table and the codec
+name models by ``ModelRef``. These tests pin what a cold server pays for: nothing at import,
+the closure of ``tools/call`` on a first ``tools/call``, never the models of other methods.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import pytest
+
+from mcp_schema_codegen.backend.split import module_name, split
+from mcp_schema_codegen.errors import GeneratorError
+from tests.conftest import GENERATED, VERSIONS
+
+PACKAGES = {v: "v" + v.replace("-", "_") for v in VERSIONS}
+
+
+def probe(code: str, then: str = "") -> Any:
+    """Run ``code``, then ``then``, in a fresh interpreter (nothing imported yet); the JSON it prints last."""
+    source = textwrap.dedent(code) + then
+    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, cwd=GENERATED, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+LOADED = """
+import json, sys
+print(json.dumps(sorted(m.rsplit(".", 1)[1] for m in sys.modules if "._models." in m or "._results." in m)))
+"""
+
+
+def test_importing_a_server_builds_no_model() -> None:
+    loaded = probe("import mcpgen.v2026_07_28.server, mcpgen.v2025_11_25.server, mcpgen.v2026_07_28.models", LOADED)
+    assert loaded == []
+
+
+def test_a_first_tools_call_imports_its_models_only() -> None:
+    loaded = probe(
+        """
+        import asyncio
+        from mcpgen.v2026_07_28 import models as m, server as s
+        from mcpgen._runtime.server.router import Connection
+
+        class Server(s.Server):
+            async def call_tool(self, params, ctx):
+                return s.CallToolResult(content=[m.TextContent(type="text", text=params.arguments["text"])])
+
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+        meta["io.modelcontextprotocol/clientCapabilities"] = {}
+        params = {"name": "echo", "arguments": {"text": "hi"}, "_meta": meta}
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+
+        async def discard(data): pass
+
+        reply = asyncio.run(Server().router.handle(call, discard, Connection()))
+        assert b'"text":"hi"' in reply.body, reply
+        """,
+        LOADED,
+    )
+    assert {"call_tool_request", "call_tool_request_params", "call_tool_result", "text_content"} <= set(loaded)
+    # the models of methods never called are not even imported
+    for other in ("tool", "list_tools_result", "get_prompt_result", "read_resource_result", "input_required_result"):
+        assert other not in loaded
+    modules = len(list((GENERATED / "mcpgen" / "v2026_07_28" / "_models").glob("*.py")))
+    assert len(loaded) < modules / 3, (len(loaded), modules)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_definition_is_reachable_through_the_index(version: str) -> None:
+    found = probe(
+        f"""
+        import json, sys
+        from mcpgen.{PACKAGES[version]} import models
+        names = list(models.__all__)
+        assert sorted(names) == names and set(names) <= set(dir(models))
+        for name in names:
+            value = getattr(models, name)
+            module = sys.modules[f"mcpgen.{PACKAGES[version]}._models.{{models._MODULES[name]}}"]
+            assert getattr(module, name) is value, name
+        star = {{}}
+        exec("from mcpgen.{PACKAGES[version]}.models import *", star)
+        assert set(names) <= set(star)
+        print(json.dumps(len(names)))
+        """
+    )
+    assert found > 70
+
+
+def test_an_interim_result_is_recognised_without_importing_it_first() -> None:
+    """``Revision.is_input_required`` answers from what is loaded: a model never imported has no
+    instances, and one imported through another submodule (not the index) is still recognised."""
+    assert probe(
+        """
+        import json, sys
+        from mcpgen.v2026_07_28.codec import REVISION
+        assert REVISION.is_input_required(object()) is False
+        assert not any(m.endswith("._models.input_required_result") for m in sys.modules)
+        from mcpgen.v2026_07_28._models.input_required_result import InputRequiredResult
+        interim = InputRequiredResult.model_validate({"resultType": "input_required", "requestState": "s"})
+        print(json.dumps([REVISION.is_input_required(interim), REVISION.input_required_model() is InputRequiredResult]))
+        """
+    ) == [True, True]
+
+
+SOURCE = '''
+from __future__ import annotations
+
+from typing import Union
+
+from pydantic import BaseModel
+from typing_extensions import TypeAliasType
+
+
+class Leaf(BaseModel):
+    """A leaf: no references."""
+
+    x: int
+    """Mentions Tree in a docstring only."""
+
+
+Cursor = TypeAliasType("Cursor", str)
+"""An alias with a docstring."""
+
+
+class Tree(BaseModel):
+    children: list[Node]
+    leaf: Leaf
+
+
+class Node(BaseModel):
+    tree: Tree | None = None
+
+
+Either = TypeAliasType("Either", Union["Leaf", "Import"])
+
+
+class Import(BaseModel):
+    pass
+
+
+Tree.model_rebuild()
+'''
+
+
+def test_split_groups_cycles_and_imports_forward_references() -> None:
+    parts = split(SOURCE, "x")
+    groups = [m.definitions for m in parts.modules]
+    assert ("Tree", "Node") in groups  # a cycle stays in one module, in source order
+    assert ("Leaf",) in groups and ("Cursor",) in groups
+    by_name = {m.name: m for m in parts.modules}
+    assert parts.where["Import"] == "import_model"  # a keyword is not a module name
+    either = by_name[parts.where["Either"]]
+    assert either.imports == {"import_model": ("Import",), "leaf": ("Leaf",)}  # string references count
+    assert by_name["leaf"].imports == {}  # a docstring is not a reference
+    assert '"""An alias with a docstring."""' in by_name["cursor"].body
+    assert "model_rebuild" not in "".join(m.body for m in parts.modules)
+    order = [m.name for m in parts.modules]
+    for module in parts.modules:  # every module after those it imports
+        assert all(order.index(dep) < order.index(module.name) for dep in module.imports)
+
+
+def test_split_refuses_what_it_cannot_place() -> None:
+    with pytest.raises(GeneratorError, match="cannot place"):
+        split(SOURCE + "\nprint('side effect')\n", "x")
+
+
+def test_module_names_are_distinct_ignoring_case() -> None:
+    taken: set[str] = set()
+    names = []
+    for definition in ("JSONValue", "JsonValue", "Class", "HTTPServer"):
+        names.append(module_name(definition, taken))
+        taken.add(names[-1].lower())
+    assert names == ["json_value", "json_value_2", "class_model", "http_server"]
