@@ -121,6 +121,7 @@ class Revision:
     input_required: Any = None  # a model or a ``ModelRef``
     _validators: dict[int, Validator] = field(default_factory=dict, init=False, repr=False)
     _inbound: dict[str, Inbound] = field(default_factory=dict, init=False, repr=False)
+    _interim: Any = field(default=None, init=False, repr=False)  # the interim result model, once loaded
 
     def validate(self, tp: Any, value: Any) -> Any:
         key = id(tp)
@@ -140,10 +141,15 @@ class Revision:
     def is_input_required(self, value: Any) -> bool:
         """``value`` is an instance of the interim result model, answered without importing it:
         a model never imported has no instances."""
-        model = self.input_required
-        if isinstance(model, ModelRef):
-            model = model.loaded()
-        return model is not None and isinstance(value, model)
+        model = self._interim
+        if model is None:
+            model = self.input_required
+            if isinstance(model, ModelRef):
+                model = model.loaded()
+            if model is None:
+                return False
+            self._interim = model
+        return isinstance(value, model)
 
 
 def _carries_envelope(spec: MethodSpec) -> bool:
