@@ -1,0 +1,209 @@
+"""Where a cold start and a call spend their CPU: the profile behind ``bench_serve.py``'s figures.
+
+Two breakdowns of the 2026-07-28 ``echo`` server of ``bench_serve.py``:
+
+* **cold start, by stage** (CPU ms, ``time.process_time``, median of fresh interpreters):
+  interpreter start, ``import asyncio``, pydantic as the runtime imports it, the runtime and
+  the revision package, pydantic's plugin discovery (``importlib.metadata`` over every
+  installed distribution, at the first model build), and the first ``tools/call`` (the models
+  it touches: classes, validators, the call); the floor's stages beside it (``orjson``, one
+  parse and one dump);
+* **one call, in process** (µs, best of several loops): parsing, the codec's one-pass decode,
+  the handler's two model constructions, the result's serialisation with the era's stamps, and
+  ``Router.handle`` end to end; against ``orjson.loads`` + ``orjson.dumps`` of the same call.
+
+Usage::
+
+    python benchmarks/profile_serve.py [--runs 9]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+}
+CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}}
+CALL["params"]["_meta"] = META  # type: ignore[index]
+
+OURS_STAGES = textwrap.dedent(
+    """
+    import time
+    c0 = time.process_time()
+    import asyncio
+    c1 = time.process_time()
+    from pydantic import BaseModel, ConfigDict, Field, StrictStr, TypeAdapter  # as the runtime and models do
+    c2 = time.process_time()
+    from mcpgen.v2026_07_28 import models as m
+    from mcpgen.v2026_07_28 import server as s
+    from mcpgen._runtime.server.router import Connection
+
+
+    class Server(s.Server):
+        name = "bench"
+
+        async def call_tool(self, params, ctx):
+            return s.CallToolResult(content=[m.TextContent(type="text", text=params.arguments["text"])])
+
+
+    router = Server().router
+    c3 = time.process_time()
+    from pydantic.plugin._loader import get_plugins
+
+    list(get_plugins())
+    c4 = time.process_time()
+
+
+    async def discard(data):
+        pass
+
+
+    reply = asyncio.run(router.handle(CALL, discard, Connection()))
+    assert b'"text":"hi"' in reply.body, reply
+    c5 = time.process_time()
+    print("STAGES", c0, c1 - c0, c2 - c1, c3 - c2, c4 - c3, c5 - c4)
+    """
+)
+OURS_NAMES = (
+    "interpreter start",
+    "import asyncio",
+    "import pydantic (what the runtime uses)",
+    "import the runtime and the revision package, build the server",
+    "pydantic's plugin discovery (first model build)",
+    "first tools/call: its models (classes, validators) and the call",
+)
+FLOOR_STAGES = textwrap.dedent(
+    """
+    import time
+    c0 = time.process_time()
+    import asyncio
+    c1 = time.process_time()
+    import orjson
+    c2 = time.process_time()
+    msg = orjson.loads(orjson.dumps(CALL))
+    orjson.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": "hi"}]}})
+    c3 = time.process_time()
+    print("STAGES", c0, c1 - c0, c2 - c1, c3 - c2)
+    """
+)
+FLOOR_NAMES = ("interpreter start", "import asyncio", "import orjson", "first call")
+
+
+def stages(source: str, runs: int) -> list[float]:
+    """Median CPU ms of each stage over ``runs`` fresh interpreters (bytecode caching on)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    code = f"CALL = {CALL!r}\n" + source
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True)  # write the .pyc files
+    rows = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True, text=True)
+        line = next(x for x in out.stdout.splitlines() if x.startswith("STAGES"))
+        rows.append([float(v) * 1000 for v in line.split()[1:]])
+    return [statistics.median(r[i] for r in rows) for i in range(len(rows[0]))]
+
+
+def best(fn: Callable[[], Any], n: int = 5000, loops: int = 5) -> float:
+    fn()
+    times = []
+    for _ in range(loops):
+        start = time.process_time()
+        for _ in range(n):
+            fn()
+        times.append((time.process_time() - start) / n)
+    return min(times) * 1e6
+
+
+def per_call() -> list[tuple[str, float]]:
+    from mcpgen._runtime.server.router import Connection
+    from mcpgen.v2026_07_28 import models as m
+    from mcpgen.v2026_07_28 import server as s
+    from pydantic_core import from_json
+
+    class Server(s.Server):
+        name = "bench"
+
+        async def call_tool(self, params: Any, ctx: Any) -> Any:
+            return s.CallToolResult(content=[m.TextContent(type="text", text=params.arguments["text"])])
+
+    router = Server().router
+    assert router.modern is not None
+    codec = router.modern.codec
+    line = orjson.dumps(CALL)
+    obj = from_json(line)
+    result = s.CallToolResult(content=[m.TextContent(type="text", text="hi")])
+    conn = Connection()
+
+    async def discard(data: bytes) -> None:
+        pass
+
+    async def handle_loop(n: int) -> float:
+        for _ in range(200):
+            await router.handle(from_json(line), discard, conn)
+        times = []
+        for _ in range(5):
+            start = time.process_time()
+            for _ in range(n):
+                await router.handle(from_json(line), discard, conn)
+            times.append((time.process_time() - start) / n)
+        return min(times) * 1e6
+
+    def floor() -> bytes:
+        msg = orjson.loads(line)
+        text = msg["params"]["arguments"]["text"]
+        return orjson.dumps(
+            {"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": text}]}}
+        )
+
+    return [
+        ("parse the line (pydantic_core.from_json)", best(lambda: from_json(line))),
+        ("decode: the codec's one-pass validation (decode_value)", best(lambda: codec.decode_value(obj))),
+        (
+            "the handler's result: CallToolResult(content=[TextContent(...)])",
+            best(lambda: s.CallToolResult(content=[m.TextContent(type="text", text="hi")])),
+        ),
+        (
+            "encode: dumps_result (serialise once, stamp serverInfo)",
+            best(lambda: codec.dumps_result(1, "tools/call", result)),
+        ),
+        ("Router.handle end to end, parse included", asyncio.run(handle_loop(5000))),
+        ("floor: orjson.loads + orjson.dumps of the same call", best(floor)),
+    ]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9, help="fresh interpreters per cold start breakdown")
+    args = parser.parse_args(argv)
+    ours, floor = stages(OURS_STAGES, args.runs), stages(FLOOR_STAGES, args.runs)
+    print(f"Cold start by stage, CPU ms, median of {args.runs} fresh interpreters:\n")
+    print("| stage | ours (2026-07-28 echo server) |\n|---|---:|")
+    for name, value in zip(OURS_NAMES, ours, strict=True):
+        print(f"| {name} | {value:.1f} |")
+    print(f"| **total** | **{sum(ours):.1f}** |\n")
+    print("| stage | floor (asyncio + orjson) |\n|---|---:|")
+    for name, value in zip(FLOOR_NAMES, floor, strict=True):
+        print(f"| {name} | {value:.1f} |")
+    print(f"| **total** | **{sum(floor):.1f}** |\n")
+    print("One tools/call in process, CPU µs, best of 5 loops of 5,000:\n")
+    print("| step | µs |\n|---|---:|")
+    for name, value in per_call():
+        print(f"| {name} | {value:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
