@@ -593,7 +593,7 @@ class Codec:
             if spec is not None and spec.result is not None:
                 members = self.result_members(spec, result)
                 if members == b"":  # nothing to stamp: the envelope and the model in one pass
-                    return to_json(result_envelope(id, result))
+                    return dumps(result_envelope(id, result))
                 if members is not None:
                     return result_envelope_bytes(id, with_members(dumps(result), members))
         return dumps(self.encode_result(id, method, result))

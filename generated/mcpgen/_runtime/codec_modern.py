@@ -7,7 +7,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import MISSING, BaseModel
-from pydantic_core import to_json
 
 from .codec import (
     CACHE_SCOPE,
@@ -32,6 +31,7 @@ from .jsonrpc import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
+    dumps,
 )
 from .method_table import MethodSpec
 
@@ -140,7 +140,7 @@ class ModernCodec(Codec):
         if cached is None or cached[0] is not self.server_info:
             cached = self._server_meta_cache = (
                 self.server_info,
-                b'"_meta":' + to_json({SERVER_INFO_KEY: self.server_info}),
+                b'"_meta":' + dumps({SERVER_INFO_KEY: self.server_info}),
             )
         return cached[1]
 
@@ -160,9 +160,9 @@ class ModernCodec(Codec):
                 return None
         if spec.cacheable and kind == COMPLETE:
             if getattr(result, "ttl_ms", MISSING) is MISSING:
-                members.append(b'"ttlMs":' + to_json(self.ttl_ms))
+                members.append(b'"ttlMs":' + dumps(self.ttl_ms))
             if getattr(result, "cache_scope", MISSING) is MISSING:
-                members.append(b'"cacheScope":' + to_json(self.cache_scope))
+                members.append(b'"cacheScope":' + dumps(self.cache_scope))
         return b",".join(members)
 
     def stamp_result(self, spec: MethodSpec, result: JSONObject, typed: Any) -> None:
