@@ -513,7 +513,6 @@ def scaffold_context(
     """The scaffold templates' context: the project's names and the revision's handlers; with
     ``auth``, the HTTP server is an OAuth 2.1 protected resource (``runtime``: where its
     ``server.auth`` is imported from)."""
-    by_stub = {str(h.stub_name): h for h in handlers}
     return {
         "project": Word(project),
         "module": Ident(module),
@@ -522,10 +521,6 @@ def scaffold_context(
         "era": Word(protocol.era),
         "generator": Word(__version__),
         "handlers": tuple(handlers),
-        "list_tools": by_stub["list_tools"],
-        "call_tool": by_stub["call_tool"],
-        # modern results come from the handler base (resultType defaults to "complete")
-        "results": Ident("s" if protocol.era == "modern" else "m"),
         "vendor_runtime": vendor_runtime,
         "schema_dir": schema_dir,
         "versions": [Word(v) for v in versions],

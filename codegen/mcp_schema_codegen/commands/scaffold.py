@@ -4,9 +4,10 @@ A scaffolded project holds two kinds of files. The generated package ``<module>_
 generator-owned: the revision it serves (generated against the installed runtime,
 ``mcpgen._runtime``, or with its own copy of the runtime under ``--vendor-runtime``), its
 manifest (``_manifest.json``, every file's sha256) and the current-revision modules
-``<module>_mcp.models``/``.server``/``.client`` the user's code imports. Everything else (the
-server module, ``__main__``, the test, pyproject, README) is the user's: ``scaffold`` writes it
-once, ``regen`` never touches it.
+``<module>_mcp.models``/``.server``/``.client`` the user's code imports; so is the app's surface
+module ``<module>/server_surface.py`` (the tools' schemas, built from the app's typed functions,
+its own digest in its first line). Everything else (the server module, ``__main__``, the test,
+pyproject, README) is the user's: ``scaffold`` writes it once, ``regen`` never touches it.
 
 ``regen`` is ``generate`` driven by the project's ``[tool.mcp-codegen]``: it refuses when a
 generator-owned file was edited by hand, replaces the package atomically (so the user's
@@ -158,6 +159,7 @@ def scaffold(
         _ruff(stage, "format", "--quiet", ".")
         _ruff(stage, "check", "--fix", "--quiet", ".")
         _ruff(stage, "format", "--quiet", ".")
+        write_surface(stage, f"{module}.server:app")  # the example tool's schemas, as regen writes them
         if root.is_dir():
             root.rmdir()  # empty: checked above
         stage.rename(root)

@@ -91,6 +91,7 @@ class RevisionTypes:
     get_prompt_result: type[BaseModel] | None
     input_required: type[BaseModel] | None
     content: tuple[type[BaseModel], ...]  # the content block classes
+    structured: bool  # the revision's tools have an ``outputSchema`` (2025-06-18 and later)
 
     @classmethod
     def of(cls, revision: Any) -> RevisionTypes:
@@ -105,12 +106,18 @@ class RevisionTypes:
         if call is not None and "content" in call.model_fields:
             for item in get_args(call.model_fields["content"].annotation):
                 content.extend(m for m in members(item) if isinstance(m, type))
+        listed = result("tools/list")
+        tool = get_args(listed.model_fields["tools"].annotation) if listed is not None else ()
+        structured = (
+            bool(tool) and isinstance(tool[0], type) and "output_schema" in tool[0].model_fields
+        )
         return cls(
             call,
             result("resources/read"),
             result("prompts/get"),
             revision.input_required,
             tuple(content),
+            structured,
         )
 
     def passthrough(self, value: Any, result: type[BaseModel] | None) -> bool:
@@ -274,7 +281,7 @@ class Output:
     ) -> None:
         self.types = types
         self.kind, self.annotation = self.classify(annotation, types)
-        if structured is False:
+        if structured is False or (self.kind == STRUCTURED and not types.structured):
             self.kind = UNSTRUCTURED
         elif structured is True and self.kind != STRUCTURED:
             raise DeclarationError(
