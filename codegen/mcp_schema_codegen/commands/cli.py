@@ -432,6 +432,36 @@ def regen(version: str | None, project: Path, force: bool) -> int:
 
 
 @cli.command()
+@click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--module", "module", required=True, metavar="DOTTED", help="Import name of the generated module.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Directory of the generated module (and of its handlers module).",
+)
+@click.option("--runtime", default="mcpgen._runtime", show_default=True, help="Dotted import root of the runtime.")
+@click.option("--force", is_flag=True, help="Overwrite a hand-edited generated module.")
+def tools(source: Path, module: str, out: Path, runtime: str, force: bool) -> int:
+    """Schema-first tools: typed models and handler stubs from SOURCE, a tools/list result.
+
+    Writes OUT/NAME.py (generator-owned: each tool's definition, arguments model, output model
+    and ToolSpec) and, once, OUT/NAME_handlers.py (yours: one typed stub per tool and a
+    register(app)). A tool declared this way is listed exactly as SOURCE defines it.
+
+    \b
+    Examples:
+      mcp-codegen tools tools.json --module weather.declared --out weather
+    """
+    from mcp_schema_codegen.commands.tool_specs import generate_specs
+
+    for line in generate_specs(source, module, out, runtime, force).lines():
+        click.echo(line)
+    return EXIT_OK
+
+
+@cli.command()
 @click.argument("name", required=False)
 @click.option("--from-server", metavar="TARGET", help="An http(s):// URL or a server command (quoted), either era.")
 @click.option(

@@ -10,6 +10,7 @@ from ..services import Context, Elicitation, InputError, InputRequired, Root, Sa
 from .app import App, AppHandlers, ResourceNotFound, ToolError
 from .declarations import Prompt, Resource, Tool
 from .signatures import ArgumentsError, DeclarationError, OutputError
+from .specs import SpecModel, ToolSpec
 
 __all__ = [
     "App",
@@ -26,6 +27,8 @@ __all__ = [
     "ResourceNotFound",
     "Root",
     "Sampled",
+    "SpecModel",
     "Tool",
     "ToolError",
+    "ToolSpec",
 ]

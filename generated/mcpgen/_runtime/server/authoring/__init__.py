@@ -11,6 +11,7 @@ from ..services import Context, Elicitation, InputError, InputRequired, Root, Sa
 from .app import App, AppHandlers, ResourceNotFound, ToolError
 from .declarations import Prompt, Resource, Tool
 from .signatures import ArgumentsError, DeclarationError, OutputError
+from .specs import SpecModel, ToolSpec
 
 __all__ = [
     "App",
@@ -27,6 +28,8 @@ __all__ = [
     "ResourceNotFound",
     "Root",
     "Sampled",
+    "SpecModel",
     "Tool",
     "ToolError",
+    "ToolSpec",
 ]

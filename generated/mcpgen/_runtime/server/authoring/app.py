@@ -54,6 +54,7 @@ from .signatures import (
     prompt_messages,
 )
 from .signatures import resource_contents as contents_of
+from .specs import ToolSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 JSON = Any
@@ -129,6 +130,8 @@ class App:
     @overload
     def tool(self, fn: F, /) -> F: ...
     @overload
+    def tool(self, fn: ToolSpec[Any, Any], /) -> Callable[[F], F]: ...
+    @overload
     def tool(
         self,
         fn: None = None,
@@ -143,7 +146,7 @@ class App:
     ) -> Callable[[F], F]: ...
     def tool(
         self,
-        fn: F | None = None,
+        fn: F | ToolSpec[Any, Any] | None = None,
         /,
         *,
         name: str | None = None,
@@ -154,16 +157,25 @@ class App:
         structured: bool | None = None,
     ) -> F | Callable[[F], F]:
         """Declare a tool: the function's parameters are its arguments, its docstring the description,
-        its return annotation the output (``structured``: force structured or unstructured output)."""
+        its return annotation the output (``structured``: force structured or unstructured output).
+        ``@app.tool(SPEC)`` declares a schema-first tool (see ``specs``): the function takes its
+        generated arguments model."""
+        spec = fn if isinstance(fn, ToolSpec) else None
 
         def declare(fn: F) -> F:
+            if spec is not None:
+                tool = Tool(spec.name, fn, {"definition": dict(spec.definition)}, spec=spec)
+                self._add(self.tools, tool.name, tool, "tools")
+                return fn
             options = _options(
                 title=title, description=description, annotations=annotations, _meta=meta
             )
             self.add_tool(fn, name=name, structured=structured, **options)
             return fn
 
-        return declare(fn) if fn is not None else declare
+        if fn is None or isinstance(fn, ToolSpec):
+            return declare
+        return declare(fn)
 
     @overload
     def prompt(self, fn: F, /) -> F: ...

@@ -28,6 +28,7 @@ from .signatures import (
     prompt_arguments,
     type_hints,
 )
+from .specs import SpecArguments, SpecOutput, ToolSpec
 
 JSON = Any
 FINGERPRINT_FORMAT = 1
@@ -50,8 +51,8 @@ def signature_text(fn: Callable[..., Any]) -> str:
 @dataclass(frozen=True)
 class ToolBinding:
     params: Parameters
-    arguments: Arguments
-    output: Output
+    arguments: Arguments | SpecArguments
+    output: Output | SpecOutput
 
 
 @dataclass(frozen=True)
@@ -114,20 +115,33 @@ class Declaration:
 class Tool(Declaration):
     kind: ClassVar[str] = "tool"
     structured: bool | None = None  # None: from the return annotation
+    spec: ToolSpec[Any, Any] | None = None  # schema-first: the definition and its generated models
 
     def binding(self, types: RevisionTypes) -> ToolBinding:
         if self._binding is None:
             hints = type_hints(self.fn)
             params = Parameters.of(self.fn, hints)
-            arguments = Arguments(self.fn, params, f"{self.fn.__name__}_arguments", strict=True)
-            output = Output(
-                self.fn, hints.get("return", inspect.Parameter.empty), types, self.structured
-            )
-            self._binding = ToolBinding(params, arguments, output)
+            if self.spec is not None:
+                if len(params.fields) != 1:
+                    raise DeclarationError(
+                        f"{self.function}: a handler of {self.spec.name!r} takes its arguments model "
+                        "(and optionally a Context), nothing else"
+                    )
+                spec_arguments = SpecArguments(self.spec, params.fields[0][0])
+                self._binding = ToolBinding(params, spec_arguments, SpecOutput(self.spec, types))
+            else:
+                arguments = Arguments(self.fn, params, f"{self.fn.__name__}_arguments", strict=True)
+                output = Output(
+                    self.fn, hints.get("return", inspect.Parameter.empty), types, self.structured
+                )
+                self._binding = ToolBinding(params, arguments, output)
         binding: ToolBinding = self._binding
         return binding
 
     def entry(self, types: RevisionTypes) -> dict[str, JSON]:
+        if self.spec is not None:
+            self.binding(types)  # checks the handler's parameters
+            return dict(self.spec.definition)
         binding = self.binding(types)
         entry = self._common({"name": self.name})
         entry["inputSchema"] = binding.arguments.schema()

@@ -108,8 +108,11 @@ class RevisionTypes:
                 content.extend(m for m in members(item) if isinstance(m, type))
         listed = result("tools/list")
         tool = get_args(listed.model_fields["tools"].annotation) if listed is not None else ()
+        model = tool[0] if tool else None
         structured = (
-            bool(tool) and isinstance(tool[0], type) and "output_schema" in tool[0].model_fields
+            isinstance(model, type)
+            and issubclass(model, BaseModel)
+            and "output_schema" in model.model_fields
         )
         return cls(
             call,
@@ -379,7 +382,7 @@ def content_blocks(value: Any, types: RevisionTypes) -> list[JSON]:
         return [{"type": "text", "text": value}]
     if isinstance(value, types.content):
         return [value.model_dump(mode="json")]
-    if isinstance(value, list | tuple) and all(isinstance(v, str | types.content) for v in value):
+    if isinstance(value, list | tuple) and all(isinstance(v, (str, *types.content)) for v in value):
         return [block for item in value for block in content_blocks(item, types)]
     return [{"type": "text", "text": to_json(value, fallback=str).decode()}]
 
