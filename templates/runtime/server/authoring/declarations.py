@@ -24,6 +24,7 @@ from .signatures import (
     RevisionTypes,
     UriTemplate,
     describe_function,
+    module_name,
     prompt_arguments,
     type_hints,
 )
@@ -39,10 +40,21 @@ def docstring(fn: Callable[..., Any]) -> str | None:
 
 
 def signature_text(fn: Callable[..., Any]) -> str:
-    try:
-        return str(inspect.signature(fn))
-    except (TypeError, ValueError) as exc:
-        raise DeclarationError(f"{describe_function(fn)} has no signature to serve: {exc}") from None
+    """The parameters, defaults and annotations of ``fn`` as text (cheaper than ``inspect.signature``);
+    the same whether its module was imported or run as a script (``__main__``)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        try:
+            text = str(inspect.signature(fn))
+        except (TypeError, ValueError) as exc:
+            raise DeclarationError(f"{describe_function(fn)} has no signature to serve: {exc}") from None
+    else:
+        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        text = repr((names, fn.__defaults__, getattr(fn, "__kwdefaults__", None), fn.__annotations__))
+    module = getattr(fn, "__module__", None)
+    if module == "__main__":
+        text = text.replace("__main__.", f"{module_name(module)}.")
+    return text
 
 
 @dataclass(frozen=True)

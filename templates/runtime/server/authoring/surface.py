@@ -83,7 +83,7 @@ def default_module(app_module: str) -> str:
         main = sys.modules.get("__main__")
         path = getattr(main, "__file__", None)
         return f"{Path(path).stem}_surface" if path else "app_surface"
-    return f"{app_module}_surface"
+    return f"{app_module}_surface"  # a script's functions are named after its file too (signatures.module_name)
 
 
 def module_path(module: str, app_module: str) -> Path | None:

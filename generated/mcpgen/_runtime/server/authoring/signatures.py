@@ -23,10 +23,12 @@ from __future__ import annotations
 import base64
 import inspect
 import re
+import sys
 import types as pytypes
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Union, get_args, get_origin
 from urllib.parse import unquote
 
@@ -135,8 +137,16 @@ class RevisionTypes:
 # -- functions ------------------------------------------------------------------------------
 
 
+def module_name(module: str) -> str:
+    """A module's import name; for ``__main__`` (a script), the script's file name, as importing it would give."""
+    if module != "__main__":
+        return module
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    return Path(path).stem if path else module
+
+
 def describe_function(fn: Callable[..., Any]) -> str:
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    return f"{module_name(getattr(fn, '__module__', '?'))}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
 def type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
