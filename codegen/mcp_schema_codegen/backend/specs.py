@@ -57,7 +57,7 @@ def read_tools(document: Any, source: str) -> list[dict[str, Any]]:
     """The tools of a ``tools/list`` result (or a bare list of tools), each with a name and an input schema."""
     tools = document.get("tools") if isinstance(document, dict) else document
     if not isinstance(tools, list) or not tools:
-        raise GeneratorError(f"{source}: expected a tools/list result ({{\"tools\": [...]}}) with at least one tool")
+        raise GeneratorError(f'{source}: expected a tools/list result ({{"tools": [...]}}) with at least one tool')
     seen: set[str] = set()
     for index, tool in enumerate(tools):
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not tool["name"]:

@@ -319,7 +319,7 @@ def server_context(protocol: Protocol, target: Target) -> dict[str, object]:
         **module_context(protocol, target),
         "handlers": handlers,
         "results": ordered,
-        "exports": sorted(["App", "Context", "Limits", "ResourceNotFound", "Server", "ToolError", *results]),
+        "exports": sorted(["Context", "Limits", "Server", *results]),
     }
 
 

@@ -17,20 +17,17 @@ The result classes below are the models with ``resultType`` defaulting to ``comp
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import MISSING, Field, StrictInt, StrictStr
 
 from mcpgen._runtime.server import Context, HandlerBase, Limits, unimplemented
-from mcpgen._runtime.server.authoring import App as AppBase
-from mcpgen._runtime.server.authoring import ResourceNotFound, ToolError
 
 from .. import REGISTRY
 from . import models as m
 from .codec import REVISION
 
 __all__ = [
-    "App",
     "CallToolResult",
     "CompleteResult",
     "Context",
@@ -42,9 +39,7 @@ __all__ = [
     "ListResourcesResult",
     "ListToolsResult",
     "ReadResourceResult",
-    "ResourceNotFound",
     "Server",
-    "ToolError",
 ]
 
 CacheScope = Literal["private", "public"]
@@ -184,7 +179,35 @@ class Server(HandlerBase):
         raise NotImplementedError
 
 
-class App(AppBase):
-    """Tools, resources and prompts declared as typed functions, served by this revision's ``Server``."""
+# ``App``, ``ToolError`` and ``ResourceNotFound`` come from the authoring layer, imported on first use
+# (a server written on ``Server`` alone never loads it).
+AUTHORING = ("App", "ResourceNotFound", "ToolError")
 
-    server_class = Server
+if TYPE_CHECKING:
+    from mcpgen._runtime.server.authoring import App as AppBase
+    from mcpgen._runtime.server.authoring import ResourceNotFound as ResourceNotFound
+    from mcpgen._runtime.server.authoring import ToolError as ToolError
+
+    class App(AppBase):
+        """Tools, resources and prompts declared as typed functions, served by this revision's ``Server``."""
+
+        server_class = Server
+
+else:
+
+    def __getattr__(name: str) -> Any:
+        if name not in AUTHORING:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from mcpgen._runtime.server import authoring
+
+        if name == "App":
+            doc = "Tools, resources and prompts declared as typed functions, served by this revision's ``Server``."
+            value = type(
+                "App",
+                (authoring.App,),
+                {"server_class": Server, "__module__": __name__, "__doc__": doc},
+            )
+        else:
+            value = getattr(authoring, name)
+        globals()[name] = value
+        return value

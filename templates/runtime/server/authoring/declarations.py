@@ -11,8 +11,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from pydantic_core import to_json
 
@@ -57,28 +56,30 @@ def signature_text(fn: Callable[..., Any]) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class ToolBinding:
+class ToolBinding(NamedTuple):
     params: Parameters
     arguments: Arguments | SpecArguments
     output: Output | SpecOutput
 
 
-@dataclass(frozen=True)
-class PromptBinding:
+class PromptBinding(NamedTuple):
     params: Parameters
     arguments: Arguments
 
 
-@dataclass(eq=False)
 class Declaration:
     """One declared function and the decorator's options (wire names, JSON values)."""
 
     kind: ClassVar[str]
-    name: str
-    fn: Callable[..., Any]
-    options: dict[str, JSON] = field(default_factory=dict)
-    _binding: Any = field(default=None, init=False, repr=False)
+
+    def __init__(self, name: str, fn: Callable[..., Any], options: dict[str, JSON] | None = None) -> None:
+        self.name = name
+        self.fn = fn
+        self.options: dict[str, JSON] = options if options is not None else {}
+        self._binding: Any = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, {self.function})"
 
     @property
     def key(self) -> str:
@@ -113,11 +114,21 @@ class Declaration:
         return entry
 
 
-@dataclass(eq=False)
 class Tool(Declaration):
     kind: ClassVar[str] = "tool"
-    structured: bool | None = None  # None: from the return annotation
-    spec: ToolSpec[Any, Any] | None = None  # schema-first: the definition and its generated models
+
+    def __init__(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        options: dict[str, JSON] | None = None,
+        *,
+        structured: bool | None = None,  # None: from the return annotation
+        spec: ToolSpec[Any, Any] | None = None,  # schema-first: the definition and its generated models
+    ) -> None:
+        super().__init__(name, fn, options)
+        self.structured = structured
+        self.spec = spec
 
     def binding(self, types: RevisionTypes) -> ToolBinding:
         if self._binding is None:
@@ -153,7 +164,6 @@ class Tool(Declaration):
         return entry
 
 
-@dataclass(eq=False)
 class Prompt(Declaration):
     kind: ClassVar[str] = "prompt"
 
@@ -177,13 +187,23 @@ class Prompt(Declaration):
         return entry
 
 
-@dataclass(eq=False)
 class Resource(Declaration):
     """A static resource (its URI has no variables) or a resource template (``template`` set)."""
 
     kind: ClassVar[str] = "resource"
-    uri: str = ""
-    template: UriTemplate | None = None
+
+    def __init__(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        options: dict[str, JSON] | None = None,
+        *,
+        uri: str,
+        template: UriTemplate | None = None,
+    ) -> None:
+        super().__init__(name, fn, options)
+        self.uri = uri
+        self.template = template
 
     @property
     def key(self) -> str:

@@ -26,9 +26,8 @@ import sys
 import types as pytypes
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, NamedTuple, Union, get_args, get_origin
 from urllib.parse import unquote
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
@@ -83,8 +82,7 @@ def members(tp: Any) -> list[Any]:
     return [tp]
 
 
-@dataclass(frozen=True)
-class RevisionTypes:
+class RevisionTypes(NamedTuple):
     """What conversion needs of the handler's revision, read from its method table."""
 
     call_tool_result: type[BaseModel] | None
@@ -150,8 +148,7 @@ def is_context(annotation: Any) -> bool:
     return any(isinstance(m, type) and issubclass(m, Context) for m in members(annotation))
 
 
-@dataclass(frozen=True)
-class Parameters:
+class Parameters(NamedTuple):
     """A function's parameters: the ``Context`` one, and the others with their annotations and defaults."""
 
     context: str | None
@@ -383,8 +380,7 @@ _EXPRESSION = re.compile(r"\{([^{}]*)\}")
 _VARIABLE = re.compile(r"(\+?)([A-Za-z_][A-Za-z0-9_]*)\Z")
 
 
-@dataclass(frozen=True)
-class UriTemplate:
+class UriTemplate(NamedTuple):
     """An RFC 6570 template of simple (``{name}``: one segment) and reserved (``{+path}``) variables."""
 
     template: str

@@ -14,10 +14,9 @@ model and sent as ``structuredContent``. Keywords a model cannot express (``if``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 from .signatures import ArgumentsError, OutputError, RevisionTypes, content_blocks, validation_problems
@@ -26,27 +25,15 @@ A = TypeVar("A", bound=BaseModel)
 O = TypeVar("O")  # noqa: E741 (the output type)
 
 
-class SpecModel(BaseModel):
-    """The base of generated argument and output models: strict, unknown keys kept unless the schema
-    forbids them, built with Python names, validated and dumped with wire names."""
-
-    model_config = ConfigDict(
-        strict=True,
-        extra="allow",
-        validate_by_name=True,
-        validate_by_alias=True,
-        serialize_by_alias=True,
-        protected_namespaces=(),
-    )
-
-
-@dataclass(frozen=True)
 class ToolSpec(Generic[A, O]):
     """A tool's definition (its ``tools/list`` entry, verbatim) and the models of its schemas."""
 
-    definition: Mapping[str, Any]
-    arguments: type[A]
-    output: type[O] | None = None
+    __slots__ = ("arguments", "definition", "output")
+
+    def __init__(self, definition: Mapping[str, Any], arguments: type[A], output: type[O] | None = None) -> None:
+        self.definition = definition
+        self.arguments = arguments
+        self.output = output
 
     @property
     def name(self) -> str:

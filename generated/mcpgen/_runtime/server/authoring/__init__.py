@@ -4,14 +4,15 @@
 ``App`` collects functions declared with ``@app.tool``, ``@app.resource(uri)`` and
 ``@app.prompt`` and serves them through a generated handler base; ``signatures`` turns their
 annotations into JSON Schemas and validators, ``surface`` reads the module the generator
-writes from them. See ``app`` for the behaviour.
+writes from them, ``specs`` serves schema-first tools (their models derive from
+``spec_model.SpecModel``). See ``app`` for the behaviour.
 """
 
 from ..services import Context, Elicitation, InputError, InputRequired, Root, Sampled
 from .app import App, AppHandlers, ResourceNotFound, ToolError
 from .declarations import Prompt, Resource, Tool
 from .signatures import ArgumentsError, DeclarationError, OutputError
-from .specs import SpecModel, ToolSpec
+from .specs import ToolSpec
 
 __all__ = [
     "App",
@@ -28,7 +29,6 @@ __all__ = [
     "ResourceNotFound",
     "Root",
     "Sampled",
-    "SpecModel",
     "Tool",
     "ToolError",
     "ToolSpec",

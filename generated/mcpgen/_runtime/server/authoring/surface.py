@@ -24,7 +24,6 @@ import importlib
 import importlib.util
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -38,15 +37,13 @@ LISTS = {  # module constant -> (the list result's key, what keys an entry)
 }
 
 
-@dataclass
 class Surface:
     """A generated surface module, read: declarations and entries, by key."""
 
-    module: str
-    declarations: dict[str, tuple[str, str]] = field(
-        default_factory=dict
-    )  # key -> (function, fingerprint)
-    entries: dict[str, dict[str, JSON]] = field(default_factory=dict)  # key -> list entry
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self.declarations: dict[str, tuple[str, str]] = {}  # key -> (function, fingerprint)
+        self.entries: dict[str, dict[str, JSON]] = {}  # key -> list entry
 
     @classmethod
     def read(cls, module: ModuleType) -> Surface:

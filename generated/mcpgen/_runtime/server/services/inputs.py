@@ -27,8 +27,7 @@ import base64
 import hashlib
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json, to_json
@@ -68,8 +67,7 @@ class InputError(ValueError):
 # -- what the handler gets back ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Elicitation(Generic[T]):
+class Elicitation(NamedTuple, Generic[T]):
     """The user's answer to an elicitation: ``accept`` (with ``data``), ``decline`` or ``cancel``."""
 
     action: Literal["accept", "decline", "cancel"]
@@ -80,8 +78,7 @@ class Elicitation(Generic[T]):
         return self.action == "accept"
 
 
-@dataclass(frozen=True)
-class Sampled:
+class Sampled(NamedTuple):
     """The client's LLM completion: ``role``, ``content`` (a content block, or a list of them, as JSON)."""
 
     role: str
@@ -98,8 +95,7 @@ class Sampled:
         )
 
 
-@dataclass(frozen=True)
-class Root:
+class Root(NamedTuple):
     """A root the client exposes: a ``file://`` URI and an optional name."""
 
     uri: str
@@ -121,8 +117,7 @@ def question_digest(request: Mapping[str, Any]) -> str:
     return hashlib.sha256(to_json(request)).hexdigest()[:16]
 
 
-@dataclass
-class ReplayState:
+class ReplayState(NamedTuple):
     """The answers of earlier rounds and the digest of every question asked, bound to one request."""
 
     binding: str
