@@ -26,6 +26,8 @@ from mcp.client.stdio import StdioServerParameters
 from tests.peers import TS_CLIENT, node22, node_env, npm_install
 from tests.server.servers import WEATHER, free_port, start_example_http, stop
 
+pytestmark = pytest.mark.interop  # real peers: the official SDK, npm packages
+
 TIMEOUT = 30
 SCRIPT = Path(__file__).parents[1] / "server" / "peers" / "ts_client.mjs"
 MODES = [("legacy", "2025-11-25"), ("modern", "2026-07-28")]
