@@ -158,3 +158,14 @@ def test_a_bad_tools_file_is_a_one_line_error(tmp_path: Path, capsys: pytest.Cap
     assert main(["tools", str(bad), "--module", "m", "--out", str(tmp_path)]) == 2
     assert "tool 'x' has no inputSchema object" in capsys.readouterr().err
     assert main(["tools", str(bad), "--module", "not a module"]) == 2
+
+
+def test_the_everything_servers_declared_module_is_what_the_generator_writes(tmp_path: Path) -> None:
+    from mcp_schema_codegen.commands.tool_specs import generate_specs
+    from tests.conftest import ROOT
+
+    example = ROOT / "examples" / "everything_server"
+    generate_specs(example / "declared_tools.json", "declared", tmp_path)
+    assert (tmp_path / "declared.py").read_text() == (example / "declared.py").read_text(), (
+        "run `mcp-codegen tools declared_tools.json --module declared` in examples/everything_server"
+    )

@@ -249,16 +249,24 @@ def test_tools_added_and_removed_while_serving_are_listed_and_announced() -> Non
                 """Three times n."""
                 return 3 * n
 
-            app.add_tool(triple)
-            await d.io.until(lambda msg: msg.get("method") == "notifications/tools/list_changed")
-            after_add = [t["name"] for t in (await d.result("tools/list"))["tools"]]
-            tripled = await d.call("triple", {"n": 4})
-            app.remove_tool("add")
-
             def announced() -> list[dict[str, Any]]:
                 return [msg for msg in d.io.out if msg.get("method") == "notifications/tools/list_changed"]
 
+            app.add_tool(triple)
+            await d.io.until(lambda _: len(announced()) == 1)
+            after_add = [t["name"] for t in (await d.result("tools/list"))["tools"]]
+            tripled = await d.call("triple", {"n": 4})
+
+            def drop() -> str:
+                """Removes add, from a worker thread (a sync tool)."""
+                app.remove_tool("add")
+                return "dropped"
+
+            app.add_tool(drop)
             await d.io.until(lambda _: len(announced()) == 2)
+            await d.call("drop")
+
+            await d.io.until(lambda _: len(announced()) == 3)
             changed = announced()
             after_remove = [t["name"] for t in (await d.result("tools/list"))["tools"]]
             app.server.router.services.subscriptions.close()

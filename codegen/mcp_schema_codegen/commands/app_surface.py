@@ -4,9 +4,10 @@ A project whose ``[tool.mcp-codegen]`` names an app (``app = "weather.server:app
 generator-owned module beside the app's (``weather/server_surface.py``) holding its
 ``tools/list``, ``prompts/list``, ``resources/list`` and ``resources/templates/list`` entries
 as Python literals, schemas built from the typed functions at generation time (see the
-runtime's ``server.authoring.surface``). The app is imported in a child process (with the
-project's directory first on ``sys.path``), so nothing it does at import touches the
-generator, and ``App.describe()`` of whichever runtime the app uses answers.
+runtime's ``server.authoring.surface``). The app is imported in a child process (the active
+virtualenv's Python, else the generator's, with the project's directory first on
+``sys.path``), so nothing it does at import touches the generator, and ``App.describe()`` of
+whichever runtime the app uses answers.
 
 The module's first line records the sha256 of the rest: ``regen`` refuses to overwrite a
 hand-edited one, ``check`` reports it. ``check`` also rebuilds the surface from the
@@ -66,6 +67,17 @@ def parse_app(spec: str) -> tuple[str, str]:
     return match.group(1), match.group(2)
 
 
+def interpreter() -> str:
+    """The Python that imports the app: the active virtualenv's (the project's, when the generator is
+    installed elsewhere, e.g. with pipx), else the generator's own."""
+    venv = os.environ.get("VIRTUAL_ENV")
+    if venv:
+        for candidate in (Path(venv) / "bin" / "python", Path(venv) / "Scripts" / "python.exe"):
+            if candidate.exists():
+                return str(candidate)
+    return sys.executable
+
+
 def describe_app(root: Path, spec: str) -> dict[str, JSON]:
     """Import the app in a child process and return ``App.describe()``."""
     module, attribute = parse_app(spec)
@@ -74,7 +86,7 @@ def describe_app(root: Path, spec: str) -> dict[str, JSON]:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
         try:
             done = subprocess.run(
-                [sys.executable, "-c", DESCRIBE, str(root), module, attribute, str(out)],
+                [interpreter(), "-c", DESCRIBE, str(root), module, attribute, str(out)],
                 cwd=root,
                 env=env,
                 stdin=subprocess.DEVNULL,

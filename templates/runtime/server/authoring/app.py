@@ -112,6 +112,7 @@ class App:
         self._surface: surfaces.Surface | None = None
         self._server: HandlerBase | None = None
         self._notifications: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the serving loop, for changes made in worker threads
 
     # -- declaring ------------------------------------------------------------------------
 
@@ -263,11 +264,14 @@ class App:
 
     def _relist(self, kind: str) -> None:
         self._listings = self._build_listings(self._surface, report=False)
+        publish = self.server.router.services.subscriptions.publish
         try:
             loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # not serving yet in this thread: nobody to tell
-        task = loop.create_task(self.server.router.services.subscriptions.publish(NOTIFY[kind]))
+        except RuntimeError:  # a sync tool in its worker thread, or not serving yet
+            if self._loop is not None and not self._loop.is_closed():
+                asyncio.run_coroutine_threadsafe(publish(NOTIFY[kind]), self._loop)
+            return
+        task = loop.create_task(publish(NOTIFY[kind]))
         self._notifications.add(task)
         task.add_done_callback(self._notifications.discard)
 
@@ -376,6 +380,7 @@ class App:
     async def invoke(self, fn: Callable[..., Any], asynchronous: bool, kwargs: dict[str, Any]) -> Any:
         if asynchronous:
             return await fn(**kwargs)
+        self._loop = asyncio.get_running_loop()
         return await asyncio.to_thread(functools.partial(fn, **kwargs))
 
     async def call_tool(self, params: Any, ctx: Context) -> Any:
