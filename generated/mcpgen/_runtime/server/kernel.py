@@ -41,7 +41,7 @@ from ..jsonrpc import (
 )
 from ..versions import VersionRegistry
 from .services import Context, InputRequired, Limits, ReplayState, Services
-from .services.inputs import is_replay_state, request_digest
+from .services.inputs import is_replay_state
 
 Handler = Callable[[Any, Context], Awaitable[Any]]
 
@@ -206,7 +206,7 @@ class Kernel:
                 if is_replay_state(
                     opened
                 ):  # ours: the answers of earlier rounds, not the handler's
-                    replay = ReplayState.decode(opened, request_digest(method, params))
+                    replay = ReplayState.decode(opened)
                     params = params.model_copy(update={"request_state": MISSING})
                 else:
                     params = params.model_copy(update={"request_state": opened})

@@ -126,8 +126,6 @@ class Context:
         if self._inputs is None:
             responses = getattr(self._params, "input_responses", None)
             self._inputs = InputRound(
-                self.method,
-                self._params,
                 replay=self._replay,
                 responses=None if responses is MISSING or responses is None else responses,
                 direct=self.direct,

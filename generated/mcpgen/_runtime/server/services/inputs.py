@@ -13,7 +13,8 @@ How the question travels depends on the session:
   asked in the same order, returns the client's answer (multi round-trip requests, MRTR).
 
 Answers of earlier rounds ride in ``requestState`` (``ReplayState``), which the kernel seals
-with the server's HMAC key; it is bound to the request (method and params) and expires. A
+like every state (``request_state``: an HMAC bound to the request, the principal and an
+expiry), so an answer never reaches another request, another principal or a late retry. A
 question is keyed by what it asks (``elicit-1``, ``sample-1``, ... in the order the handler
 asks them, or the ``key`` the handler gives), and the digest of each question is recorded, so
 an answer is only ever returned for the question it answers. Several questions asked at once
@@ -25,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
@@ -40,10 +40,7 @@ T = TypeVar("T")
 # A legacy session's channel: send ``method`` with ``params`` to the client, return its answer (JSON).
 Direct = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
-REPLAY_PREFIX = "mcpgen-replay.1."
-REPLAY_TTL = 3600.0  # seconds a replay state stays valid (a person may take a while to answer)
-# params keys that are not part of what a request asks (they change between rounds)
-ROUND_KEYS = frozenset({"_meta", "inputResponses", "requestState"})
+REPLAY_PREFIX = "mcpgen-replay.2."
 LABELS = {"elicitation/create": "elicit", "sampling/createMessage": "sample", "roots/list": "roots"}
 
 
@@ -105,49 +102,34 @@ class Root(NamedTuple):
 # -- the replay state ------------------------------------------------------------------------
 
 
-def request_digest(method: str, params: Any) -> str:
-    """What a request asks (method and params, without ``_meta``, ``inputResponses``, ``requestState``)."""
-    data = dump(params) if params is not None else {}
-    if isinstance(data, dict):
-        data = {k: v for k, v in data.items() if k not in ROUND_KEYS}
-    return hashlib.sha256(to_json([method, data], by_alias=True)).hexdigest()[:32]
-
-
 def question_digest(request: Mapping[str, Any]) -> str:
     return hashlib.sha256(to_json(request)).hexdigest()[:16]
 
 
 class ReplayState(NamedTuple):
-    """The answers of earlier rounds and the digest of every question asked, bound to one request."""
+    """The answers of earlier rounds and the digest of every question asked (the sealed state is
+    bound to its request and expires: the kernel's ``request_state`` does both)."""
 
-    binding: str
     asked: dict[str, str]  # key -> question digest
     answers: dict[str, Any]  # key -> JSON answer
-    expires: float
 
     def encode(self) -> str:
-        payload = {"b": self.binding, "q": self.asked, "a": self.answers, "x": round(self.expires)}
+        payload = {"q": self.asked, "a": self.answers}
         return REPLAY_PREFIX + base64.urlsafe_b64encode(to_json(payload)).decode().rstrip("=")
 
     @classmethod
-    def decode(cls, state: str, binding: str, now: float | None = None) -> ReplayState:
-        """A state the kernel has verified (its HMAC); refused (-32602) when it belongs to another
-        request or has expired."""
+    def decode(cls, state: str) -> ReplayState:
+        """A state the kernel has opened (its HMAC, request and expiry verified); -32602 when it
+        does not parse."""
         body = state[len(REPLAY_PREFIX) :]
         try:
             data = from_json(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-            state_binding, asked, answers, expires = data["b"], data["q"], data["a"], data["x"]
+            asked, answers = data["q"], data["a"]
         except (ValueError, KeyError, TypeError):
             raise ProtocolError(INVALID_PARAMS, "requestState is malformed") from None
-        if state_binding != binding:
-            raise ProtocolError(INVALID_PARAMS, "requestState belongs to another request")
-        if (time.time() if now is None else now) > expires:
-            raise ProtocolError(
-                INVALID_PARAMS, "requestState has expired; send the request again without it"
-            )
         if not isinstance(asked, dict) or not isinstance(answers, dict):
             raise ProtocolError(INVALID_PARAMS, "requestState is malformed")
-        return cls(binding, asked, answers, float(expires))
+        return cls(asked, answers)
 
 
 def is_replay_state(state: str) -> bool:
@@ -167,15 +149,11 @@ class InputRound:
 
     def __init__(
         self,
-        method: str,
-        params: Any,
         *,
         replay: ReplayState | None = None,
         responses: Mapping[str, Any] | None = None,
         direct: Direct | None = None,
     ) -> None:
-        self.method = method
-        self.params = params
         self.direct = direct
         self.answers: dict[str, Any] = dict(replay.answers) if replay is not None else {}
         if responses:
@@ -207,12 +185,10 @@ class InputRound:
         await asyncio.sleep(0)  # questions asked concurrently (gather) join this round
         raise InputRequired(self)
 
-    def state(self, ttl: float = REPLAY_TTL) -> ReplayState:
+    def state(self) -> ReplayState:
         """What the next round needs: the answers so far (only to questions still asked) and the digests."""
         kept = {k: v for k, v in self.answers.items() if k in self.asked and k not in self.pending}
-        return ReplayState(
-            request_digest(self.method, self.params), dict(self.asked), kept, time.time() + ttl
-        )
+        return ReplayState(dict(self.asked), kept)
 
     def result(self) -> dict[str, Any]:
         """The ``input_required`` result of this round (its ``requestState`` not sealed yet)."""
