@@ -1,7 +1,9 @@
 """The user module written into the scaffolded ``loadsrv`` project by the reliability tests.
 
 Tools: ``echo`` (answers at once), ``fail`` (raises), ``hang`` (never answers), ``slow``
-(answers after ``ms`` milliseconds). The server gives a handler at most one second.
+(answers after ``ms`` milliseconds). The server gives a handler at most one second. It is
+written on the handler base (a raising handler is -32603 here, not a tool result), and ``app``,
+which the scaffold's ``__main__`` runs, is an instance of it.
 """
 
 from __future__ import annotations
@@ -33,3 +35,6 @@ class Server(s.Server):
         if params.name == "slow":
             await asyncio.sleep(float(args.get("ms", 10)) / 1000)
         return s.CallToolResult(content=[m.TextContent(type="text", text=str(args.get("text", "")))])
+
+
+app = Server()
