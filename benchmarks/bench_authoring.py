@@ -12,6 +12,10 @@ at spawn), median of ``--rounds`` interleaved spawns of each variant:
 - ``official MCPServer``: the same 20 functions on ``mcp`` 2.3.0's ``MCPServer``;
 - ``python floor``: an interpreter that reads the line and answers ``{}``.
 
+**Start-up work** (median of ``--rounds`` fresh interpreters): the server module's import and the
+building of its handler, timed after the generated runtime is imported, so spawn noise and the
+runtime's own import (the same for every variant) drop out.
+
 **Per call** (in process, best of ``--rounds`` loops): calling the function directly, against its
 argument validation and result conversion (what ``App.call_tool`` adds around the call), and the
 whole ``App.call_tool`` path; plus ``tools/call`` round trips per second over stdio for the app, the
@@ -136,6 +140,13 @@ def add_call(rid: int, tool: str = "add_3") -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}).encode() + b"\n"
 
 
+def server_env() -> dict[str, str]:
+    """The servers' environment: bytecode is cached (as in any installed deployment), so a spawn does
+    not compile the runtime, the app and its surface module from source every time."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": str(ROOT / "generated")}
+
+
 def write_variants(tmp: Path) -> dict[str, Path]:
     from mcp_schema_codegen.commands.app_surface import write_surface
 
@@ -155,7 +166,7 @@ def write_variants(tmp: Path) -> dict[str, Path]:
     d.mkdir()
     (d / "server.py").write_text(BARE.format(tools=tools))
     dirs["bare"] = d
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "generated")}
+    env = server_env()
     for name, expected in (("app_surface", ""), ("app_plain", "no generated surface module")):
         done = subprocess.run(
             [sys.executable, "server.py"], cwd=dirs[name], input=tools_list(), capture_output=True, env=env, check=True
@@ -174,7 +185,7 @@ LABELS = {
 
 
 def cold_start(directory: Path) -> float:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "generated")}
+    env = server_env()
     start = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "server.py"],
@@ -196,8 +207,31 @@ def cold_start(directory: Path) -> float:
     return elapsed
 
 
+# In a fresh interpreter, after the generated runtime is imported (the same for every variant): the
+# server module's import and the building of its handler, which is all a variant adds to start-up.
+STARTUP_PROBE = """
+import time
+import mcpgen.v2026_07_28.server
+start = time.perf_counter()
+import server
+app = getattr(server, "app", None)
+if app is not None:
+    app.server.router
+else:
+    server.Bare().router
+print(time.perf_counter() - start)
+"""
+
+
+def startup_work(directory: Path) -> float:
+    done = subprocess.run(
+        [sys.executable, "-c", STARTUP_PROBE], cwd=directory, capture_output=True, env=server_env(), check=True
+    )
+    return float(done.stdout)
+
+
 def round_trips(directory: Path, calls: int, tool: str) -> float:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "generated")}
+    env = server_env()
     proc = subprocess.Popen(
         [sys.executable, "server.py"],
         cwd=directory,
@@ -287,6 +321,11 @@ def main() -> None:
             for name, d in dirs.items():
                 times[name].append(cold_start(d))
         medians = {name: statistics.median(t) for name, t in times.items()}
+        work: dict[str, list[float]] = {name: [] for name in ("app_surface", "app_plain", "bare")}
+        for _ in range(args.rounds):
+            for name in work:
+                work[name].append(startup_work(dirs[name]))
+        work_medians = {name: statistics.median(t) for name, t in work.items()}
         rps: dict[str, float] = {}
         for _ in range(3):
             for name in ("app_surface", "bare", "official"):
@@ -303,6 +342,11 @@ def main() -> None:
             f"| {label} | {ms:.0f} | {ms - medians['bare'] * 1000:+.0f} ms | "
             f"{medians[name] / medians['official']:.2f}x |"
         )
+    print(f"\nStart-up work in process: the server module's import and its handler (median of {args.rounds}):\n")
+    print("| variant | ms | vs bare handler base |")
+    print("|---|---:|---:|")
+    for name, seconds in work_medians.items():
+        print(f"| {LABELS[name]} | {seconds * 1000:.1f} | {(seconds - work_medians['bare']) * 1000:+.1f} ms |")
     print("\nPer call, in process (best loop):\n")
     print("| what | µs |")
     print("|---|---:|")
@@ -319,7 +363,11 @@ def main() -> None:
         )
     if args.json:
         args.json.write_text(
-            json.dumps({"cold_start_s": times, "median_s": medians, "per_call_s": calls, "rps": rps}, indent=2) + "\n"
+            json.dumps(
+                {"cold_start_s": times, "median_s": medians, "startup_work_s": work, "per_call_s": calls, "rps": rps},
+                indent=2,
+            )
+            + "\n"
         )
 
 
