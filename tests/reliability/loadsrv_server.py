@@ -2,8 +2,8 @@
 
 Tools: ``echo`` (answers at once), ``fail`` (raises), ``hang`` (never answers), ``slow``
 (answers after ``ms`` milliseconds). The server gives a handler at most one second. It is
-written on the handler base (a raising handler is -32603 here, not a tool result), and ``app``,
-which the scaffold's ``__main__`` runs, is an instance of it.
+written on the handler base (a raising handler is -32603 here, not a tool result); the scaffold's
+``__main__`` runs ``app.server``, so ``app`` carries an instance of it.
 """
 
 from __future__ import annotations
@@ -37,4 +37,10 @@ class Server(s.Server):
         return s.CallToolResult(content=[m.TextContent(type="text", text=str(args.get("text", "")))])
 
 
-app = Server()
+class Handlers:
+    """What the scaffold's ``__main__`` needs of ``app`` (an ``App`` in a scaffolded project): ``server``."""
+
+    server = Server()
+
+
+app = Handlers()
