@@ -168,7 +168,7 @@ def test_the_three_jobs_from_a_pip_install_in_an_empty_directory(fresh: Fresh) -
     assert f'versions = ["{NEW}"]' in (project / "pyproject.toml").read_text()
     fresh.codegen("check", cwd=project)
     fresh.codegen("check", "--full", cwd=project)
-    probe = "import weather.server as s; print(s.m.Tool.model_fields['category'].alias or 'category')"
+    probe = "import weather_mcp.models as m; print(m.Tool.model_fields['category'].alias or 'category')"
     assert fresh.run(str(fresh.python), "-c", probe, cwd=project).stdout.strip() == "category"
 
 

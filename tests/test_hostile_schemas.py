@@ -199,15 +199,20 @@ print(json.dumps({{"stubs": stubs, "table": tables, "clients": clients}}))
     assert {name: seen["stubs"][name] for name in evil} == {name: f"hostile{i}" for i, name in enumerate(evil)}
     assert seen["clients"] == [f"hostile{i}" for i in range(len(evil))]
 
-    # the scaffold's templates, from the same schema: its server module lists the hostile handlers
+    # the scaffold's templates, from the same schema: the project's generated server module has the
+    # hostile handlers, and the user's server (an App on it) imports and lists its tool
     project = scaffold("hostile-project", tmp_path / "projects", VERSION, schema_dir)
-    assert (
-        "hostile4(params: m.Hostile4RequestParams, ctx) -> m.Hostile4Result"
-        in (project / "hostile_project" / "server.py").read_text()
-    )
-    probe = "import hostile_project.server as s; print(sorted(s.Server.handlers))"
+    probe = """
+import json
+import hostile_project.server as user
+from hostile_project_mcp import server as s
+print(json.dumps({"stubs": dict(s.Server.handlers), "tools": [t["name"] for t in user.app.listing("tools")]}))
+"""
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=project, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout)
+    assert {name: seen["stubs"][name] for name in evil} == {name: f"hostile{i}" for i, name in enumerate(evil)}
+    assert seen["tools"] == ["add"]
     assert not sentinel.exists()
 
 

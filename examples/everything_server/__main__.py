@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from everything import Everything
+from everything import app
 
 
 def main() -> None:
@@ -14,7 +14,7 @@ def main() -> None:
     parser.add_argument("--redis", metavar="URL", help="share sessions, events and changes through Redis")
     parser.add_argument("--workers", type=int, default=1, help="HTTP worker processes (need --redis)")
     args = parser.parse_args()
-    server = Everything()
+    server = app.server  # the App's handler: runners and options (redis_url) are the server's
     if args.redis:
         server.redis_url = args.redis
     if args.stdio:

@@ -11,7 +11,7 @@ import faulthandler
 import json
 import signal
 
-from everything import Everything
+from everything import app
 
 
 def main() -> None:
@@ -22,7 +22,7 @@ def main() -> None:
     args = parser.parse_args()
     faulthandler.register(signal.SIGUSR1)  # a stuck server's stacks on stderr, for the fuzzer's reports
     limits = json.loads(args.limits)
-    server = Everything()
+    server = app.server  # the App's handler (the everything server is written on the authoring layer)
     if limits:
         from mcpgen._runtime.server import Limits
 

@@ -9,6 +9,7 @@ JSON-RPC error (integer code, string message, plain JSON) and the server serves 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -86,7 +87,7 @@ def test_http_relayed_errors_are_valid_json_rpc_errors(http: HttpServer, error: 
     sid = http.legacy_session(capabilities=ELICITATION)
     head = {"mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
     with http.connect() as sock:  # the tools/call stays open on its SSE stream while we answer
-        body = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_elicitation","arguments":{}}}'
+        body = json.dumps(call_elicitation(1), separators=(",", ":")).encode()
         lines = "".join(f"{k}: {v}\r\n" for k, v in head.items())
         start = "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
         start += f"accept: application/json, text/event-stream\r\n{lines}content-length: {len(body)}\r\n\r\n"

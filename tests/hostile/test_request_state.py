@@ -57,17 +57,22 @@ def test_a_state_is_accepted_only_on_the_request_it_was_issued_for() -> None:
 
 
 def test_a_state_bound_to_arguments_survives_their_key_order() -> None:
-    async def go() -> None:
-        async with StdioServer() as server:
-            args = {"b": 1, "a": {"d": 2, "c": [3, "x"]}}
-            tool = {"name": "test_input_required_result_request_state", "arguments": args}
-            await server.send(modern(1, "tools/call", tool, **ELICIT))
-            state = (await server.response(1))["result"]["requestState"]
-            reordered = {"a": {"c": [3, "x"], "d": 2}, "b": 1}
-            await server.send(retry(2, "tools/call", {**tool, "arguments": reordered}, state, CONFIRM))
-            assert "result" in await server.response(2)
+    # a handler-base tool that takes any arguments (the everything server's tools validate theirs)
+    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with Stdio(Demo()) as io:
+            ask = {"name": "ask", "arguments": {"b": 1, "a": {"d": 2, "c": [3, "x"]}}}
+            io.send(request(1, "tools/call", ask, **ELICIT))
+            state = (await io.response(1))["result"]["requestState"]
+            answer = {"q": {"action": "accept", "content": {"n": "x"}}}
+            reordered = {**ask, "arguments": {"a": {"c": [3, "x"], "d": 2}, "b": 1}}
+            io.send(request(2, "tools/call", {**reordered, "requestState": state, "inputResponses": answer}, **ELICIT))
+            changed = {**ask, "arguments": {"a": {"c": [3, "y"], "d": 2}, "b": 1}}
+            io.send(request(3, "tools/call", {**changed, "requestState": state, "inputResponses": answer}, **ELICIT))
+            return await io.response(2), await io.response(3)
 
-    asyncio.run(go())
+    reordered, changed = run(go())
+    assert reordered["result"]["content"][0]["text"] == 'accept:{"n": "x"} state=round-1', reordered
+    assert changed["error"]["code"] == -32602, changed
 
 
 class Clock:

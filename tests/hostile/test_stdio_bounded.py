@@ -68,11 +68,13 @@ def test_an_overlong_line_is_refused_and_skipped_with_bounded_memory() -> None:
     async def go() -> None:
         async with StdioServer() as server:  # the default limit: 16 MiB
             assert server.proc is not None
-            before = rss_kib(server.proc.pid)
             ping = {"jsonrpc": "2.0", "id": "a", "method": "server/discover", "params": {"_meta": META}}
+            await server.send(ping)
+            assert "result" in await server.response("a", timeout=30)
+            before = rss_kib(server.proc.pid)  # a server that is up, not an interpreter just exec'd
             huge = b'{"jsonrpc": "2.0", "id": "huge", "method": "tools/list", "params": {"x": "' + b"x" * (65 << 20)
-            await server.send(ping, huge + b'"}}', {**ping, "id": "b"}, b"[" * (20 << 20), {**ping, "id": "c"})
-            for rid in ("a", "b", "c"):
+            await server.send(huge + b'"}}', {**ping, "id": "b"}, b"[" * (20 << 20), {**ping, "id": "c"})
+            for rid in ("b", "c"):
                 assert "result" in await server.response(rid, timeout=30)
             refused = [m for m in server.responses() if "error" in m]
             assert [m["error"]["code"] for m in refused] == [-32600, -32600]

@@ -165,16 +165,26 @@ async def stdio_load(project: Path, in_flight: int, total: int) -> Figures:
             figures.errors += not ok
             window.release()
 
+    async def sender() -> None:
+        assert proc.stdin is not None
+        for rid in range(total):
+            await window.acquire()
+            sent_at[rid] = time.perf_counter()
+            proc.stdin.write(json.dumps(call(rid, "echo", text="hi")).encode() + b"\n")
+            if rid % 64 == 0:
+                await proc.stdin.drain()
+        await proc.stdin.drain()
+
     started = time.perf_counter()
-    task = asyncio.create_task(reader())
-    for rid in range(total):
-        await window.acquire()
-        sent_at[rid] = time.perf_counter()
-        proc.stdin.write(json.dumps(call(rid, "echo", text="hi")).encode() + b"\n")
-        if rid % 64 == 0:
-            await proc.stdin.drain()
-    await proc.stdin.drain()
-    await asyncio.wait_for(task, 60)
+    receiving, sending = asyncio.create_task(reader()), asyncio.create_task(sender())
+    try:  # a server that dies (or never starts) fails the run instead of leaving the sender waiting
+        await asyncio.wait_for(asyncio.gather(receiving, sending), 120)
+    except BaseException:
+        for task in (receiving, sending):
+            task.cancel()
+        if proc.returncode is None:
+            proc.kill()
+        raise
     figures.seconds = time.perf_counter() - started
     proc.stdin.close()
     await asyncio.wait_for(proc.wait(), 10)

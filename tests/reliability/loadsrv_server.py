@@ -1,7 +1,9 @@
 """The user module written into the scaffolded ``loadsrv`` project by the reliability tests.
 
 Tools: ``echo`` (answers at once), ``fail`` (raises), ``hang`` (never answers), ``slow``
-(answers after ``ms`` milliseconds). The server gives a handler at most one second.
+(answers after ``ms`` milliseconds). The server gives a handler at most one second. It is
+written on the handler base (a raising handler is -32603 here, not a tool result); the scaffold's
+``__main__`` runs ``app.server``, so ``app`` carries an instance of it.
 """
 
 from __future__ import annotations
@@ -33,3 +35,12 @@ class Server(s.Server):
         if params.name == "slow":
             await asyncio.sleep(float(args.get("ms", 10)) / 1000)
         return s.CallToolResult(content=[m.TextContent(type="text", text=str(args.get("text", "")))])
+
+
+class Handlers:
+    """What the scaffold's ``__main__`` needs of ``app`` (an ``App`` in a scaffolded project): ``server``."""
+
+    server = Server()
+
+
+app = Handlers()

@@ -21,6 +21,7 @@ from pydantic import MISSING
 from tests.conftest import ROOT
 
 EVERYTHING = ROOT / "examples" / "everything_server"
+WEATHER = ROOT / "examples" / "weather"
 MODERN = "2026-07-28"
 
 
@@ -168,8 +169,13 @@ def wait_http(port: int, proc: subprocess.Popen[bytes], timeout: float = 20) -> 
 
 
 def start_everything_http(port: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    return start_example_http(EVERYTHING, port, env)
+
+
+def start_example_http(example: Path, port: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """``python examples/NAME --port PORT``, once it listens."""
     proc = subprocess.Popen(
-        [sys.executable, str(EVERYTHING), "--port", str(port)],
+        [sys.executable, str(example), "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT / "generated"), **(env or {})},

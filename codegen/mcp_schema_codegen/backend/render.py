@@ -116,5 +116,9 @@ class Renderer:
             for module in views.CURRENT_MODULES
         }
 
+    def surface_module(self, described: dict[str, object], module: str, attribute: str) -> str:
+        """An app's surface module (before formatting and its header line)."""
+        return self.render("surface.py", **views.surface_context(described, module, attribute))
+
     def package_init(self, versions: list[tuple[str, str, bool, bool]], target: Target) -> str:
         return self.render("package_init.py", **views.package_context(versions, target))

@@ -553,7 +553,6 @@ def scaffold_context(
     """The scaffold templates' context: the project's names and the revision's handlers; with
     ``auth``, the HTTP server is an OAuth 2.1 protected resource (``runtime``: where its
     ``server.auth`` is imported from)."""
-    by_stub = {str(h.stub_name): h for h in handlers}
     return {
         "project": Word(project),
         "module": Ident(module),
@@ -562,10 +561,6 @@ def scaffold_context(
         "era": Word(protocol.era),
         "generator": Word(__version__),
         "handlers": tuple(handlers),
-        "list_tools": by_stub["list_tools"],
-        "call_tool": by_stub["call_tool"],
-        # modern results come from the handler base (resultType defaults to "complete")
-        "results": Ident("s" if protocol.era == "modern" else "m"),
         "vendor_runtime": vendor_runtime,
         "schema_dir": schema_dir,
         "versions": [Word(v) for v in versions],
@@ -581,3 +576,42 @@ def runtime_requirement(extras: Sequence[str] = ()) -> Code:
     major, minor, *_ = Word(__version__).split(".")
     wanted = f"[{','.join(Ident(extra) for extra in extras)}]" if extras else ""
     return Code(f"mcpgen{wanted}>={Word(__version__)},<{int(major)}.{int(minor) + 1}")
+
+
+# -- an app's surface module (tools, prompts, resources of a project's App) ----------------------
+
+
+@dataclass(frozen=True)
+class DeclarationRow:
+    key: str  # ``tool add``: ``| py`` only
+    function: str  # ``weather.add``: ``| py`` only
+    fingerprint: Word
+
+
+def app_spec(module: str, attribute: str) -> Code:
+    """``weather.server:app``: a dotted module and an attribute, each part a checked identifier."""
+    return Code(f"{dotted(module)}:{Ident(attribute)}")
+
+
+def surface_context(described: dict[str, object], module: str, attribute: str) -> dict[str, object]:
+    """The surface module's context: what ``App.describe()`` returned, every string a literal."""
+    declarations = described.get("declarations")
+    if not isinstance(declarations, dict):
+        raise RenderError("the app's description has no declarations")
+    rows = []
+    for key, value in declarations.items():
+        if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)):
+            raise RenderError(f"the app's description of {key!r} is not [function, fingerprint]")
+        rows.append(DeclarationRow(str(key), value[0], Word(value[1])))
+    lists = {}
+    for constant, key in (
+        ("tools", "tools"),
+        ("prompts", "prompts"),
+        ("resources", "resources"),
+        ("resource_templates", "resourceTemplates"),
+    ):
+        entries = described.get(key, [])
+        if not isinstance(entries, list):
+            raise RenderError(f"the app's description has no list of {key}")
+        lists[constant] = entries
+    return {"app": app_spec(module, attribute), "declarations": rows, **lists}

@@ -168,18 +168,32 @@ def generate(
 
     Each revision becomes a subpackage (models, method table, codec, typed client, server
     handler base); revisions not named are kept. A package other than mcpgen imports its
-    runtime from the installed mcpgen unless --vendor-runtime.
+    runtime from the installed mcpgen unless --vendor-runtime. When [tool.mcp-codegen] names
+    an app (app = "MODULE:ATTRIBUTE"), its surface module is generated too (a project may name
+    only an app).
 
     \b
     Examples:
       mcp-codegen generate --all
       mcp-codegen generate --version 2026-07-28 --out src --package acme_mcp
     """
+    from mcp_schema_codegen.commands.app_surface import write_surface
+    from mcp_schema_codegen.commands.config import load_config
     from mcp_schema_codegen.pipeline import generate as run
 
-    options = _options(versions, all_, out, package, templates, vendor_runtime, need_versions=True)
-    for p in run(options):
-        click.echo(f"{p.version} ({p.era}): {len(p.methods)} methods -> {options.out / options.package / p.package}")
+    config = load_config(Path.cwd())
+    only_app = config.app is not None and not config.package_configured and not (versions or all_ or package or out)
+    if not only_app:
+        options = _options(versions, all_, out, package, templates, vendor_runtime, need_versions=True)
+        for p in run(options):
+            click.echo(
+                f"{p.version} ({p.era}): {len(p.methods)} methods -> {options.out / options.package / p.package}"
+            )
+    if config.app is not None and config.root is not None:
+        report = write_surface(config.root, config.app)
+        click.echo(f"surface {report.path}: {'written' if report.written else 'up to date'}")
+        for change in report.changes:
+            click.echo(f"  {change}")
     return EXIT_OK
 
 
@@ -203,25 +217,48 @@ def check(
 
     Compares the manifest with the present lock, schema bytes, patches, overlay, templates and
     toolchain, and every file's hash; when something differs (or with --full) it regenerates
-    into a temporary directory and prints the unified diff.
+    into a temporary directory and prints the unified diff. When [tool.mcp-codegen] names an
+    app, its surface module is compared with the app's declarations too, and every change is
+    printed classified breaking or compatible.
 
     \b
     Examples:
       mcp-codegen check
       mcp-codegen check --full --out src --package acme_mcp
     """
+    from mcp_schema_codegen.commands.app_surface import check_surface
     from mcp_schema_codegen.commands.check import check as run
+    from mcp_schema_codegen.commands.config import load_config
 
-    options = _options(versions, False, out, package, templates, vendor_runtime, need_versions=False)
-    report = run(options, full=full)
-    if report.clean:
-        return EXIT_OK
-    for line in report.diff:
-        click.echo(line)
-    for reason in report.reasons:
-        click.echo(f"stale: {reason}", err=True)
-    click.echo(f"{PROG}: {options.out / options.package} is stale; run `mcp-codegen generate` to update it", err=True)
-    return EXIT_DIFFERENT
+    config = load_config(Path.cwd())
+    status = EXIT_OK
+    if config.app is None or config.package_configured or versions or out or package:
+        options = _options(versions, False, out, package, templates, vendor_runtime, need_versions=False)
+        report = run(options, full=full)
+        if not report.clean:
+            for line in report.diff:
+                click.echo(line)
+            for reason in report.reasons:
+                click.echo(f"stale: {reason}", err=True)
+            click.echo(
+                f"{PROG}: {options.out / options.package} is stale; run `mcp-codegen generate` to update it", err=True
+            )
+            status = EXIT_DIFFERENT
+    if config.app is not None and config.root is not None:
+        surface = check_surface(config.root, config.app)
+        for change in surface.changes:
+            click.echo(str(change))
+        for reason in surface.reasons:
+            click.echo(f"stale: {reason}", err=True)
+        if not surface.clean:
+            breaking = sum(1 for c in surface.changes if c.breaking)
+            click.echo(
+                f"{PROG}: the surface of {config.app} changed ({breaking} breaking, "
+                f"{len(surface.changes) - breaking} compatible); run `mcp-codegen regen` to update {surface.path}",
+                err=True,
+            )
+            status = EXIT_DIFFERENT
+    return status
 
 
 @cli.command()
@@ -390,6 +427,36 @@ def regen(version: str | None, project: Path, force: bool) -> int:
     given = click.get_current_context().find_root().meta.get("schema_dir")
     result = run(project, version, Path(given) if given else None, force=force)
     for line in result.lines():
+        click.echo(line)
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--module", "module", required=True, metavar="DOTTED", help="Import name of the generated module.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Directory of the generated module (and of its handlers module).",
+)
+@click.option("--runtime", default="mcpgen._runtime", show_default=True, help="Dotted import root of the runtime.")
+@click.option("--force", is_flag=True, help="Overwrite a hand-edited generated module.")
+def tools(source: Path, module: str, out: Path, runtime: str, force: bool) -> int:
+    """Schema-first tools: typed models and handler stubs from SOURCE, a tools/list result.
+
+    Writes OUT/NAME.py (generator-owned: each tool's definition, arguments model, output model
+    and ToolSpec) and, once, OUT/NAME_handlers.py (yours: one typed stub per tool and a
+    register(app)). A tool declared this way is listed exactly as SOURCE defines it.
+
+    \b
+    Examples:
+      mcp-codegen tools tools.json --module weather.declared --out weather
+    """
+    from mcp_schema_codegen.commands.tool_specs import generate_specs
+
+    for line in generate_specs(source, module, out, runtime, force).lines():
         click.echo(line)
     return EXIT_OK
 

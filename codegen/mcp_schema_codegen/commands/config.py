@@ -3,7 +3,8 @@
 Keys: ``versions`` (a list, or "all"), ``out``, ``package``, ``templates``, ``schema-dir``,
 ``vendor-runtime`` (true: copy the runtime into the package instead of importing ``mcpgen``'s),
 ``current-modules`` (true: ``<package>.models``/``.server``/``.client`` re-export the latest
-revision's, as in a scaffolded project).
+revision's, as in a scaffolded project), ``app`` (``MODULE:ATTRIBUTE`` of an ``App``: its
+surface module is generated and checked too; a project may name only an app).
 Relative paths are relative to the pyproject's directory. CLI flags win over the file.
 """
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from mcp_schema_codegen.errors import GeneratorError
 
-KEYS = {"versions", "out", "package", "templates", "schema-dir", "vendor-runtime", "current-modules"}
+KEYS = {"versions", "out", "package", "templates", "schema-dir", "vendor-runtime", "current-modules", "app"}
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,13 @@ class Config:
     schema_dir: Path | None = None
     vendor_runtime: bool = False
     current_modules: bool = False
+    app: str | None = None  # "module:attribute" of the project's App
+    root: Path | None = None  # the directory of the pyproject.toml (where the app is imported from)
+
+    @property
+    def package_configured(self) -> bool:
+        """The project has a generated package (not only an app's surface)."""
+        return self.package is not None and self.out is not None and bool(self.versions)
 
 
 def load_config(directory: Path) -> Config:
@@ -64,6 +72,9 @@ def load_config(directory: Path) -> Config:
     package = table.get("package")
     if package is not None and not isinstance(package, str):
         raise GeneratorError(f"{path}: [tool.mcp-codegen] package must be a string")
+    app = table.get("app")
+    if app is not None and not isinstance(app, str):
+        raise GeneratorError(f"{path}: [tool.mcp-codegen] app must be a string (MODULE:ATTRIBUTE)")
     flags = {}
     for key in ("vendor-runtime", "current-modules"):
         flags[key] = table.get(key, False)
@@ -77,4 +88,6 @@ def load_config(directory: Path) -> Config:
         path_of("schema-dir"),
         flags["vendor-runtime"],
         flags["current-modules"],
+        app,
+        directory,
     )

@@ -4,9 +4,10 @@ A scaffolded project holds two kinds of files. The generated package ``<module>_
 generator-owned: the revision it serves (generated against the installed runtime,
 ``mcpgen._runtime``, or with its own copy of the runtime under ``--vendor-runtime``), its
 manifest (``_manifest.json``, every file's sha256) and the current-revision modules
-``<module>_mcp.models``/``.server``/``.client`` the user's code imports. Everything else (the
-server module, ``__main__``, the test, pyproject, README) is the user's: ``scaffold`` writes it
-once, ``regen`` never touches it.
+``<module>_mcp.models``/``.server``/``.client`` the user's code imports; so is the app's surface
+module ``<module>/server_surface.py`` (the tools' schemas, built from the app's typed functions,
+its own digest in its first line). Everything else (the server module, ``__main__``, the test,
+pyproject, README) is the user's: ``scaffold`` writes it once, ``regen`` never touches it.
 
 ``regen`` is ``generate`` driven by the project's ``[tool.mcp-codegen]``: it refuses when a
 generator-owned file was edited by hand, replaces the package atomically (so the user's
@@ -31,6 +32,7 @@ import tomlkit
 
 from mcp_schema_codegen.backend import views
 from mcp_schema_codegen.backend.render import Renderer
+from mcp_schema_codegen.commands.app_surface import SurfaceReport, write_surface
 from mcp_schema_codegen.commands.check import file_reasons
 from mcp_schema_codegen.commands.config import Config, load_config
 from mcp_schema_codegen.commands.diff import FieldChange, diff_sides, side_from_revision
@@ -157,6 +159,7 @@ def scaffold(
         _ruff(stage, "format", "--quiet", ".")
         _ruff(stage, "check", "--fix", "--quiet", ".")
         _ruff(stage, "format", "--quiet", ".")
+        write_surface(stage, f"{module}.server:app")  # the example tool's schemas, as regen writes them
         if root.is_dir():
             root.rmdir()  # empty: checked above
         stage.rename(root)
@@ -297,25 +300,48 @@ class RegenResult:
     removed: list[str]
     report: UpgradeReport | None
     version: str
+    surface: SurfaceReport | None = None
 
     def lines(self) -> list[str]:
-        out = [f"regenerated for MCP {self.version}: {len(self.written)} file(s) written, {len(self.removed)} removed"]
-        return out + (self.report.lines() if self.report else [])
+        out = []
+        if self.version:
+            out.append(
+                f"regenerated for MCP {self.version}: {len(self.written)} file(s) written, {len(self.removed)} removed"
+            )
+        out += self.report.lines() if self.report else []
+        if self.surface is not None:
+            what = "written" if self.surface.written else "up to date"
+            out.append(f"surface {self.surface.path}: {what}")
+            out += [f"  {change}" for change in self.surface.changes]
+        return out
 
 
 def project_config(root: Path) -> Config:
     config = load_config(root)
-    if config.package is None or config.out is None or not config.versions:
+    if not config.package_configured and config.app is None:
         raise GeneratorError(
-            f"{root / 'pyproject.toml'} has no [tool.mcp-codegen] with versions, out and package",
+            f"{root / 'pyproject.toml'} has no [tool.mcp-codegen] with versions, out and package, or an app",
             hint="run `mcp-codegen regen` in a project made by `mcp-codegen scaffold`",
         )
     return config
 
 
 def regen(root: Path, version: str | None = None, schema_dir: Path | None = None, force: bool = False) -> RegenResult:
-    """Regenerate the project's generated package (at ``version``, or the one it has)."""
+    """Regenerate the project's generated package (at ``version``, or the one it has), then the
+    surface module of its app when it names one."""
     config = project_config(root)
+    if not config.package_configured:
+        if version is not None:
+            raise GeneratorError(f"{root / 'pyproject.toml'} names no generated package to move to MCP {version}")
+        assert config.app is not None
+        return RegenResult([], [], None, "", write_surface(root, config.app, force=force))
+    result = regen_package(root, config, version, schema_dir, force)
+    if config.app is not None:
+        result.surface = write_surface(root, config.app, force=force)
+    return result
+
+
+def regen_package(root: Path, config: Config, version: str | None, schema_dir: Path | None, force: bool) -> RegenResult:
     assert config.package is not None and config.out is not None and config.versions
     schema_dir = schema_dir or config.schema_dir or default_schema_dir(root)
     lock = load_lock(schema_dir)

@@ -276,6 +276,21 @@ class TypeBuilder:
         py = self.type_of(schema, root, hint + "Value", constrained=True)
         return self._register(ModelClass(Ident(hint), _description(resolved), root=py), hint)
 
+    def arguments_model(self, schema: JSON, hint: str) -> Ident:
+        """A tool's ``inputSchema`` as one model class of its properties (a server validating its
+        arguments). Keywords beside the properties that no model expresses (``if``/``then``,
+        ``not``, ``allOf`` of bare ``required`` lists) are left to the schema: the model checks
+        what it can type."""
+        root = Root(schema, hint)
+        resolved = self._deref(schema, root)
+        if not isinstance(resolved, dict):
+            resolved = {}
+        typed = {k: v for k, v in resolved.items() if k in ("properties", "required", "additionalProperties")}
+        if isinstance(typed.get("properties"), dict) and typed["properties"]:
+            return Ident(self._object({**typed, "description": resolved.get("description")}, root, hint).code)
+        extra = "forbid" if resolved.get("additionalProperties") is False else "allow"
+        return self._register(ModelClass(Ident("_"), _description(resolved), (), extra), hint)
+
     # -- the mapping ------------------------------------------------------------------------
 
     def type_of(self, schema: JSON, root: Root, hint: str, *, constrained: bool) -> PyType:

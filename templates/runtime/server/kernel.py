@@ -2,12 +2,15 @@
 
 ``Kernel.call`` finds the handler of a method (-32601 when the author did not implement it),
 opens a sealed ``requestState`` (bound to its request, ``request_binding``, and on a protected
-server to the request's principal), awaits the handler within ``handler_timeout``, turns any
-exception into a ``ProtocolError`` (an author's bug becomes -32603 with the traceback only in
-the server's log), checks that an ``input_required`` result asks only for what the client
-declared (-32021) and seals its ``requestState``. Params arrive, and results leave, in the
-handler's own types; the sessions convert to and from the revision a request was sent in.
-Argument validation and tool errors plug in here.
+server to the request's principal; the runtime's own replay state, carrying the answers of
+earlier rounds, is taken off the params and handed to the ``Context``), awaits the handler
+within ``handler_timeout``, turns an unanswered ``ctx.elicit``/``sample``/``list_roots``
+(``InputRequired``) into an ``input_required`` result and any other exception into a
+``ProtocolError`` (an author's bug becomes -32603 with the traceback only in the server's log),
+checks that an ``input_required`` result asks only for what the client declared (-32021) and
+seals its ``requestState``. Params arrive, and results leave, in the handler's own types; the
+sessions convert to and from the revision a request was sent in. Typed tools (argument
+validation, tool errors) are the authoring layer's, above the handler base.
 
 ``Reply`` is what every session hands back to a transport: the bytes to write, if any, and the
 error code when it is an error.
@@ -36,7 +39,8 @@ from ..jsonrpc import (
     error_envelope,
 )
 from ..versions import VersionRegistry
-from .services import Context, Limits, Services
+from .services import Context, InputRequired, Limits, ReplayState, Services
+from .services.inputs import is_replay_state
 
 Handler = Callable[[Any, Context], Awaitable[Any]]
 
@@ -175,16 +179,27 @@ class Kernel:
             raise ProtocolError(METHOD_NOT_FOUND, f"{method!r} is not implemented", {"method": method})
         owner = ctx.principal.identity if ctx.principal is not None else None
         try:
+            replay = None
             state = getattr(params, "request_state", MISSING)
             if isinstance(state, str):
                 opened = self.services.request_state.open(
                     state, principal=owner, request=request_binding(method, params)
                 )
-                params = params.model_copy(update={"request_state": opened})
-            if self.app.handler_timeout is None:
-                result = await handler(params, ctx)
-            else:
-                result = await self.run(handler, params, ctx)
+                if is_replay_state(opened):  # ours: the answers of earlier rounds, not the handler's
+                    replay = ReplayState.decode(opened)
+                    params = params.model_copy(update={"request_state": MISSING})
+                else:
+                    params = params.model_copy(update={"request_state": opened})
+            ctx.bind(params, replay)
+            try:
+                if self.app.handler_timeout is None:
+                    result = await handler(params, ctx)
+                else:
+                    result = await self.run(handler, params, ctx)
+            except InputRequired as asked:
+                if self.revision.input_required is None:  # a legacy handler revision has no MRTR result
+                    raise ProtocolError(INTERNAL_ERROR, "this request cannot ask the client for input") from None
+                result = asked.round.result()
             if self.is_input_required(result):
                 check_input_capabilities(result, capabilities)
                 result = self.seal(result, owner, request_binding(method, params))

@@ -1,6 +1,8 @@
 // Drive a server with the TypeScript SDK v2 client: node ts_client.mjs MODE TARGET...
 //   MODE: legacy | 2026-07-28 ; TARGET: http URL, or "stdio" followed by command and args.
-//   MCP_INTEROP_PROFILE=scaffold: call the scaffold's `add` tool instead of the everything server's.
+//   MCP_INTEROP_PROFILE=scaffold: call the scaffold's `add` tool instead of the everything server's;
+//   MCP_INTEROP_PROFILE=weather: exercise examples/weather (bad arguments, structured output, a failing
+//   tool, the resource template and the prompt).
 // Prints one JSON line with what was observed; exits non-zero on any error.
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -32,6 +34,23 @@ try {
     seen.tools = tools.tools.map((t) => t.name);
     const added = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
     seen.added = added.content[0].text;
+    console.log(JSON.stringify(seen));
+    await client.close();
+    clearTimeout(timer);
+    process.exit(0);
+  }
+  if (process.env.MCP_INTEROP_PROFILE === 'weather') {
+    seen.tools = tools.tools;
+    const bad = await client.callTool({ name: 'add', arguments: { a: 'x', b: 1 } });
+    seen.bad = { isError: bad.isError ?? false, text: bad.content[0].text };
+    const forecast = await client.callTool({ name: 'get_forecast', arguments: { city: 'Paris', days: 2 } });
+    seen.forecast = { isError: forecast.isError ?? false, structured: forecast.structuredContent, text: forecast.content[0].text };
+    const fail = await client.callTool({ name: 'fail', arguments: {} });
+    seen.fail = { isError: fail.isError ?? false, text: fail.content[0].text };
+    const read = await client.readResource({ uri: 'weather://Paris/current' });
+    seen.resource = read.contents[0].text;
+    const prompt = await client.getPrompt({ name: 'plan_trip', arguments: { city: 'Rome' } });
+    seen.prompt = prompt.messages[0].content.text;
     console.log(JSON.stringify(seen));
     await client.close();
     clearTimeout(timer);

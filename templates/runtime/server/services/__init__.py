@@ -1,12 +1,12 @@
 """Per-server services the kernel and the sessions share, bundled in ``Services``.
 
 Each is a small object with an in-memory implementation: the request ``Context`` handlers see
-(``context``), the subscription bus (``subscriptions``), MRTR ``requestState`` signing
-(``request_state``), bearer-token verification for protected HTTP servers (``auth``: the
-``ResourceServer`` and its ``Principal``; ``verifiers``, imported only when used, needs the
-``auth`` extra), the store of legacy HTTP sessions (``session_store``), the store of legacy SSE
-events for ``Last-Event-ID`` resumption (``event_store``). ``Limits`` (``limits``) are the bounds
-every layer enforces.
+(``context``), input from the client in either era (``inputs``: elicitation, sampling, roots),
+the subscription bus (``subscriptions``), MRTR ``requestState`` signing (``request_state``),
+bearer-token verification for protected HTTP servers (``auth``: the ``ResourceServer`` and its
+``Principal``; ``verifiers``, imported only when used, needs the ``auth`` extra), the store of
+legacy HTTP sessions (``session_store``), the store of legacy SSE events for ``Last-Event-ID``
+resumption (``event_store``). ``Limits`` (``limits``) are the bounds every layer enforces.
 
 Three of them are what workers behind a balancer must share: the subscription bus
 (``bus``), the session store and the event store. Each is an interface with an in-memory
@@ -24,6 +24,7 @@ from .auth import Principal, ResourceServer
 from .bus import Change, MemoryBus, SubscriptionBus
 from .context import LOG_LEVELS, Context, Send
 from .event_store import EventStore, MemoryEventStore
+from .inputs import Elicitation, InputError, InputRequired, InputRound, ReplayState, Root, Sampled
 from .limits import Limits
 from .request_state import RequestStateSealer
 from .session_store import MemorySessionStore, Session, SessionLimitReached, SessionStore, SharedStateUnavailable
@@ -100,15 +101,22 @@ __all__ = [
     "LOG_LEVELS",
     "Change",
     "Context",
+    "Elicitation",
     "EventStore",
+    "InputError",
+    "InputRequired",
+    "InputRound",
     "Limits",
     "Listener",
     "MemoryBus",
     "MemoryEventStore",
     "MemorySessionStore",
     "Principal",
+    "ReplayState",
     "RequestStateSealer",
     "ResourceServer",
+    "Root",
+    "Sampled",
     "Send",
     "Services",
     "Session",

@@ -6,7 +6,8 @@ later message of the session and encodes every reply; that revision's package is
 through the registry. Requests are converted to the handler's types (a modern handler's params
 get the ``_meta`` envelope built from what ``initialize`` declared), results back to the
 negotiated revision's shape, and an ``input_required`` result becomes real server->client
-requests whose answers re-enter the handler as ``inputResponses``. ``ping``,
+requests whose answers re-enter the handler as ``inputResponses``; ``ctx.elicit``/``sample``/
+``list_roots`` send theirs at once (the ``Context``'s ``direct`` channel) and wait for the answer. ``ping``,
 ``logging/setLevel`` and ``resources/subscribe``/``unsubscribe`` are answered here.
 """
 
@@ -255,6 +256,7 @@ class LegacySession(Subscriber):
             progress_token=progress_token(raw),
             log_level=self.log_level,
             principal=principal,
+            direct=lambda method, params: self.request(method, params, send),
         )
         for _ in range(MAX_ROUNDS):
             result = await self.kernel.call(method, params, ctx, self.client_capabilities)
@@ -298,6 +300,11 @@ class LegacySession(Subscriber):
             for done in [rid for rid, (_, future) in self._pending.items() if future in futures]:
                 del self._pending[done]
         return {key: conversion.answer(method, answer) for key, (method, answer) in answers.items()}
+
+    async def request(self, method: str, params: dict[str, Any], send: Send) -> Any:
+        """One server->client request (``method`` with ``params``, the handler's types as JSON); its answer."""
+        answers = await self.ask({"inputRequests": {"input": {"method": method, "params": params}}}, send)
+        return answers["input"]
 
     def resolve(self, rid: RequestId, result: Any = None, *, error: ProtocolError | None = None) -> None:
         """The client's answer to one of our requests; unknown ids are ignored."""

@@ -3,13 +3,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal, TypeVar, overload
 
-from pydantic import MISSING
+from pydantic import MISSING, BaseModel
 
-from ...jsonrpc import dumps, notification_envelope
+from ...jsonrpc import (
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    ProtocolError,
+    dumps,
+    notification_envelope,
+)
 from .auth import Principal
+from .inputs import (
+    Direct,
+    Elicitation,
+    InputRound,
+    ReplayState,
+    Root,
+    Sampled,
+    elicitation,
+    form_schema,
+    roots,
+    sampled,
+    sampling_params,
+)
+
+M = TypeVar("M", bound=BaseModel)
 
 Send = Callable[[bytes], Awaitable[None]]
 
@@ -36,13 +56,21 @@ class Context:
     messages only when it carried a log level (2026-07-28) or, on a legacy session, at or
     above the ``logging/setLevel`` threshold. ``principal`` is who the request's bearer token
     speaks for on a protected HTTP server (``auth=``), None otherwise.
+
+    ``elicit``, ``sample`` and ``list_roots`` ask the client for input: a real server->client
+    request on a legacy session, a multi round-trip (the request is answered ``input_required``
+    and the handler runs again on the client's retry) on a modern one; see ``services.inputs``.
     """
 
     __slots__ = (
+        "_inputs",
+        "_params",
+        "_replay",
         "_send",
         "cancelled",
         "client_capabilities",
         "client_info",
+        "direct",
         "era",
         "log_level",
         "meta",
@@ -67,6 +95,7 @@ class Context:
         progress_token: str | int | None = None,
         log_level: str | None = None,
         principal: Principal | None = None,
+        direct: Direct | None = None,
     ) -> None:
         self.request_id = request_id
         self.method = method
@@ -79,7 +108,29 @@ class Context:
         self.log_level = log_level
         self.principal = principal
         self.cancelled = False
+        self.direct = direct
         self._send = send
+        self._params: Any = None
+        self._replay: ReplayState | None = None
+        self._inputs: InputRound | None = None
+
+    def bind(self, params: Any, replay: ReplayState | None = None) -> None:
+        """The kernel hands over the request's params (and the opened replay state) before the handler runs."""
+        self._params = params
+        self._replay = replay
+        self._inputs = None
+
+    @property
+    def inputs(self) -> InputRound:
+        """This request's questions and answers (built on first use)."""
+        if self._inputs is None:
+            responses = getattr(self._params, "input_responses", None)
+            self._inputs = InputRound(
+                replay=self._replay,
+                responses=None if responses is MISSING or responses is None else responses,
+                direct=self.direct,
+            )
+        return self._inputs
 
     def supports(self, capability: str) -> bool:
         """The client declared ``capability`` (``elicitation``, ``sampling``, ``roots``, ...)."""
@@ -131,3 +182,60 @@ class Context:
         if logger is not None:
             params["logger"] = logger
         await self.notify("notifications/message", params)
+
+    # -- input from the client ------------------------------------------------------------
+
+    @overload
+    async def elicit(
+        self, message: str, schema: type[M], *, key: str | None = None
+    ) -> Elicitation[M]: ...
+    @overload
+    async def elicit(
+        self, message: str, schema: Mapping[str, Any], *, key: str | None = None
+    ) -> Elicitation[dict[str, Any]]: ...
+    async def elicit(
+        self, message: str, schema: type[BaseModel] | Mapping[str, Any], *, key: str | None = None
+    ) -> Elicitation[Any]:
+        """Ask the user to fill in a form: ``schema`` is a model of primitive fields (or a
+        ``requestedSchema`` as JSON); the accepted answer comes back validated as ``data``."""
+        params = {"message": message, "requestedSchema": form_schema(schema)}
+        return elicitation(
+            await self._ask("elicitation", "elicitation/create", params, key), schema
+        )
+
+    async def elicit_url(
+        self, message: str, url: str, elicitation_id: str, *, key: str | None = None
+    ) -> Elicitation[None]:
+        """Ask the user to visit ``url`` (URL-mode elicitation); the answer says whether they agreed."""
+        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        answer = elicitation(await self._ask("elicitation", "elicitation/create", params, key), {})
+        return Elicitation(answer.action)
+
+    async def sample(
+        self,
+        messages: str | Sequence[Mapping[str, Any]],
+        *,
+        max_tokens: int,
+        key: str | None = None,
+        **options: Any,
+    ) -> Sampled:
+        """Ask the client's LLM for a completion (``options``: ``systemPrompt``, ``temperature``, ... by wire name)."""
+        params = sampling_params(messages, max_tokens, options)
+        return sampled(await self._ask("sampling", "sampling/createMessage", params, key))
+
+    async def list_roots(self, *, key: str | None = None) -> list[Root]:
+        """The roots the client exposes."""
+        return roots(await self._ask("roots", "roots/list", {}, key))
+
+    async def _ask(
+        self, capability: str, method: str, params: dict[str, Any], key: str | None
+    ) -> Any:
+        if self.direct is not None and not self.supports(
+            capability
+        ):  # a modern request is checked by the kernel
+            raise ProtocolError(
+                MISSING_REQUIRED_CLIENT_CAPABILITY,
+                f"the client did not declare {capability}",
+                {"requiredCapabilities": {capability: {}}},
+            )
+        return await self.inputs.ask(method, params, key)

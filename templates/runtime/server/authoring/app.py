@@ -1,0 +1,518 @@
+"""``App``: tools, resources and prompts declared as typed functions, served by a generated handler base.
+
+::
+
+    from mcpgen.v2026_07_28.server import App, Context
+
+    app = App("weather")
+
+    @app.tool
+    def add(a: int, b: int) -> int:
+        \"\"\"Add two integers.\"\"\"
+        return a + b
+
+    app.run_stdio()   # or app.run_http(port=8000)
+
+An ``App`` is bound to one revision's ``Server`` (the generated class each
+``<package>.vYYYY_MM_DD.server`` module binds it to), so it serves that revision and every
+older one of its registry, both eras, like a hand-written ``Server`` subclass. Its
+``list_tools``/``call_tool``/... handlers are mixed into that class: pass ``server=`` a
+subclass of it to answer other requests (``complete``) or set class options
+(``handler_timeout``, ``ttl_ms``).
+
+Behaviour: ``tools/list`` and the other lists come from the generated surface module (see
+``surface``); a tool's arguments are validated before it runs (invalid ones: ``isError: true``
+naming each field); an exception becomes ``isError: true`` with its message (``mask_errors``
+hides messages but a ``ToolError``'s); a result that does not fit the return annotation is
+never sent as success; sync functions run in a worker thread; declarations added or removed
+while serving send ``list_changed`` notifications.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import sys
+import traceback
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, TypeVar, overload
+
+from pydantic import MISSING
+
+from ...jsonrpc import INVALID_PARAMS, ProtocolError
+from ..handler import HandlerBase
+from ..services import Context, InputRequired
+from . import surface as surfaces
+from .declarations import Declaration, Prompt, Resource, Tool
+from .signatures import ArgumentsError, DeclarationError, OutputError, RevisionTypes, UriTemplate, prompt_messages
+from .signatures import resource_contents as contents_of
+from .specs import ToolSpec
+
+F = TypeVar("F", bound=Callable[..., Any])
+JSON = Any
+
+NOTIFY = {
+    "tools": "notifications/tools/list_changed",
+    "prompts": "notifications/prompts/list_changed",
+    "resources": "notifications/resources/list_changed",
+}
+
+
+class ToolError(Exception):
+    """Raise in a tool to fail it with this message, shown to the model even with ``mask_errors``."""
+
+
+class ResourceNotFound(LookupError):
+    """Raise in a resource function: the client gets -32602 "Resource not found" with the URI."""
+
+
+def _caller_module(depth: int = 2) -> str:
+    frame = sys._getframe(depth)
+    name = frame.f_globals.get("__name__")
+    return name if isinstance(name, str) else "__main__"
+
+
+def _options(**given: Any) -> dict[str, JSON]:
+    """Decorator options by wire name, unset ones left out."""
+    return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in given.items() if v is not None}
+
+
+class App:
+    """Typed tools, resources and prompts over a generated handler base (``server_class``)."""
+
+    server_class: ClassVar[type[HandlerBase] | None] = None
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        version: str = "0.1.0",
+        title: str | None = None,
+        instructions: str | None = None,
+        mask_errors: bool = False,
+        server: type[HandlerBase] | None = None,
+        surface: str | None = None,
+    ) -> None:
+        base = server or type(self).server_class
+        if base is None:
+            raise TypeError("App needs a handler base: import App from a generated server module, or pass server=")
+        self.name, self.version, self.title, self.instructions = name, version, title, instructions
+        self.mask_errors = mask_errors
+        self.base = base
+        self.module = _caller_module()
+        self.surface_module = surface or surfaces.default_module(self.module)
+        self.types = RevisionTypes.of(base.revision)
+        self.tools: dict[str, Tool] = {}
+        self.prompts: dict[str, Prompt] = {}
+        self.resources: dict[str, Resource] = {}  # static, by URI
+        self.templates: dict[str, Resource] = {}  # by URI template
+        self.stale: list[str] = []  # what differed from the surface module at start
+        self._listings: dict[str, list[JSON]] | None = None
+        self._entries: dict[str, JSON] = {}
+        self._surface: surfaces.Surface | None = None
+        self._server: HandlerBase | None = None
+        self._notifications: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the serving loop, for changes made in worker threads
+
+    # -- declaring ------------------------------------------------------------------------
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+    @overload
+    def tool(self, fn: ToolSpec[Any, Any], /) -> Callable[[F], F]: ...
+    @overload
+    def tool(
+        self,
+        fn: None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        structured: bool | None = None,
+    ) -> Callable[[F], F]: ...
+    def tool(
+        self,
+        fn: F | ToolSpec[Any, Any] | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        structured: bool | None = None,
+    ) -> F | Callable[[F], F]:
+        """Declare a tool: the function's parameters are its arguments, its docstring the description,
+        its return annotation the output (``structured``: force structured or unstructured output).
+        ``@app.tool(SPEC)`` declares a schema-first tool (see ``specs``): the function takes its
+        generated arguments model."""
+        spec = fn if isinstance(fn, ToolSpec) else None
+
+        def declare(fn: F) -> F:
+            if spec is not None:
+                tool = Tool(spec.name, fn, {"definition": dict(spec.definition)}, spec=spec)
+                self._add(self.tools, tool.name, tool, "tools")
+                return fn
+            options = _options(title=title, description=description, annotations=annotations, _meta=meta)
+            self.add_tool(fn, name=name, structured=structured, **options)
+            return fn
+
+        if fn is None or isinstance(fn, ToolSpec):
+            return declare
+        return declare(fn)
+
+    @overload
+    def prompt(self, fn: F, /) -> F: ...
+    @overload
+    def prompt(
+        self,
+        fn: None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Callable[[F], F]: ...
+    def prompt(
+        self,
+        fn: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> F | Callable[[F], F]:
+        """Declare a prompt: its parameters are the prompt's arguments (strings on the wire, converted
+        to the annotations); it returns text, a content block, or a list of messages."""
+
+        def declare(fn: F) -> F:
+            self.add_prompt(fn, name=name, **_options(title=title, description=description, _meta=meta))
+            return fn
+
+        return declare(fn) if fn is not None else declare
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        annotations: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Callable[[F], F]:
+        """Declare a resource (``uri``) or, when ``uri`` has ``{variables}``, a resource template whose
+        variables are the function's parameters. It returns text, bytes, JSON data or contents."""
+
+        def declare(fn: F) -> F:
+            options = _options(
+                title=title, description=description, mimeType=mime_type, annotations=annotations, _meta=meta
+            )
+            self.add_resource(fn, uri, name=name, **options)
+            return fn
+
+        return declare
+
+    def add_tool(
+        self, fn: Callable[..., Any], *, name: str | None = None, structured: bool | None = None, **options: Any
+    ) -> None:
+        """Declare a tool (what ``@app.tool`` does); while serving, clients are told the list changed."""
+        tool = Tool(name or fn.__name__, fn, dict(options), structured=structured)
+        self._add(self.tools, tool.name, tool, "tools")
+
+    def add_prompt(self, fn: Callable[..., Any], *, name: str | None = None, **options: Any) -> None:
+        prompt = Prompt(name or fn.__name__, fn, dict(options))
+        self._add(self.prompts, prompt.name, prompt, "prompts")
+
+    def add_resource(self, fn: Callable[..., Any], uri: str, *, name: str | None = None, **options: Any) -> None:
+        template = UriTemplate.parse(uri)
+        resource = Resource(name or fn.__name__, fn, dict(options), uri=uri, template=template)
+        self._add(self.templates if template is not None else self.resources, uri, resource, "resources")
+
+    def remove_tool(self, name: str) -> None:
+        self._remove(self.tools, name, "tools")
+
+    def remove_prompt(self, name: str) -> None:
+        self._remove(self.prompts, name, "prompts")
+
+    def remove_resource(self, uri: str) -> None:
+        self._remove(self.templates if uri in self.templates else self.resources, uri, "resources")
+
+    def _add(self, table: dict[str, Any], key: str, declaration: Declaration, kind: str) -> None:
+        if key in table:
+            raise DeclarationError(
+                f"{declaration.kind} {key!r} is declared twice ({table[key].function}, {declaration.function})"
+            )
+        table[key] = declaration
+        self._entries.pop(declaration.key, None)
+        if self._listings is not None:  # serving: the entry is built now, and listeners told
+            self._relist(kind)
+
+    def _remove(self, table: dict[str, Any], key: str, kind: str) -> None:
+        declaration = table.pop(key, None)
+        if declaration is None:
+            raise KeyError(f"nothing declared as {key!r}")
+        self._entries.pop(declaration.key, None)
+        if self._listings is not None:
+            self._relist(kind)
+
+    def _relist(self, kind: str) -> None:
+        self._listings = self._build_listings(self._surface, report=False)
+        publish = self.server.router.services.subscriptions.publish
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a sync tool in its worker thread, or not serving yet
+            if self._loop is not None and not self._loop.is_closed():
+                asyncio.run_coroutine_threadsafe(publish(NOTIFY[kind]), self._loop)
+            return
+        task = loop.create_task(publish(NOTIFY[kind]))
+        self._notifications.add(task)
+        task.add_done_callback(self._notifications.discard)
+
+    # -- the surface ----------------------------------------------------------------------
+
+    def declarations(self) -> list[Declaration]:
+        return [*self.tools.values(), *self.prompts.values(), *self.resources.values(), *self.templates.values()]
+
+    def describe(self) -> dict[str, JSON]:
+        """What the generator writes into the surface module: every entry built from the annotations."""
+        listings: dict[str, list[JSON]] = {"tools": [], "prompts": [], "resources": [], "resourceTemplates": []}
+        tables = (("tools", self.tools), ("prompts", self.prompts), ("resources", self.resources))
+        for listing, table in (*tables, ("resourceTemplates", self.templates)):
+            listings[listing] = [declaration.entry(self.types) for declaration in table.values()]
+        return {
+            "module": self.module,
+            "surface": self.surface_module,
+            "path": str(surfaces.module_path(self.surface_module, self.module) or ""),
+            "declarations": {d.key: [d.function, d.fingerprint()] for d in self.declarations()},
+            **listings,
+        }
+
+    def _build_listings(self, surface: surfaces.Surface | None, *, report: bool) -> dict[str, list[JSON]]:
+        """The four lists, in declaration order: generated entries where they are current, else built
+        from the functions (``report``: note those in ``stale``). Entries are kept by key."""
+        out: dict[str, list[JSON]] = {"tools": [], "prompts": [], "resources": [], "resourceTemplates": []}
+        tables = (("tools", self.tools), ("prompts", self.prompts), ("resources", self.resources))
+        entries: dict[str, JSON] = {}
+        for listing, table in (*tables, ("resourceTemplates", self.templates)):
+            for declaration in table.values():
+                key = declaration.key
+                entry = self._entries.get(key)
+                if entry is None and surface is not None:
+                    entry = surface.entry(key, declaration.function, declaration.fingerprint())
+                    if entry is None and report:
+                        self.stale.append(f"{key!r} {'changed' if key in surface.declarations else 'is new'}")
+                if entry is None:
+                    entry = declaration.entry(self.types)
+                entries[key] = entry
+                out[listing].append(entry)
+        if surface is not None and report:
+            self.stale += [f"{key!r} is gone" for key in surface.declarations if key not in entries]
+        self._entries = entries
+        return out
+
+    def freeze(self) -> None:
+        """Read the generated surface (once, when the server is built) and report what is stale."""
+        if self._listings is not None:
+            return
+        surface = self._surface = surfaces.load(self.surface_module)
+        self.stale = []
+        self._listings = self._build_listings(surface, report=True)
+        if surface is None:
+            if self.declarations():
+                print(
+                    f"mcp: {self.name}: no generated surface module {self.surface_module!r}; "
+                    "the schemas were built at start-up (run `mcp-codegen regen` to generate them)",
+                    file=sys.stderr,
+                )
+        elif self.stale:
+            print(
+                f"mcp: {self.name}: {surface.module} is stale ({'; '.join(self.stale)}); those schemas were built "
+                "at start-up (run `mcp-codegen regen` to update it)",
+                file=sys.stderr,
+            )
+
+    def listing(self, kind: str) -> list[JSON]:
+        if self._listings is None:
+            self.freeze()
+        assert self._listings is not None
+        return self._listings[kind]
+
+    # -- serving --------------------------------------------------------------------------
+
+    @property
+    def server(self) -> HandlerBase:
+        """The handler (an instance of the bound ``Server`` with this app's handlers), built on first use."""
+        if self._server is None:
+            self.freeze()
+            attributes: dict[str, Any] = {"app": self, "name": self.name, "version": self.version}
+            if self.title is not None:
+                attributes["title"] = self.title
+            if self.instructions is not None:
+                attributes["instructions"] = self.instructions
+            cls = type(f"{self.base.__name__}App", (AppHandlers, self.base), attributes)
+            self._server = cls()
+        return self._server
+
+    def run_stdio(self) -> None:
+        """Serve newline-delimited JSON-RPC on stdin/stdout until EOF."""
+        self.server.run_stdio()
+
+    def run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+        """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp``."""
+        self.server.run_http(host, port, **options)
+
+    def asgi_app(self, **options: Any) -> Any:
+        """Streamable HTTP as an ASGI app."""
+        return self.server.asgi_app(**options)
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        await self.server.notify_resource_updated(uri)
+
+    # -- the handlers ---------------------------------------------------------------------
+
+    async def invoke(self, fn: Callable[..., Any], asynchronous: bool, kwargs: dict[str, Any]) -> Any:
+        if asynchronous:
+            return await fn(**kwargs)
+        self._loop = asyncio.get_running_loop()
+        return await asyncio.to_thread(functools.partial(fn, **kwargs))
+
+    async def call_tool(self, params: Any, ctx: Context) -> Any:
+        name = params.name
+        tool = self.tools.get(name)
+        if tool is None:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}", {"name": name})
+        binding = tool.binding(self.types)
+        arguments = params.arguments if params.arguments is not MISSING and params.arguments is not None else {}
+        try:
+            kwargs = binding.arguments.validate(arguments)
+        except ArgumentsError as exc:
+            return failed(f"Invalid arguments for tool {name!r}:\n{exc.lines()}")
+        if binding.params.context is not None:
+            kwargs[binding.params.context] = ctx
+        try:
+            value = await self.invoke(tool.fn, binding.params.asynchronous, kwargs)
+        except (ProtocolError, InputRequired):
+            raise
+        except ToolError as exc:
+            return failed(str(exc) or f"tool {name!r} failed")
+        except Exception as exc:
+            log(f"the tool {name!r} raised")
+            if self.mask_errors:
+                return failed(f"tool {name!r} failed")
+            return failed(str(exc) or type(exc).__name__)
+        try:
+            return binding.output.result(value)
+        except OutputError as exc:
+            log(f"the tool {name!r} returned a result that does not fit its return annotation: {exc}", trace=False)
+            if self.mask_errors:
+                return failed(f"tool {name!r} failed")
+            return failed(f"tool {name!r} returned a result that does not match its output schema: {exc}")
+
+    async def get_prompt(self, params: Any, ctx: Context) -> Any:
+        name = params.name
+        prompt = self.prompts.get(name)
+        if prompt is None:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown prompt: {name}", {"name": name})
+        binding = prompt.binding()
+        arguments = params.arguments if params.arguments is not MISSING and params.arguments is not None else {}
+        try:
+            kwargs = binding.arguments.validate(arguments)
+        except ArgumentsError as exc:
+            raise ProtocolError(
+                INVALID_PARAMS, f"Invalid arguments for prompt {name!r}: {exc}", {"name": name}
+            ) from None
+        if binding.params.context is not None:
+            kwargs[binding.params.context] = ctx
+        value = await self.invoke(prompt.fn, binding.params.asynchronous, kwargs)
+        if self.types.passthrough(value, self.types.get_prompt_result):
+            return value
+        result: dict[str, JSON] = {"messages": prompt_messages(value, self.types)}
+        if prompt.description:
+            result["description"] = prompt.description
+        return result
+
+    async def read_resource(self, params: Any, ctx: Context) -> Any:
+        uri = params.uri
+        found: tuple[Resource, dict[str, str]] | None = None
+        if uri in self.resources:
+            found = (self.resources[uri], {})
+        else:
+            for template in self.templates.values():
+                assert template.template is not None
+                values = template.template.match(uri)
+                if values is not None:
+                    found = (template, values)
+                    break
+        if found is None:
+            raise ProtocolError(INVALID_PARAMS, "Resource not found", {"uri": uri})
+        resource, values = found
+        binding = resource.binding()
+        try:
+            kwargs = binding.arguments.validate(values)
+        except ArgumentsError as exc:
+            raise ProtocolError(INVALID_PARAMS, f"Invalid resource URI: {exc}", {"uri": uri}) from None
+        if binding.params.context is not None:
+            kwargs[binding.params.context] = ctx
+        try:
+            value = await self.invoke(resource.fn, binding.params.asynchronous, kwargs)
+        except ResourceNotFound:
+            raise ProtocolError(INVALID_PARAMS, "Resource not found", {"uri": uri}) from None
+        if self.types.passthrough(value, self.types.read_resource_result):
+            return value
+        return {"contents": contents_of(value, uri, resource.mime_type, self.types)}
+
+
+def failed(message: str) -> dict[str, JSON]:
+    """A tool result with ``isError: true``: what the model reads to correct itself."""
+    return {"content": [{"type": "text", "text": message}], "isError": True}
+
+
+def log(what: str, trace: bool = True) -> None:
+    detail = f":\n{traceback.format_exc()}" if trace else "\n"
+    print(f"mcp server: {what}{detail}", file=sys.stderr, end="")
+
+
+class AppHandlers:
+    """The handlers an ``App`` mixes into its ``Server`` class (``app`` is set on the mixed class)."""
+
+    app: ClassVar[App]
+
+    async def list_tools(self, params: Any, ctx: Context) -> Any:
+        return {"tools": self.app.listing("tools")}
+
+    async def call_tool(self, params: Any, ctx: Context) -> Any:
+        return await self.app.call_tool(params, ctx)
+
+    async def list_prompts(self, params: Any, ctx: Context) -> Any:
+        return {"prompts": self.app.listing("prompts")}
+
+    async def get_prompt(self, params: Any, ctx: Context) -> Any:
+        return await self.app.get_prompt(params, ctx)
+
+    async def list_resources(self, params: Any, ctx: Context) -> Any:
+        return {"resources": self.app.listing("resources")}
+
+    async def list_resource_templates(self, params: Any, ctx: Context) -> Any:
+        return {"resourceTemplates": self.app.listing("resourceTemplates")}
+
+    async def read_resource(self, params: Any, ctx: Context) -> Any:
+        return await self.app.read_resource(params, ctx)
+
+    def capabilities(self) -> dict[str, Any]:
+        caps: dict[str, Any] = super().capabilities()  # type: ignore[misc]
+        app = self.app
+        for cap, present in (
+            ("tools", app.tools),
+            ("prompts", app.prompts),
+            ("resources", app.resources or app.templates),
+        ):
+            if not present:
+                caps.pop(cap, None)
+        return caps

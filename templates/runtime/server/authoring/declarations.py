@@ -1,0 +1,238 @@
+"""What an author declares: tools, prompts, static resources and resource templates, each a typed function.
+
+A declaration knows its wire identity (``key``), a cheap ``fingerprint`` of what it was
+declared as (the function's name, signature text, docstring and the decorator's options), the
+list entry it stands for (``entry``: built from its annotations, as the generator does) and,
+built on first use, its ``binding``: the validators a call goes through.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
+
+from pydantic_core import to_json
+
+from .signatures import (
+    Arguments,
+    DeclarationError,
+    Output,
+    Parameters,
+    RevisionTypes,
+    UriTemplate,
+    describe_function,
+    module_name,
+    prompt_arguments,
+    type_hints,
+)
+from .specs import SpecArguments, SpecOutput, ToolSpec
+
+JSON = Any
+FINGERPRINT_FORMAT = 1
+
+
+def docstring(fn: Callable[..., Any]) -> str | None:
+    doc = inspect.getdoc(fn)
+    return doc or None
+
+
+def signature_text(fn: Callable[..., Any]) -> str:
+    """The parameters, defaults and annotations of ``fn`` as text (cheaper than ``inspect.signature``);
+    the same whether its module was imported or run as a script (``__main__``)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        try:
+            text = str(inspect.signature(fn))
+        except (TypeError, ValueError) as exc:
+            raise DeclarationError(f"{describe_function(fn)} has no signature to serve: {exc}") from None
+    else:
+        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        text = repr((names, fn.__defaults__, getattr(fn, "__kwdefaults__", None), fn.__annotations__))
+    module = getattr(fn, "__module__", None)
+    if module == "__main__":
+        text = text.replace("__main__.", f"{module_name(module)}.")
+    return text
+
+
+class ToolBinding(NamedTuple):
+    params: Parameters
+    arguments: Arguments | SpecArguments
+    output: Output | SpecOutput
+
+
+class PromptBinding(NamedTuple):
+    params: Parameters
+    arguments: Arguments
+
+
+class Declaration:
+    """One declared function and the decorator's options (wire names, JSON values)."""
+
+    kind: ClassVar[str]
+
+    def __init__(self, name: str, fn: Callable[..., Any], options: dict[str, JSON] | None = None) -> None:
+        self.name = name
+        self.fn = fn
+        self.options: dict[str, JSON] = options if options is not None else {}
+        self._binding: Any = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, {self.function})"
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind} {self.name}"
+
+    @property
+    def function(self) -> str:
+        return describe_function(self.fn)
+
+    @property
+    def description(self) -> str | None:
+        given = self.options.get("description")
+        return given if isinstance(given, str) else docstring(self.fn)
+
+    def fingerprint(self) -> str:
+        """A digest of the declaration as written: changes when its signature, docstring or options do."""
+        text = to_json(
+            [FINGERPRINT_FORMAT, self.key, self.function, signature_text(self.fn), docstring(self.fn), self.options],
+            fallback=repr,
+        )
+        return hashlib.sha256(text).hexdigest()[:24]
+
+    def entry(self, types: RevisionTypes) -> dict[str, JSON]:
+        raise NotImplementedError
+
+    def _common(self, entry: dict[str, JSON]) -> dict[str, JSON]:
+        if "title" in self.options:
+            entry["title"] = self.options["title"]
+        description = self.description
+        if description:
+            entry["description"] = description
+        return entry
+
+
+class Tool(Declaration):
+    kind: ClassVar[str] = "tool"
+
+    def __init__(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        options: dict[str, JSON] | None = None,
+        *,
+        structured: bool | None = None,  # None: from the return annotation
+        spec: ToolSpec[Any, Any] | None = None,  # schema-first: the definition and its generated models
+    ) -> None:
+        super().__init__(name, fn, options)
+        self.structured = structured
+        self.spec = spec
+
+    def binding(self, types: RevisionTypes) -> ToolBinding:
+        if self._binding is None:
+            hints = type_hints(self.fn)
+            params = Parameters.of(self.fn, hints)
+            if self.spec is not None:
+                if len(params.fields) != 1:
+                    raise DeclarationError(
+                        f"{self.function}: a handler of {self.spec.name!r} takes its arguments model "
+                        "(and optionally a Context), nothing else"
+                    )
+                spec_arguments = SpecArguments(self.spec, params.fields[0][0])
+                self._binding = ToolBinding(params, spec_arguments, SpecOutput(self.spec, types))
+            else:
+                arguments = Arguments(self.fn, params, f"{self.fn.__name__}_arguments", strict=True)
+                output = Output(self.fn, hints.get("return", inspect.Parameter.empty), types, self.structured)
+                self._binding = ToolBinding(params, arguments, output)
+        binding: ToolBinding = self._binding
+        return binding
+
+    def entry(self, types: RevisionTypes) -> dict[str, JSON]:
+        if self.spec is not None:
+            self.binding(types)  # checks the handler's parameters
+            return dict(self.spec.definition)
+        binding = self.binding(types)
+        entry = self._common({"name": self.name})
+        entry["inputSchema"] = binding.arguments.schema()
+        if binding.output.schema is not None:
+            entry["outputSchema"] = binding.output.schema
+        for key in ("annotations", "icons", "execution", "_meta"):
+            if key in self.options:
+                entry[key] = self.options[key]
+        return entry
+
+
+class Prompt(Declaration):
+    kind: ClassVar[str] = "prompt"
+
+    def binding(self) -> PromptBinding:
+        if self._binding is None:
+            params = Parameters.of(self.fn, type_hints(self.fn))
+            self._binding = PromptBinding(
+                params, Arguments(self.fn, params, f"{self.fn.__name__}_arguments", strict=False)
+            )
+        binding: PromptBinding = self._binding
+        return binding
+
+    def entry(self, types: RevisionTypes) -> dict[str, JSON]:
+        entry = self._common({"name": self.name})
+        arguments = prompt_arguments(self.binding().params)
+        if arguments:
+            entry["arguments"] = arguments
+        for key in ("icons", "_meta"):
+            if key in self.options:
+                entry[key] = self.options[key]
+        return entry
+
+
+class Resource(Declaration):
+    """A static resource (its URI has no variables) or a resource template (``template`` set)."""
+
+    kind: ClassVar[str] = "resource"
+
+    def __init__(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        options: dict[str, JSON] | None = None,
+        *,
+        uri: str,
+        template: UriTemplate | None = None,
+    ) -> None:
+        super().__init__(name, fn, options)
+        self.uri = uri
+        self.template = template
+
+    @property
+    def key(self) -> str:
+        return f"resource template {self.uri}" if self.template is not None else f"resource {self.uri}"
+
+    def binding(self) -> PromptBinding:
+        if self._binding is None:
+            params = Parameters.of(self.fn, type_hints(self.fn))
+            names = {name for name, _, _ in params.fields}
+            wanted = set(self.template.variables) if self.template is not None else set()
+            if names != wanted:
+                raise DeclarationError(
+                    f"{self.function}: its parameters ({', '.join(sorted(names)) or 'none'}) must be the variables "
+                    f"of {self.uri!r} ({', '.join(sorted(wanted)) or 'none'}), besides a Context"
+                )
+            self._binding = PromptBinding(params, Arguments(self.fn, params, f"{self.fn.__name__}_uri", strict=False))
+        binding: PromptBinding = self._binding
+        return binding
+
+    @property
+    def mime_type(self) -> str | None:
+        value = self.options.get("mimeType")
+        return value if isinstance(value, str) else None
+
+    def entry(self, types: RevisionTypes) -> dict[str, JSON]:
+        self.binding()  # checks the parameters against the template
+        uri_key = "uriTemplate" if self.template is not None else "uri"
+        entry = self._common({uri_key: self.uri, "name": self.name})
+        for key in ("mimeType", "annotations", "size", "icons", "_meta"):
+            if key in self.options:
+                entry[key] = self.options[key]
+        return entry

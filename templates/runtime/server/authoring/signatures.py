@@ -1,0 +1,443 @@
+"""Typed functions -> JSON Schemas, argument validators and result conversion.
+
+One mapping, used twice: by the generator (through ``App.describe``) to write each tool's
+``inputSchema``/``outputSchema`` into the generated surface module, and at run time, lazily on
+a tool's first call, to build the validator of its arguments and of its result from the same
+annotations (so the function receives the author's own types back).
+
+- Arguments: every parameter but the ``Context`` one becomes a field of a pydantic model that
+  forbids unknown keys; arguments are validated strictly in JSON mode (``"5"`` is not an
+  integer, an enum takes its value), so what passes is what the schema advertises.
+- Results: ``str``, ``None``, content blocks (and lists of them) stay unstructured; any other
+  annotation is structured output, its JSON Schema the ``outputSchema`` (wrapped as
+  ``{"result": ...}`` when it is not an object, as every revision's ``structuredContent``
+  must be an object). A returned value is validated against the annotation and sent as
+  ``structuredContent`` plus its JSON as text; one that does not fit is never sent as success.
+- Schemas are self-contained (``$defs`` at the root of each schema) and carry no titles
+  pydantic made up (parameter names turned into ``"A"``, model names stay).
+"""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import re
+import sys
+import types as pytypes
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any, NamedTuple, Union, get_args, get_origin
+from urllib.parse import unquote
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
+from pydantic.fields import FieldInfo
+from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import to_json
+
+from ..services import Context
+
+JSON = Any
+
+
+class DeclarationError(TypeError):
+    """A function cannot be served as declared (a parameter without a name, an unresolvable annotation...)."""
+
+
+class ArgumentsError(ValueError):
+    """Arguments that do not fit the declaration: one ``(field, message)`` per problem."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{field}: {message}" for field, message in problems))
+        self.problems = problems
+
+    def lines(self) -> str:
+        return "\n".join(f"- {field}: {message}" for field, message in self.problems)
+
+
+class OutputError(ValueError):
+    """A function's result does not fit its declared return type (its ``outputSchema``)."""
+
+
+class ToolSchema(GenerateJsonSchema):
+    """pydantic's JSON Schema without the titles it makes up from field names."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+
+# -- the revision's types the conversion needs --------------------------------------------------
+
+
+def members(tp: Any) -> list[Any]:
+    """The classes a type stands for: aliases, ``Annotated`` and unions unwrapped."""
+    value = getattr(tp, "__value__", None)  # a TypeAliasType
+    if value is not None:
+        return members(value)
+    origin = get_origin(tp)
+    if origin is Annotated:
+        return members(get_args(tp)[0])
+    if origin is Union or origin is pytypes.UnionType:
+        return [m for arg in get_args(tp) for m in members(arg)]
+    return [tp]
+
+
+class RevisionTypes(NamedTuple):
+    """What conversion needs of the handler's revision, read from its method table."""
+
+    call_tool_result: type[BaseModel] | None
+    read_resource_result: type[BaseModel] | None
+    get_prompt_result: type[BaseModel] | None
+    input_required: type[BaseModel] | None
+    content: tuple[type[BaseModel], ...]  # the content block classes
+    structured: bool  # the revision's tools have an ``outputSchema`` (2025-06-18 and later)
+
+    @classmethod
+    def of(cls, revision: Any) -> RevisionTypes:
+        methods = revision.methods
+
+        def result(method: str) -> Any:
+            spec = methods.request(method)
+            return spec.result if spec is not None else None
+
+        call = result("tools/call")
+        content: list[Any] = []
+        if call is not None and "content" in call.model_fields:
+            for item in get_args(call.model_fields["content"].annotation):
+                content.extend(m for m in members(item) if isinstance(m, type))
+        listed = result("tools/list")
+        tool = get_args(listed.model_fields["tools"].annotation) if listed is not None else ()
+        model = tool[0] if tool else None
+        structured = isinstance(model, type) and issubclass(model, BaseModel) and "output_schema" in model.model_fields
+        return cls(
+            call,
+            result("resources/read"),
+            result("prompts/get"),
+            revision.input_required_model(),
+            tuple(content),
+            structured,
+        )
+
+    def passthrough(self, value: Any, result: type[BaseModel] | None) -> bool:
+        """A result the function built itself (the method's result model, or ``input_required``)."""
+        if result is not None and isinstance(value, result):
+            return True
+        if self.input_required is not None and isinstance(value, self.input_required):
+            return True
+        return isinstance(value, dict) and value.get("resultType") == "input_required"
+
+
+# -- functions ------------------------------------------------------------------------------
+
+
+def module_name(module: str) -> str:
+    """A module's import name; for ``__main__`` (a script), the script's file name, as importing it would give."""
+    if module != "__main__":
+        return module
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    return Path(path).stem if path else module
+
+
+def describe_function(fn: Callable[..., Any]) -> str:
+    return f"{module_name(getattr(fn, '__module__', '?'))}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except Exception as exc:  # NameError for a name the module does not define, or a bad string
+        raise DeclarationError(f"cannot read the annotations of {describe_function(fn)}: {exc}") from None
+
+
+def is_context(annotation: Any) -> bool:
+    return any(isinstance(m, type) and issubclass(m, Context) for m in members(annotation))
+
+
+class Parameters(NamedTuple):
+    """A function's parameters: the ``Context`` one, and the others with their annotations and defaults."""
+
+    context: str | None
+    fields: tuple[tuple[str, Any, Any], ...]  # (name, annotation, default or inspect.Parameter.empty)
+    asynchronous: bool
+
+    @classmethod
+    def of(cls, fn: Callable[..., Any], hints: Mapping[str, Any]) -> Parameters:
+        context = None
+        fields = []
+        for param in inspect.signature(fn).parameters.values():
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+                raise DeclarationError(f"{describe_function(fn)}: parameter {param.name!r} must be passable by name")
+            annotation = hints.get(param.name, Any)
+            if is_context(annotation):
+                context = param.name
+                continue
+            fields.append((param.name, annotation, param.default))
+        return cls(context, tuple(fields), inspect.iscoroutinefunction(fn))
+
+
+def field_name(name: str, index: int) -> tuple[str, str | None]:
+    """A model field for parameter ``name`` and its alias when the name cannot be a field's."""
+    if name.startswith("_") or hasattr(BaseModel, name):
+        return f"field_{index}", name
+    return name, None
+
+
+def field_description(annotation: Any) -> str | None:
+    if get_origin(annotation) is Annotated:
+        for meta in get_args(annotation)[1:]:
+            if isinstance(meta, FieldInfo) and meta.description:
+                return meta.description
+    return None
+
+
+def strip_title(schema: dict[str, JSON]) -> dict[str, JSON]:
+    schema.pop("title", None)
+    return schema
+
+
+def inline_root(schema: dict[str, JSON]) -> dict[str, JSON]:
+    """A schema whose root is a bare ``$ref`` into ``$defs`` (a recursive model) with the definition
+    copied onto the root; ``$defs`` stay, since nested references point into them."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        definition = schema.get("$defs", {}).get(ref[len("#/$defs/") :], {})
+        return {**definition, **{k: v for k, v in schema.items() if k != "$ref"}}
+    return schema
+
+
+def validation_problems(exc: ValidationError, prefix: tuple[Any, ...] = ()) -> list[tuple[str, str]]:
+    problems = []
+    for error in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in (*prefix, *error["loc"])) or "(arguments)"
+        message = error["msg"]
+        if error["type"] not in ("missing", "extra_forbidden") and "input" in error:
+            message += f" (got {to_json(error['input'], fallback=repr).decode()[:60]})"
+        elif error["type"] == "extra_forbidden":
+            message = "unexpected argument"
+        problems.append((loc, message))
+    return problems
+
+
+class Arguments:
+    """The validator of one function's arguments: a pydantic model of its parameters."""
+
+    def __init__(self, fn: Callable[..., Any], params: Parameters, model_name: str, *, strict: bool) -> None:
+        definitions: dict[str, Any] = {}
+        self.names: list[tuple[str, str]] = []  # (field, parameter)
+        for index, (name, annotation, default) in enumerate(params.fields):
+            field, alias = field_name(name, index)
+            info = Field(alias=alias) if alias is not None else Field()
+            annotated: Any = Annotated[annotation, info]  # a runtime annotation, built from the signature
+            definitions[field] = (annotated, ...) if default is inspect.Parameter.empty else (annotated, default)
+            self.names.append((field, name))
+        config = ConfigDict(
+            extra="forbid", arbitrary_types_allowed=True, validate_by_alias=True, validate_by_name=False
+        )
+        try:
+            self.model: type[BaseModel] = create_model(model_name, __config__=config, **definitions)
+        except Exception as exc:
+            raise DeclarationError(f"{describe_function(fn)}: its parameters cannot be validated: {exc}") from None
+        self.strict = strict
+
+    def schema(self) -> dict[str, JSON]:
+        return strip_title(self.model.model_json_schema(by_alias=True, schema_generator=ToolSchema))
+
+    def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Keyword arguments for the function (sub-models stay models); raises ``ArgumentsError``."""
+        try:
+            if self.strict:  # JSON arguments, checked as the JSON Schema reads them
+                instance = self.model.model_validate_json(to_json(arguments), strict=True)
+            else:  # strings from a URI or prompt arguments, converted to the annotations
+                instance = self.model.model_validate(arguments)
+        except ValidationError as exc:
+            raise ArgumentsError(validation_problems(exc)) from None
+        return {name: getattr(instance, field) for field, name in self.names}
+
+
+# -- tool results -------------------------------------------------------------------------------
+
+UNSTRUCTURED, STRUCTURED, RESULT = "unstructured", "structured", "result"
+
+
+class Output:
+    """How a tool's return value becomes a ``CallToolResult``."""
+
+    def __init__(self, fn: Callable[..., Any], annotation: Any, types: RevisionTypes, structured: bool | None) -> None:
+        self.types = types
+        self.kind, self.annotation = self.classify(annotation, types)
+        if structured is False or (self.kind == STRUCTURED and not types.structured):
+            self.kind = UNSTRUCTURED
+        elif structured is True and self.kind != STRUCTURED:
+            raise DeclarationError(f"{describe_function(fn)}: structured output needs a return annotation with data")
+        self.adapter: TypeAdapter[Any] | None = None
+        self.wrapped = False
+        self._schema: dict[str, JSON] | None = None
+        if self.kind == STRUCTURED:
+            try:
+                self.adapter = TypeAdapter(self.annotation)
+                schema = inline_root(self.adapter.json_schema(mode="serialization", schema_generator=ToolSchema))
+            except Exception as exc:
+                raise DeclarationError(f"{describe_function(fn)}: its return type has no JSON Schema: {exc}") from None
+            if schema.get("type") != "object":
+                self.wrapped = True
+                wrapper = create_model("Output", result=(self.annotation, ...))
+                self.adapter = TypeAdapter(wrapper)
+                schema = strip_title(wrapper.model_json_schema(mode="serialization", schema_generator=ToolSchema))
+            self._schema = schema
+
+    @staticmethod
+    def classify(annotation: Any, types: RevisionTypes) -> tuple[str, Any]:
+        if annotation is inspect.Parameter.empty or annotation is None or annotation is type(None):
+            return UNSTRUCTURED, None
+        kept = [
+            m
+            for m in members(annotation)
+            if not (types.input_required is not None and isinstance(m, type) and issubclass(m, types.input_required))
+        ]
+        if not kept:
+            return UNSTRUCTURED, None
+        if types.call_tool_result is not None and any(
+            isinstance(m, type) and issubclass(m, types.call_tool_result) for m in kept
+        ):
+            return RESULT, None
+        if all(is_content(m, types) or m is str or m is type(None) for m in kept):
+            return UNSTRUCTURED, None
+        narrowed = kept[0] if len(kept) == 1 else Union[tuple(kept)]  # noqa: UP007 (a runtime union of a tuple)
+        return STRUCTURED, narrowed
+
+    @property
+    def schema(self) -> dict[str, JSON] | None:
+        return self._schema
+
+    def result(self, value: Any) -> Any:
+        """The ``CallToolResult`` (as JSON, or the function's own result model) for ``value``."""
+        if self.types.passthrough(value, self.types.call_tool_result):
+            return value
+        if self.kind != STRUCTURED or self.adapter is None:
+            return {"content": content_blocks(value, self.types)}
+        try:
+            validated = self.adapter.validate_python({"result": value} if self.wrapped else value)
+            data = self.adapter.dump_python(validated, mode="json", by_alias=True)
+        except ValidationError as exc:
+            details = "; ".join(f"{field}: {message}" for field, message in validation_problems(exc))
+            raise OutputError(details) from None
+        shown = data["result"] if self.wrapped else data
+        return {"content": [{"type": "text", "text": to_json(shown).decode()}], "structuredContent": data}
+
+
+def is_content(tp: Any, types: RevisionTypes) -> bool:
+    if isinstance(tp, type):
+        return any(issubclass(tp, c) for c in types.content)
+    if get_origin(tp) in (list, tuple, Sequence):
+        return all(is_content(m, types) for arg in get_args(tp) if arg is not Ellipsis for m in members(arg))
+    return False
+
+
+def content_blocks(value: Any, types: RevisionTypes) -> list[JSON]:
+    """Unstructured output: text for a string, blocks for content blocks, JSON text for anything else."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [{"type": "text", "text": value}]
+    if isinstance(value, types.content):
+        return [value.model_dump(mode="json")]
+    if isinstance(value, list | tuple) and all(isinstance(v, (str, *types.content)) for v in value):
+        return [block for item in value for block in content_blocks(item, types)]
+    return [{"type": "text", "text": to_json(value, fallback=str).decode()}]
+
+
+# -- prompts --------------------------------------------------------------------------------
+
+
+def prompt_arguments(params: Parameters) -> list[dict[str, JSON]]:
+    out = []
+    for name, annotation, default in params.fields:
+        argument: dict[str, JSON] = {"name": name}
+        description = field_description(annotation)
+        if description:
+            argument["description"] = description
+        argument["required"] = default is inspect.Parameter.empty
+        out.append(argument)
+    return out
+
+
+def prompt_messages(value: Any, types: RevisionTypes) -> list[JSON]:
+    """A prompt's return value as ``messages``: a string is one user message, a list one message per item."""
+    items = value if isinstance(value, list | tuple) else [value]
+    messages = []
+    for item in items:
+        if isinstance(item, str):
+            messages.append({"role": "user", "content": {"type": "text", "text": item}})
+        elif isinstance(item, types.content):
+            messages.append({"role": "user", "content": item.model_dump(mode="json")})
+        elif isinstance(item, BaseModel):
+            messages.append(item.model_dump(mode="json", by_alias=True))
+        elif isinstance(item, dict):
+            messages.append(item)
+        else:
+            raise OutputError(f"a prompt message must be text, a content block or a message, not {type(item).__name__}")
+    return messages
+
+
+# -- resources ------------------------------------------------------------------------------
+
+_EXPRESSION = re.compile(r"\{([^{}]*)\}")
+_VARIABLE = re.compile(r"(\+?)([A-Za-z_][A-Za-z0-9_]*)\Z")
+
+
+class UriTemplate(NamedTuple):
+    """An RFC 6570 template of simple (``{name}``: one segment) and reserved (``{+path}``) variables."""
+
+    template: str
+    pattern: re.Pattern[str]
+    variables: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, template: str) -> UriTemplate | None:
+        """None for a plain URI (no variables); refuses expressions it does not support."""
+        if "{" not in template and "}" not in template:
+            return None
+        regex, names, at = "", [], 0
+        for match in _EXPRESSION.finditer(template):
+            literal = template[at : match.start()]
+            variable = _VARIABLE.match(match.group(1))
+            if "{" in literal or "}" in literal or variable is None:
+                raise DeclarationError(
+                    f"URI template {template!r}: only {{name}} and {{+name}} expressions are supported"
+                )
+            reserved, name = variable.groups()
+            if name in names:
+                raise DeclarationError(f"URI template {template!r} names {{{name}}} twice")
+            names.append(name)
+            regex += re.escape(literal) + (f"(?P<{name}>.+?)" if reserved else f"(?P<{name}>[^/?#]+?)")
+            at = match.end()
+        rest = template[at:]
+        if "{" in rest or "}" in rest:
+            raise DeclarationError(f"URI template {template!r}: an unbalanced brace")
+        return cls(template, re.compile(regex + re.escape(rest) + r"\Z"), tuple(names))
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        found = self.pattern.match(uri)
+        return {k: unquote(v) for k, v in found.groupdict().items()} if found else None
+
+
+def resource_contents(value: Any, uri: str, mime_type: str | None, types: RevisionTypes) -> list[JSON]:
+    """A resource function's return value as ``contents``."""
+    if isinstance(value, str):
+        return [{"uri": uri, "mimeType": mime_type or "text/plain", "text": value}]
+    if isinstance(value, bytes):
+        blob = base64.b64encode(value).decode()
+        return [{"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": blob}]
+    if isinstance(value, list) and value and all(_is_contents(v) for v in value):
+        return [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
+    if _is_contents(value):
+        return [value.model_dump(mode="json") if isinstance(value, BaseModel) else value]
+    text = to_json(value, fallback=str).decode()
+    return [{"uri": uri, "mimeType": mime_type or "application/json", "text": text}]
+
+
+def _is_contents(value: Any) -> bool:
+    if isinstance(value, BaseModel):
+        fields = type(value).model_fields
+        return "uri" in fields and ("text" in fields or "blob" in fields)
+    return isinstance(value, dict) and isinstance(value.get("uri"), str) and ("text" in value or "blob" in value)

@@ -1,0 +1,258 @@
+"""Input from the client during a request: elicitation, sampling and roots, in either era.
+
+A handler asks with ``await ctx.elicit(...)``, ``ctx.sample(...)`` or ``ctx.list_roots()``.
+How the question travels depends on the session:
+
+- legacy sessions (``initialize``) send a real server->client request and wait for its answer
+  (the session's ``direct`` channel);
+- modern requests (2026-07-28, stateless) cannot wait: an unanswered question raises
+  ``InputRequired``, the kernel answers the request with an ``input_required`` result listing
+  every question asked so far (``inputRequests``), and the client retries the request with
+  ``inputResponses``. The handler runs again from the start; this time the same question,
+  asked in the same order, returns the client's answer (multi round-trip requests, MRTR).
+
+Answers of earlier rounds ride in ``requestState`` (``ReplayState``), which the kernel seals
+like every state (``request_state``: an HMAC bound to the request, the principal and an
+expiry), so an answer never reaches another request, another principal or a late retry. A
+question is keyed by what it asks (``elicit-1``, ``sample-1``, ... in the order the handler
+asks them, or the ``key`` the handler gives), and the digest of each question is recorded, so
+an answer is only ever returned for the question it answers. Several questions asked at once
+(``asyncio.gather``) go out in one round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Generic, Literal, NamedTuple, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import from_json, to_json
+
+from ...codec import dump
+from ...jsonrpc import INVALID_PARAMS, ProtocolError
+
+T = TypeVar("T")
+
+# A legacy session's channel: send ``method`` with ``params`` to the client, return its answer (JSON).
+Direct = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+REPLAY_PREFIX = "mcpgen-replay.2."
+LABELS = {"elicitation/create": "elicit", "sampling/createMessage": "sample", "roots/list": "roots"}
+
+
+class InputRequired(Exception):
+    """Control flow of a modern request: the handler asked for input the client has not given yet.
+
+    Raised by the ``Context`` and caught by the kernel, which answers ``input_required`` with
+    every question in ``round.pending``. A handler should let it pass (``except Exception``
+    blocks in handlers should re-raise it, as they re-raise ``asyncio.CancelledError``).
+    """
+
+    def __init__(self, round: InputRound) -> None:
+        super().__init__("the request needs input from the client")
+        self.round = round
+
+
+class InputError(ValueError):
+    """The client's answer does not fit the question (an elicitation form that fails its schema)."""
+
+
+# -- what the handler gets back ------------------------------------------------------------------
+
+
+class Elicitation(NamedTuple, Generic[T]):
+    """The user's answer to an elicitation: ``accept`` (with ``data``), ``decline`` or ``cancel``."""
+
+    action: Literal["accept", "decline", "cancel"]
+    data: T | None = None  # the accepted form, validated as the requested schema
+
+    @property
+    def accepted(self) -> bool:
+        return self.action == "accept"
+
+
+class Sampled(NamedTuple):
+    """The client's LLM completion: ``role``, ``content`` (a content block, or a list of them, as JSON)."""
+
+    role: str
+    content: Any
+    model: str | None = None
+    stop_reason: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The text of the completion's text blocks, joined."""
+        blocks = self.content if isinstance(self.content, list) else [self.content]
+        return "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+
+
+class Root(NamedTuple):
+    """A root the client exposes: a ``file://`` URI and an optional name."""
+
+    uri: str
+    name: str | None = None
+
+
+# -- the replay state ------------------------------------------------------------------------
+
+
+def question_digest(request: Mapping[str, Any]) -> str:
+    return hashlib.sha256(to_json(request)).hexdigest()[:16]
+
+
+class ReplayState(NamedTuple):
+    """The answers of earlier rounds and the digest of every question asked (the sealed state is
+    bound to its request and expires: the kernel's ``request_state`` does both)."""
+
+    asked: dict[str, str]  # key -> question digest
+    answers: dict[str, Any]  # key -> JSON answer
+
+    def encode(self) -> str:
+        payload = {"q": self.asked, "a": self.answers}
+        return REPLAY_PREFIX + base64.urlsafe_b64encode(to_json(payload)).decode().rstrip("=")
+
+    @classmethod
+    def decode(cls, state: str) -> ReplayState:
+        """A state the kernel has opened (its HMAC, request and expiry verified); -32602 when it
+        does not parse."""
+        body = state[len(REPLAY_PREFIX) :]
+        try:
+            data = from_json(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+            asked, answers = data["q"], data["a"]
+        except (ValueError, KeyError, TypeError):
+            raise ProtocolError(INVALID_PARAMS, "requestState is malformed") from None
+        if not isinstance(asked, dict) or not isinstance(answers, dict):
+            raise ProtocolError(INVALID_PARAMS, "requestState is malformed")
+        return cls(asked, answers)
+
+
+def is_replay_state(state: str) -> bool:
+    return state.startswith(REPLAY_PREFIX)
+
+
+# -- one request's round -----------------------------------------------------------------------
+
+
+class InputRound:
+    """The questions a handler asks during one request and the answers it has.
+
+    ``answers``: this round's ``inputResponses`` over the earlier rounds' (from the replay
+    state), as JSON; ``asked``: question digests recorded in the state; ``direct``: a legacy
+    session's channel (questions go out at once and nothing is replayed).
+    """
+
+    def __init__(
+        self,
+        *,
+        replay: ReplayState | None = None,
+        responses: Mapping[str, Any] | None = None,
+        direct: Direct | None = None,
+    ) -> None:
+        self.direct = direct
+        self.answers: dict[str, Any] = dict(replay.answers) if replay is not None else {}
+        if responses:
+            self.answers.update({k: dump(v) for k, v in responses.items()})
+        self.asked: dict[str, str] = dict(replay.asked) if replay is not None else {}
+        self.pending: dict[str, dict[str, Any]] = {}
+        self._counts: dict[str, int] = {}
+
+    def key_for(self, method: str, key: str | None) -> str:
+        if key is not None:
+            return key
+        label = LABELS.get(method, "input")
+        self._counts[label] = self._counts.get(label, 0) + 1
+        return f"{label}-{self._counts[label]}"
+
+    async def ask(self, method: str, params: dict[str, Any], key: str | None = None) -> Any:
+        """The client's answer (JSON) to ``method`` with ``params``; on a modern request without
+        one, raises ``InputRequired`` (after letting questions asked alongside register too)."""
+        key = self.key_for(method, key)
+        request = {"method": method, "params": params}
+        digest = question_digest(request)
+        if self.direct is not None:
+            return dump(await self.direct(method, params))
+        if key in self.answers and self.asked.get(key, digest) == digest:
+            self.asked[key] = digest
+            return self.answers[key]
+        self.asked[key] = digest
+        self.pending[key] = request
+        await asyncio.sleep(0)  # questions asked concurrently (gather) join this round
+        raise InputRequired(self)
+
+    def state(self) -> ReplayState:
+        """What the next round needs: the answers so far (only to questions still asked) and the digests."""
+        kept = {k: v for k, v in self.answers.items() if k in self.asked and k not in self.pending}
+        return ReplayState(dict(self.asked), kept)
+
+    def result(self) -> dict[str, Any]:
+        """The ``input_required`` result of this round (its ``requestState`` not sealed yet)."""
+        return {
+            "resultType": "input_required",
+            "inputRequests": dict(self.pending),
+            "requestState": self.state().encode(),
+        }
+
+
+# -- building questions and reading answers -------------------------------------------------------
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def form_schema(schema: type[BaseModel] | Mapping[str, Any]) -> dict[str, Any]:
+    """An elicitation's ``requestedSchema``: a flat object of primitive properties."""
+    if isinstance(schema, Mapping):
+        return dict(schema)
+    full = schema.model_json_schema()
+    defs = full.get("$defs", {})
+    properties: dict[str, Any] = {}
+    for name, prop in full.get("properties", {}).items():
+        ref = prop.get("$ref") if isinstance(prop, dict) else None
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):  # an enum class: inline it
+            prop = {**defs.get(ref[len("#/$defs/") :], {}), **{k: v for k, v in prop.items() if k != "$ref"}}
+        properties[name] = prop
+    out: dict[str, Any] = {"type": "object", "properties": properties}
+    if full.get("required"):
+        out["required"] = list(full["required"])
+    return out
+
+
+def elicitation(answer: Any, schema: type[BaseModel] | Mapping[str, Any]) -> Elicitation[Any]:
+    if not isinstance(answer, dict) or answer.get("action") not in ("accept", "decline", "cancel"):
+        raise InputError("the client's elicitation answer has no valid action")
+    action = answer["action"]
+    if action != "accept":
+        return Elicitation(action)
+    content = answer.get("content") or {}
+    if isinstance(schema, Mapping):
+        return Elicitation("accept", content)
+    try:
+        return Elicitation("accept", schema.model_validate(content))
+    except ValidationError as exc:
+        fields = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(form)'}: {e['msg']}" for e in exc.errors())
+        raise InputError(f"the answer to the elicitation does not fit its form: {fields}") from None
+
+
+def sampled(answer: Any) -> Sampled:
+    if not isinstance(answer, dict) or "role" not in answer or "content" not in answer:
+        raise InputError("the client's sampling answer has no role or content")
+    return Sampled(answer["role"], answer["content"], answer.get("model"), answer.get("stopReason"))
+
+
+def roots(answer: Any) -> list[Root]:
+    items = answer.get("roots") if isinstance(answer, dict) else None
+    if not isinstance(items, list):
+        raise InputError("the client's roots/list answer has no roots")
+    return [Root(r["uri"], r.get("name")) for r in items if isinstance(r, dict) and isinstance(r.get("uri"), str)]
+
+
+def sampling_params(
+    messages: str | Sequence[Mapping[str, Any]], max_tokens: int, extra: Mapping[str, Any]
+) -> dict[str, Any]:
+    if isinstance(messages, str):
+        listed: list[Any] = [{"role": "user", "content": {"type": "text", "text": messages}}]
+    else:
+        listed = [dump(m) for m in messages]
+    return {"messages": listed, "maxTokens": max_tokens, **extra}

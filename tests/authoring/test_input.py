@@ -1,0 +1,250 @@
+"""``ctx.elicit``/``sample``/``list_roots``: multi round-trip replay on 2026-07-28, real requests on legacy sessions."""
+
+import asyncio
+from typing import Any
+
+from mcpgen.v2026_07_28.server import App, Context
+from pydantic import BaseModel
+
+from tests.authoring.apps import Driver, run
+from tests.server.servers import Stdio
+
+ELICIT = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}, "roots": {}}}
+RUNS: list[str] = []
+QUESTION = {"text": "Name?"}
+
+
+class Name(BaseModel):
+    name: str
+
+
+def make_app() -> App:
+    app = App("asking", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    async def ask_name(ctx: Context) -> str:
+        RUNS.append("ask_name")
+        answer = await ctx.elicit(QUESTION["text"], Name)
+        return f"hi {answer.data.name}" if answer.data else answer.action
+
+    @app.tool
+    async def two_steps(ctx: Context) -> str:
+        name = await ctx.elicit("Name?", Name)
+        sampled = await ctx.sample(f"A greeting for {name.data.name if name.data else '?'}", max_tokens=20)
+        return f"{sampled.text} (model {sampled.model})"
+
+    @app.tool
+    async def together(ctx: Context) -> str:
+        name, sampled, roots = await asyncio.gather(
+            ctx.elicit("Name?", Name), ctx.sample("Hi", max_tokens=5), ctx.list_roots()
+        )
+        return f"{name.action} {sampled.text} {[r.uri for r in roots]}"
+
+    @app.tool
+    async def keyed(x: int, ctx: Context) -> str:
+        answer = await ctx.elicit("Name?", Name, key="user_name")
+        return f"{x} {answer.data.name if answer.data else answer.action}"
+
+    return app
+
+
+def accept(**content: Any) -> dict[str, Any]:
+    return {"action": "accept", "content": content}
+
+
+SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "Hello!"}, "model": "m1", "stopReason": "endTurn"}
+ROOTS = {"roots": [{"uri": "file:///work", "name": "work"}]}
+
+
+def test_a_question_is_answered_over_rounds_and_the_tool_runs_again() -> None:
+    async def go() -> tuple[Any, Any]:
+        async with Driver(make_app()) as d:
+            RUNS.clear()
+            first = await d.call("ask_name", **ELICIT)
+            retry = {"name": "ask_name", "arguments": {}, "inputResponses": {"elicit-1": accept(name="Ada")}}
+            retry["requestState"] = first["requestState"]
+            return first, await d.result("tools/call", retry, **ELICIT)
+
+    first, done = run(go())
+    assert first["resultType"] == "input_required"
+    assert first["inputRequests"] == {
+        "elicit-1": {
+            "method": "elicitation/create",
+            "params": {
+                "message": "Name?",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {"name": {"title": "Name", "type": "string"}},
+                    "required": ["name"],
+                },
+            },
+        }
+    }
+    assert isinstance(first["requestState"], str)
+    assert done["content"] == [{"type": "text", "text": "hi Ada"}]
+    assert RUNS == ["ask_name", "ask_name"]  # replayed: the function runs again with the answer
+
+
+def test_several_rounds_carry_earlier_answers_in_the_state() -> None:
+    async def go() -> list[Any]:
+        async with Driver(make_app()) as d:
+            one = await d.call("two_steps", **ELICIT)
+            params = {"name": "two_steps", "arguments": {}, "inputResponses": {"elicit-1": accept(name="Ada")}}
+            two = await d.result("tools/call", {**params, "requestState": one["requestState"]}, **ELICIT)
+            params["inputResponses"] = {"sample-1": SAMPLED}  # only this round's answer; Ada rides in the state
+            three = await d.result("tools/call", {**params, "requestState": two["requestState"]}, **ELICIT)
+            return [one, two, three]
+
+    one, two, three = run(go())
+    assert list(one["inputRequests"]) == ["elicit-1"]
+    assert list(two["inputRequests"]) == ["sample-1"] and two["requestState"] != one["requestState"]
+    assert two["inputRequests"]["sample-1"]["params"]["messages"][0]["content"]["text"] == "A greeting for Ada"
+    assert three["content"][0]["text"] == "Hello! (model m1)"
+
+
+def test_questions_asked_together_go_out_in_one_round() -> None:
+    async def go() -> tuple[Any, Any]:
+        async with Driver(make_app()) as d:
+            first = await d.call("together", **ELICIT)
+            answers = {"elicit-1": accept(name="Ada"), "sample-1": SAMPLED, "roots-1": ROOTS}
+            params = {"name": "together", "arguments": {}, "inputResponses": answers}
+            return first, await d.result("tools/call", {**params, "requestState": first["requestState"]}, **ELICIT)
+
+    first, done = run(go())
+    assert {k: v["method"] for k, v in first["inputRequests"].items()} == {
+        "elicit-1": "elicitation/create",
+        "sample-1": "sampling/createMessage",
+        "roots-1": "roots/list",
+    }
+    assert done["content"][0]["text"] == "accept Hello! ['file:///work']"
+
+
+def test_the_state_is_bound_to_its_request_sealed_and_expires() -> None:
+    async def go() -> list[Any]:
+        async with Driver(make_app()) as d:
+            first = await d.call("keyed", {"x": 1}, **ELICIT)
+            state = first["requestState"]
+            answer = {"user_name": accept(name="Ada")}
+
+            def retry(x: int, state: str) -> dict[str, Any]:
+                return {"name": "keyed", "arguments": {"x": x}, "inputResponses": answer, "requestState": state}
+
+            other = await d.send("tools/call", retry(2, state), **ELICIT)
+            tampered = await d.send("tools/call", retry(1, state[:-2] + "xx"), **ELICIT)
+            good = await d.result("tools/call", retry(1, state), **ELICIT)
+            sealer = d.app.server.router.services.request_state
+            later = sealer.clock() + sealer.ttl + 2
+            sealer.clock = lambda: later
+            expired = await d.send("tools/call", retry(1, state), **ELICIT)
+            return [other, tampered, good, expired]
+
+    other, tampered, good, expired = run(go())
+    assert other["error"]["code"] == -32602 and "another request" in other["error"]["message"]
+    assert tampered["error"]["code"] == -32602 and "integrity" in tampered["error"]["message"]
+    assert good["content"][0]["text"] == "1 Ada"
+    assert expired["error"]["code"] == -32602 and "expired" in expired["error"]["message"]
+
+
+def test_an_answer_is_only_used_for_the_question_it_answers() -> None:
+    async def go() -> tuple[Any, Any, Any]:
+        async with Driver(make_app()) as d:
+            QUESTION["text"] = "Name?"
+            first = await d.call("ask_name", **ELICIT)
+            QUESTION["text"] = "Your full name?"  # the function now asks something else under the same key
+            params = {"name": "ask_name", "arguments": {}, "inputResponses": {"elicit-1": accept(name="Ada")}}
+            again = await d.result("tools/call", {**params, "requestState": first["requestState"]}, **ELICIT)
+            unasked = await d.result(
+                "tools/call", {**params, "inputResponses": {"user_name": accept(name="x")}}, **ELICIT
+            )
+            QUESTION["text"] = "Name?"
+            return first, again, unasked
+
+    first, again, unasked = run(go())
+    assert first["inputRequests"]["elicit-1"]["params"]["message"] == "Name?"
+    assert again["resultType"] == "input_required"
+    assert again["inputRequests"]["elicit-1"]["params"]["message"] == "Your full name?"
+    assert unasked["resultType"] == "input_required"  # answers to keys never asked are ignored
+
+
+def test_a_key_the_client_already_answers_needs_no_state() -> None:
+    async def go() -> Any:
+        async with Driver(make_app()) as d:
+            answers = {"user_name": accept(name="Bo"), "unknown_extra_key": accept(foo="bar")}
+            return await d.result(
+                "tools/call", {"name": "keyed", "arguments": {"x": 7}, "inputResponses": answers}, **ELICIT
+            )
+
+    assert run(go())["content"][0]["text"] == "7 Bo"
+
+
+def test_asking_for_what_the_client_did_not_declare_is_refused() -> None:
+    async def go() -> Any:
+        async with Driver(make_app()) as d:
+            return await d.send("tools/call", {"name": "ask_name", "arguments": {}})
+
+    error = run(go())["error"]
+    assert error["code"] == -32021 and error["data"] == {"requiredCapabilities": {"elicitation": {}}}
+
+
+# -- legacy sessions: a real server->client request, the function runs once ------------------------
+
+
+def legacy(capabilities: dict[str, Any]) -> list[dict[str, Any]]:
+    init = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": capabilities,
+        "clientInfo": {"name": "test", "version": "1"},
+    }
+    return [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+
+
+def answer_requests(io: Stdio, message: dict[str, Any]) -> None:
+    """The client side: answer the server's requests as they are written."""
+    if message.get("method") == "elicitation/create":
+        io.send({"jsonrpc": "2.0", "id": message["id"], "result": accept(name="Lin")})
+    elif message.get("method") == "sampling/createMessage":
+        io.send({"jsonrpc": "2.0", "id": message["id"], "result": SAMPLED})
+    elif message.get("method") == "roots/list":
+        io.send({"jsonrpc": "2.0", "id": message["id"], "result": ROOTS})
+
+
+def test_on_a_legacy_session_questions_are_real_requests_and_nothing_is_replayed() -> None:
+    async def go() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+        app = make_app()
+        async with Stdio(app.server, on_write=answer_requests) as io:
+            RUNS.clear()
+            io.send(*legacy({"elicitation": {}, "sampling": {}, "roots": {}}))
+            await io.response(0)
+            io.send(
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask_name", "arguments": {}}}
+            )
+            asked = await io.response(1)
+            io.send(
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "together", "arguments": {}}}
+            )
+            together = await io.response(2)
+            return [m for m in io.out if "method" in m and "id" in m], asked, together
+
+    requests, asked, together = run(go())
+    assert asked["result"]["content"] == [{"type": "text", "text": "hi Lin"}]
+    assert RUNS == ["ask_name"]  # once: the answer came back to the waiting function
+    assert requests[0]["method"] == "elicitation/create" and requests[0]["params"]["message"] == "Name?"
+    assert together["result"]["content"][0]["text"] == "accept Hello! ['file:///work']"
+    assert {r["method"] for r in requests} == {"elicitation/create", "sampling/createMessage", "roots/list"}
+
+
+def test_on_a_legacy_session_an_undeclared_capability_is_refused() -> None:
+    async def go() -> dict[str, Any]:
+        async with Stdio(make_app().server) as io:
+            io.send(*legacy({}))
+            await io.response(0)
+            io.send(
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask_name", "arguments": {}}}
+            )
+            return await io.response(1)
+
+    error = run(go())["error"]
+    assert error["code"] == -32021 and error["message"] == "the client did not declare elicitation"

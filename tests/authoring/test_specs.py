@@ -1,0 +1,171 @@
+"""Schema-first tools: ``mcp-codegen tools FILE`` writes typed models and handler stubs; the tools are served
+exactly as defined, arguments checked by the generated models."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_schema_codegen.commands.cli import main
+
+TOOLS = {
+    "tools": [
+        {
+            "name": "get-forecast",
+            "title": "Forecast",
+            "description": "The forecast.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "minLength": 1},
+                    "days": {"type": "integer", "minimum": 1, "maximum": 7, "default": 3},
+                    "units": {"type": "string", "enum": ["c", "f"]},
+                },
+                "required": ["city"],
+                "additionalProperties": False,
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "highs": {"type": "array", "items": {"type": "number"}}},
+                "required": ["city", "highs"],
+            },
+        },
+        {"name": "ping", "inputSchema": {"type": "object"}},
+    ]
+}
+
+SERVER = """
+from mcpgen.v2026_07_28.server import App
+
+import declared_handlers
+
+app = App("declared", surface="no_surface")
+declared_handlers.register(app)
+"""
+
+FILLED = '''
+async def get_forecast(args: GetForecastArguments, ctx: Context) -> GetForecastOutput:
+    """The forecast."""
+    return GetForecastOutput(city=args.city, highs=[20.0] * args.days)
+
+
+async def ping(args: PingArguments, ctx: Context) -> Any:
+    return "pong " + json.dumps(args.model_dump())
+
+
+def register'''
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Path:
+    (tmp_path / "tools.json").write_text(json.dumps(TOOLS))
+    monkeypatch.chdir(tmp_path)
+    assert main(["tools", "tools.json", "--module", "declared"]) == 0
+    out = capsys.readouterr().out
+    assert "declared.py: written" in out and "declared_handlers.py: written (yours" in out
+    return tmp_path
+
+
+def test_generated_models_and_stubs_type_check(project: Path) -> None:
+    handlers = (project / "declared_handlers.py").read_text()
+    assert "async def get_forecast(args: GetForecastArguments, ctx: Context) -> GetForecastOutput:" in handlers
+    assert "    app.tool(GET_FORECAST)(get_forecast)" in handlers
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "declared.py", "declared_handlers.py"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
+def drive(project: Path, *calls: dict[str, Any]) -> list[dict[str, Any]]:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    (project / "server.py").write_text(SERVER)
+    probe = f"""
+import asyncio, json, sys
+sys.path.insert(0, {str(project)!r})
+sys.path.insert(0, {str(Path(__file__).parents[2])!r})
+from server import app
+from tests.server.servers import Stdio
+
+async def main():
+    async with Stdio(app.server) as io:
+        for i, call in enumerate({calls!r}, 1):
+            io.send({{"jsonrpc": "2.0", "id": i, **call, "params": {{**call.get("params", {{}}), "_meta": {meta!r}}}}})
+            print(json.dumps(await io.response(i)))
+
+asyncio.run(main())
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_schema_first_tools_are_served_as_defined_and_validated(project: Path) -> None:
+    handlers = project / "declared_handlers.py"
+    text = handlers.read_text()
+    start, end = text.index("\n\nasync def get_forecast"), text.index("\n\ndef register")
+    filled = text[:start] + "\n" + FILLED + text[end + len("\n\ndef register") :]
+    handlers.write_text(filled.replace("from typing import Any", "import json\nfrom typing import Any"))
+    listed, good, bad, free = drive(
+        project,
+        {"method": "tools/list"},
+        {"method": "tools/call", "params": {"name": "get-forecast", "arguments": {"city": "Oslo", "days": 2}}},
+        {"method": "tools/call", "params": {"name": "get-forecast", "arguments": {"city": "", "days": "2", "x": 1}}},
+        {"method": "tools/call", "params": {"name": "ping", "arguments": {"anything": [1]}}},
+    )
+    assert listed["result"]["tools"] == TOOLS["tools"]  # exactly as the file defines them
+    assert good["result"]["structuredContent"] == {"city": "Oslo", "highs": [20.0, 20.0]}
+    text = bad["result"]["content"][0]["text"]
+    assert bad["result"]["isError"] is True
+    assert (
+        "- city: String should have at least 1 character" in text and "- days: Input should be a valid integer" in text
+    )
+    assert "- x: unexpected argument" in text  # additionalProperties: false
+    assert free["result"]["content"][0]["text"] == 'pong {"anything": [1]}'  # an open object keeps its keys
+
+
+def test_rerunning_keeps_the_handlers_and_names_the_new_tools(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    handlers = (project / "declared_handlers.py").read_text() + "\n# mine\n"
+    (project / "declared_handlers.py").write_text(handlers)
+    tools = json.loads((project / "tools.json").read_text())
+    tools["tools"].append({"name": "new.tool", "inputSchema": {"type": "object"}})
+    (project / "tools.json").write_text(json.dumps(tools))
+    assert main(["tools", "tools.json", "--module", "declared"]) == 0
+    out = capsys.readouterr().out
+    assert "declared.py: written" in out and "it has no handler for new_tool" in out
+    assert (project / "declared_handlers.py").read_text() == handlers
+    assert "NEW_TOOL: ToolSpec[NewToolArguments, Any]" in (project / "declared.py").read_text()
+    generated = project / "declared.py"
+    generated.write_text(generated.read_text() + "# edit\n")
+    assert main(["tools", "tools.json", "--module", "declared"]) == 2
+    assert "edited by hand" in capsys.readouterr().err
+
+
+def test_a_bad_tools_file_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"tools": [{"name": "x"}]}))
+    assert main(["tools", str(bad), "--module", "m", "--out", str(tmp_path)]) == 2
+    assert "tool 'x' has no inputSchema object" in capsys.readouterr().err
+    assert main(["tools", str(bad), "--module", "not a module"]) == 2
+
+
+def test_the_everything_servers_declared_module_is_what_the_generator_writes(tmp_path: Path) -> None:
+    from mcp_schema_codegen.commands.tool_specs import generate_specs
+    from tests.conftest import ROOT
+
+    example = ROOT / "examples" / "everything_server"
+    generate_specs(example / "declared_tools.json", "declared", tmp_path)
+    assert (tmp_path / "declared.py").read_text() == (example / "declared.py").read_text(), (
+        "run `mcp-codegen tools declared_tools.json --module declared` in examples/everything_server"
+    )

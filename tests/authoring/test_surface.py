@@ -1,0 +1,194 @@
+"""The generated surface module: golden output, the ``check`` gate with its classification, and what the
+server does at start with a current, stale or missing one."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_schema_codegen.commands.app_surface import check_surface, describe_app, read_lists, render, write_surface
+from mcp_schema_codegen.commands.cli import main
+from tests.conftest import ROOT
+
+GOLDEN = Path(__file__).parent / "golden"
+WEATHER = ROOT / "examples" / "weather"
+EVERYTHING = ROOT / "examples" / "everything_server"
+
+
+def test_golden_surface_of_a_hostile_app(request: pytest.FixtureRequest) -> None:
+    """Quotes, triple quotes, backslashes, newlines, template syntax, control and non-ASCII characters in
+    names, descriptions and URIs: the module is what the generator writes, byte for byte, and pure data."""
+    if request.config.getoption("--update-goldens"):
+        write_surface(GOLDEN, "hostile_app:app", force=True)
+    described = describe_app(GOLDEN, "hostile_app:app")
+    expected = (GOLDEN / "hostile_app_surface.py").read_text(encoding="utf-8")
+    assert render(described, "hostile_app:app") == expected, "run pytest with --update-goldens and commit"
+    tree = ast.parse(expected)
+    for node in tree.body[1:]:  # after the docstring: an import and assignments of literals, nothing else
+        assert isinstance(node, ast.ImportFrom | ast.AnnAssign), ast.dump(node)
+        if isinstance(node, ast.AnnAssign):
+            assert node.value is not None
+            ast.literal_eval(node.value)
+    lists = read_lists(expected)
+    assert lists["tools"] == described["tools"] and lists["prompts"] == described["prompts"]
+    assert lists["resourceTemplates"] == described["resourceTemplates"]
+    weird = lists["tools"][0]
+    assert weird["name"] == "we\"ird'\n name"
+    assert weird["inputSchema"]["properties"]["text"]["description"] == '"""; import os; os.system("touch PWNED"); """'
+    assert not (GOLDEN / "PWNED").exists()
+
+
+@pytest.mark.parametrize("example", [WEATHER, EVERYTHING], ids=["weather", "everything_server"])
+def test_the_examples_surfaces_are_what_the_generator_writes(example: Path) -> None:
+    config = (example / "pyproject.toml").read_text()
+    spec = config.split('app = "')[1].split('"')[0]
+    report = check_surface(example, spec)
+    assert report.clean, (report.reasons, [str(c) for c in report.changes])
+
+
+@pytest.fixture
+def weather(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of examples/weather to edit, as the current directory."""
+    copy = tmp_path / "weather"
+    shutil.copytree(WEATHER, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.chdir(copy)
+    return copy
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new))
+
+
+def test_editing_a_signature_without_regenerating_fails_check_with_the_classified_change(
+    weather: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check"]) == 0
+    edit(weather / "weather.py", "def add(a: int, b: int) -> int:", "def add(a: int, b: int, c: int) -> int:")
+    edit(weather / "weather.py", '    units: Literal["celsius"] = "celsius"\n', "")
+    edit(
+        weather / "weather.py",
+        "days: Annotated[int, Field(ge=1, le=7)] = 3,",
+        "days: Annotated[int, Field(ge=1, le=7)] = 3, hourly: bool = False,",
+    )
+    capsys.readouterr()
+    assert main(["check"]) == 1
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert "breaking: tool 'add': new required argument 'c'" in lines
+    assert any(line.startswith("breaking: tool 'get_forecast': output") and "'units'" in line for line in lines), out
+    assert any(line.startswith("compatible: tool 'get_forecast'") and "'hourly'" in line for line in lines), out
+    assert "the surface of weather:app changed (2 breaking, 1 compatible)" in err
+    assert main(["regen"]) == 0
+    assert "breaking: tool 'add': new required argument 'c'" in capsys.readouterr().out
+    assert main(["check"]) == 0
+
+
+def serve(example: Path, *requests: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+    import json
+
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    lines = "".join(
+        json.dumps({"jsonrpc": "2.0", "id": i, **r, "params": {**r.get("params", {}), "_meta": meta}}) + "\n"
+        for i, r in enumerate(requests, 1)
+    )
+    done = subprocess.run(
+        [sys.executable, str(example)], input=lines, capture_output=True, text=True, timeout=60, check=True
+    )
+    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+
+
+def test_a_stale_surface_is_reported_at_start_and_the_server_stays_truthful(weather: Path) -> None:
+    edit(weather / "weather.py", "def add(a: int, b: int) -> int:", "def add(a: int, b: int, c: int = 0) -> int:")
+    replies, err = serve(
+        weather,
+        {"method": "tools/list"},
+        {"method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2, "c": 3}}},
+    )
+    assert "weather_surface is stale ('tool add' changed)" in err and "mcp-codegen regen" in err
+    add = next(t for t in replies[0]["result"]["tools"] if t["name"] == "add")
+    assert "c" in add["inputSchema"]["properties"]  # built from the declaration, not the stale entry
+    assert replies[1]["result"]["structuredContent"] == {"result": 3}  # "c" validated and accepted
+    (weather / "weather_surface.py").unlink()
+    _, err = serve(weather, {"method": "tools/list"})
+    assert "no generated surface module 'weather_surface'" in err
+
+
+def test_a_current_surface_is_served_without_building_any_schema() -> None:
+    """At start the app compares fingerprints only; building an entry would raise here."""
+    probe = f"""
+import sys
+sys.path.insert(0, {str(WEATHER)!r})
+from mcpgen._runtime.server.authoring import declarations
+def boom(self, types):
+    raise AssertionError("built " + self.key)
+for cls in (declarations.Tool, declarations.Prompt, declarations.Resource):
+    cls.entry = boom
+import weather
+weather.app.freeze()
+print(weather.app.stale, [t["name"] for t in weather.app.listing("tools")])
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[] ['add', 'get_forecast', 'fail']"
+    assert done.stderr == ""
+
+
+def test_regen_refuses_a_hand_edited_surface_and_check_reports_it(
+    weather: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    surface = weather / "weather_surface.py"
+    surface.write_text(surface.read_text().replace("Add two integers.", "Add two numbers."))
+    assert main(["check"]) == 1
+    assert "weather_surface.py: edited by hand" in capsys.readouterr().err
+    assert main(["regen"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "edited by hand" in err and "--force" in err
+    assert main(["regen", "--force"]) == 0 and main(["check"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("weather", "is not MODULE:ATTRIBUTE"),
+        ("nowhere:app", "No module named 'nowhere'"),
+        ("weather:nothing", "is not an App"),
+    ],
+)
+def test_a_bad_app_is_a_one_line_error(
+    weather: Path, spec: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edit(weather / "pyproject.toml", 'app = "weather:app"', f'app = "{spec}"')
+    assert main(["regen"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_the_surface_module_imports_as_the_runtime_reads_it() -> None:
+    sys.path.insert(0, str(WEATHER))
+    try:
+        module = importlib.import_module("weather_surface")
+        from mcpgen._runtime.server.authoring.surface import Surface
+
+        surface = Surface.read(module)
+        assert sorted(surface.declarations) == sorted(
+            [
+                "tool add",
+                "tool get_forecast",
+                "tool fail",
+                "resource template weather://{city}/current",
+                "prompt plan_trip",
+            ]
+        )
+        assert surface.entries["tool add"]["inputSchema"]["required"] == ["a", "b"]
+    finally:
+        sys.path.remove(str(WEATHER))
+        sys.modules.pop("weather_surface", None)

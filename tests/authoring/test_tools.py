@@ -1,0 +1,279 @@
+"""Typed tools, resources and prompts, served in-process: what a model and a user see on the wire."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tests.authoring.apps import CALLS, Driver, make_app, run
+from tests.server.servers import request
+
+
+def schemas(listed: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {tool["name"]: tool for tool in listed["tools"]}
+
+
+def refs(schema: Any) -> list[str]:
+    found: list[str] = []
+    if isinstance(schema, dict):
+        if isinstance(schema.get("$ref"), str):
+            found.append(schema["$ref"])
+        for value in schema.values():
+            found += refs(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            found += refs(value)
+    return found
+
+
+def test_schemas_are_built_from_the_annotations_and_self_contained() -> None:
+    async def go() -> dict[str, Any]:
+        async with Driver(make_app()) as d:
+            return await d.result("tools/list")
+
+    tools = schemas(run(go()))
+    add = tools["add"]
+    assert add["description"] == "Add two integers."
+    assert add["inputSchema"] == {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "required": ["a", "b"],
+        "additionalProperties": False,
+    }
+    assert add["outputSchema"] == {  # an int is wrapped: structuredContent is an object in every revision
+        "type": "object",
+        "properties": {"result": {"type": "integer"}},
+        "required": ["result"],
+    }
+    props = tools["describe"]["inputSchema"]["properties"]
+    assert props["scale"] == {"type": "number", "exclusiveMinimum": 0, "default": 1.0, "description": "How much bigger"}
+    assert props["mode"] == {"enum": ["fast", "exact"], "type": "string", "default": "fast"}
+    assert tools["describe"]["inputSchema"]["required"] == ["shape"]
+    assert "title" not in json.dumps(props["scale"])  # no titles made up from parameter names
+    assert "outputSchema" not in tools["describe"]  # a str stays unstructured
+    for name in ("describe", "grow", "forecast"):
+        for key in ("inputSchema", "outputSchema"):
+            schema = tools[name].get(key)
+            if schema is None:
+                continue
+            jsonschema.Draft202012Validator.check_schema(schema)
+            for ref in refs(schema):  # every $ref resolves inside its own schema
+                assert ref.startswith("#/$defs/") and ref.split("/")[-1] in schema["$defs"], (name, key, ref)
+    assert tools["grow"]["outputSchema"]["type"] == "object"  # a recursive root is inlined, $defs kept
+    get_data = tools["get-data"]
+    assert get_data["title"] == "Get data" and get_data["annotations"] == {"readOnlyHint": True}
+    assert "outputSchema" not in get_data
+
+
+def test_invalid_arguments_are_a_tool_error_naming_each_field_and_the_function_never_runs() -> None:
+    async def go() -> list[Any]:
+        async with Driver(make_app()) as d:
+            CALLS.clear()
+            return [
+                await d.call("add", {"a": "x", "b": 1}),
+                await d.call("add", {"a": "5", "b": 1.5}),  # strict JSON: no coercion
+                await d.call("add", {"a": 1}),
+                await d.call("add", {"a": 1, "b": 2, "c": 3}),
+                await d.call("describe", {"shape": {"name": "sq", "points": [{"x": 1}], "color": "green"}}),
+                await d.call("describe", {"shape": {"name": "sq", "points": []}, "scale": 0, "mode": "slow"}),
+            ]
+
+    results = run(go())
+    assert CALLS == []
+    texts = [r["content"][0]["text"] for r in results]
+    assert all(r["isError"] is True and "structuredContent" not in r for r in results)
+    assert texts[0] == "Invalid arguments for tool 'add':\n- a: Input should be a valid integer (got \"x\")"
+    assert "- a: Input should be a valid integer" in texts[1] and "- b: Input should be a valid integer" in texts[1]
+    assert texts[2].endswith("- b: Field required")
+    assert texts[3].endswith("- c: unexpected argument")
+    assert (
+        "- shape.points.0.y: Field required" in texts[4]
+        and "- shape.color: Input should be 'red' or 'blue'" in texts[4]
+    )
+    assert (
+        "- scale: Input should be greater than 0" in texts[5]
+        and "- mode: Input should be 'fast' or 'exact'" in texts[5]
+    )
+
+
+def test_valid_arguments_reach_the_function_as_the_authors_types() -> None:
+    async def go() -> list[Any]:
+        async with Driver(make_app()) as d:
+            shape = {"name": "sq", "points": [{"x": 1, "y": 2}], "color": "blue"}
+            return [
+                await d.call("add", {"a": 2, "b": 3}),
+                await d.call("describe", {"shape": shape, "scale": 2, "label": None}),
+                await d.call("grow", {"tree": {"value": 1, "children": [{"value": 0}]}}),
+            ]
+
+    added, described, grown = run(go())
+    assert added == {
+        "content": [{"type": "text", "text": "5"}],
+        "structuredContent": {"result": 5},
+        "resultType": "complete",
+        "_meta": added["_meta"],
+    }
+    assert described["content"] == [{"type": "text", "text": "sq x2.0 blue fast None"}]
+    assert grown["structuredContent"]["value"] == 2 and grown["structuredContent"]["children"][0]["value"] == 1
+
+
+def test_structured_output_is_validated_and_sent_with_its_json_as_text() -> None:
+    async def go() -> tuple[Any, Any, Any]:
+        async with Driver(make_app()) as d:
+            listed = schemas(await d.result("tools/list"))
+            return listed, await d.call("forecast", {"city": "Oslo"}), await d.call("broken_forecast", {"city": "Oslo"})
+
+    listed, good, broken = run(go())
+    jsonschema.Draft202012Validator(listed["forecast"]["outputSchema"]).validate(good["structuredContent"])
+    assert good["structuredContent"] == {"city": "Oslo", "highs": [20.5, 21.0], "units": "celsius"}
+    assert json.loads(good["content"][0]["text"]) == good["structuredContent"]
+    assert broken["isError"] is True and "structuredContent" not in broken  # never sent as success
+    assert "does not match its output schema: highs: Input should be a valid list" in broken["content"][0]["text"]
+
+
+def test_exceptions_become_tool_errors_and_masking_hides_all_but_tool_errors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async def go(**options: Any) -> list[Any]:
+        async with Driver(make_app(**options)) as d:
+            return [await d.call("fail"), await d.call("refuse")]
+
+    fail, refuse = run(go())
+    assert fail["isError"] is True and fail["content"][0]["text"] == "the secret database password is hunter2"
+    assert refuse["content"][0]["text"] == "you may not do that"
+    assert "RuntimeError: the secret database password is hunter2" in capsys.readouterr().err  # the log keeps it
+    fail, refuse = run(go(mask_errors=True))
+    assert fail["isError"] is True and fail["content"][0]["text"] == "tool 'fail' failed"
+    assert "hunter2" not in json.dumps(fail)
+    assert refuse["content"][0]["text"] == "you may not do that"
+
+
+def test_content_unknown_tools_and_threads() -> None:
+    async def go() -> list[Any]:
+        async with Driver(make_app()) as d:
+            return [
+                await d.call("picture"),
+                await d.call("get-data"),
+                await d.send("tools/call", {"name": "nope", "arguments": {}}),
+                await d.call("where"),
+            ]
+
+    picture, data, unknown, where = run(go())
+    assert picture["content"] == [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]
+    assert data["content"] == [{"type": "text", "text": '{"n":1}'}] and "structuredContent" not in data
+    assert unknown["error"]["code"] == -32602 and unknown["error"]["message"] == "Unknown tool: nope"
+    assert where["content"][0]["text"] == "worker"  # a sync function runs in a worker thread, not on the loop
+
+
+def test_resources_and_templates() -> None:
+    async def go() -> list[Any]:
+        async with Driver(make_app()) as d:
+            return [
+                await d.result("resources/list"),
+                await d.result("resources/templates/list"),
+                await d.result("resources/read", {"uri": "memo://static"}),
+                await d.result("resources/read", {"uri": "files://a/b%20c.txt"}),
+                await d.result("resources/read", {"uri": "points://3/4"}),
+                await d.send("resources/read", {"uri": "points://x/4"}),
+                await d.send("resources/read", {"uri": "files://missing/file"}),
+                await d.send("resources/read", {"uri": "nowhere://at/all"}),
+            ]
+
+    listed, templates, memo, file, point, bad, missing, nowhere = run(go())
+    assert listed["resources"] == [
+        {"uri": "memo://static", "name": "memo", "description": "A static memo", "mimeType": "text/markdown"}
+    ]
+    assert [t["uriTemplate"] for t in templates["resourceTemplates"]] == ["files://{+path}", "points://{x}/{y}"]
+    assert memo["contents"] == [{"uri": "memo://static", "mimeType": "text/markdown", "text": "# memo"}]
+    assert file["contents"] == [
+        {"uri": "files://a/b%20c.txt", "mimeType": "application/octet-stream", "blob": "YS9iIGMudHh0"}  # a/b c.txt
+    ]
+    assert json.loads(point["contents"][0]["text"]) == {"x": 3, "y": 4}
+    assert point["contents"][0]["mimeType"] == "application/json"
+    assert bad["error"]["code"] == -32602 and "x: Input should be a valid integer" in bad["error"]["message"]
+    for reply, uri in ((missing, "files://missing/file"), (nowhere, "nowhere://at/all")):
+        assert reply["error"] == {"code": -32602, "message": "Resource not found", "data": {"uri": uri}}
+
+
+def test_prompts() -> None:
+    async def go() -> list[Any]:
+        async with Driver(make_app()) as d:
+            return [
+                await d.result("prompts/list"),
+                await d.result("prompts/get", {"name": "greet", "arguments": {"name": "Ada", "times": "2"}}),
+                await d.result("prompts/get", {"name": "chat", "arguments": {"topic": "tides"}}),
+                await d.send("prompts/get", {"name": "greet", "arguments": {}}),
+                await d.send("prompts/get", {"name": "nope"}),
+            ]
+
+    listed, greeted, chat, missing, unknown = run(go())
+    assert listed["prompts"][0] == {
+        "name": "greet",
+        "description": "A greeting.",
+        "arguments": [
+            {"name": "name", "description": "Who", "required": True},
+            {"name": "times", "required": False},
+        ],
+    }
+    assert greeted["messages"] == [{"role": "user", "content": {"type": "text", "text": "Hello Ada Hello Ada"}}]
+    assert greeted["description"] == "A greeting."
+    assert [m["role"] for m in chat["messages"]] == ["user", "assistant"]
+    assert missing["error"]["code"] == -32602 and "name: Field required" in missing["error"]["message"]
+    assert unknown["error"] == {"code": -32602, "message": "Unknown prompt: nope", "data": {"name": "nope"}}
+
+
+def test_capabilities_follow_what_is_declared() -> None:
+    from mcpgen.v2026_07_28.server import App
+
+    only_tools = App("t", surface="tests.authoring.no_such_surface")
+    only_tools.tool(lambda: "x")
+    caps = only_tools.server.capabilities()
+    assert "tools" in caps and "prompts" not in caps and "resources" not in caps
+    caps = make_app().server.capabilities()
+    assert caps["tools"] == {"listChanged": True} and caps["prompts"] == {"listChanged": True}
+    assert caps["resources"] == {"listChanged": True, "subscribe": True}
+
+
+def test_tools_added_and_removed_while_serving_are_listed_and_announced() -> None:
+    async def go() -> tuple[list[str], list[str], list[dict[str, Any]]]:
+        app = make_app()
+        async with Driver(app) as d:
+            listen = request("listen", "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+            d.io.send(listen)
+            await d.io.until(lambda msg: msg.get("method") == "notifications/subscriptions/acknowledged")
+
+            def triple(n: int) -> int:
+                """Three times n."""
+                return 3 * n
+
+            def announced() -> list[dict[str, Any]]:
+                return [msg for msg in d.io.out if msg.get("method") == "notifications/tools/list_changed"]
+
+            app.add_tool(triple)
+            await d.io.until(lambda _: len(announced()) == 1)
+            after_add = [t["name"] for t in (await d.result("tools/list"))["tools"]]
+            tripled = await d.call("triple", {"n": 4})
+
+            def drop() -> str:
+                """Removes add, from a worker thread (a sync tool)."""
+                app.remove_tool("add")
+                return "dropped"
+
+            app.add_tool(drop)
+            await d.io.until(lambda _: len(announced()) == 2)
+            await d.call("drop")
+
+            await d.io.until(lambda _: len(announced()) == 3)
+            changed = announced()
+            after_remove = [t["name"] for t in (await d.result("tools/list"))["tools"]]
+            app.server.router.services.subscriptions.close()
+            assert tripled["structuredContent"] == {"result": 12}
+            return after_add, after_remove, changed
+
+    after_add, after_remove, changed = run(go())
+    assert after_add[-1] == "triple" and "add" in after_add
+    assert "add" not in after_remove and "triple" in after_remove
+    assert changed[0]["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": "listen"}
