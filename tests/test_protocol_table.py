@@ -122,6 +122,7 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     raw["empty_result"]["methods"].append("tools/call")
     raw["deprecated"]["2026-07-28"]["definitions"].append("NoSuchThing")
     raw["sse_priming"]["versions"] += ["2026-07-28", "2099-01-01"]  # a modern revision has no legacy streams
+    raw["resource_not_found"]["codes"]["2099-01-01"] = -32002
     path = tmp_path / "overlay.json"
     path.write_text(json.dumps(raw))
     overlay = load_overlay(path)
@@ -130,6 +131,7 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     assert any("tools/call" in p for p in problems) and any("NoSuchThing" in p for p in problems)
     assert "sse_priming: 2026-07-28 is not a locked legacy revision" in problems
     assert "sse_priming: 2099-01-01 is not a locked legacy revision" in problems
+    assert "resource_not_found: 2099-01-01 is not a locked revision" in problems
 
 
 def test_methods_command_prints_the_table() -> None:

@@ -154,7 +154,11 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
     batching = batching_revisions(lock, overlay, {r.protocol.version: r.protocol for r in revisions}, present)
     (dest / "__init__.py").write_text(
         renderer.package_init(
-            [(v, lock.revisions[v].era, v in batching, v in overlay.sse_priming) for v in present], target
+            [
+                (v, lock.revisions[v].era, v in batching, v in overlay.sse_priming, overlay.resource_not_found.get(v))
+                for v in present
+            ],
+            target,
         ),
         encoding="utf-8",
     )

@@ -45,11 +45,22 @@ LATEST = "2026-07-28"
 
 REGISTRY = VersionRegistry(
     [
-        RevisionEntry("2024-11-05", "legacy", "mcpgen.v2024_11_05", batching=False),
-        RevisionEntry("2025-03-26", "legacy", "mcpgen.v2025_03_26", batching=True),
-        RevisionEntry("2025-06-18", "legacy", "mcpgen.v2025_06_18", batching=False),
         RevisionEntry(
-            "2025-11-25", "legacy", "mcpgen.v2025_11_25", batching=False, sse_priming=True
+            "2024-11-05", "legacy", "mcpgen.v2024_11_05", batching=False, resource_not_found=-32002
+        ),
+        RevisionEntry(
+            "2025-03-26", "legacy", "mcpgen.v2025_03_26", batching=True, resource_not_found=-32002
+        ),
+        RevisionEntry(
+            "2025-06-18", "legacy", "mcpgen.v2025_06_18", batching=False, resource_not_found=-32002
+        ),
+        RevisionEntry(
+            "2025-11-25",
+            "legacy",
+            "mcpgen.v2025_11_25",
+            batching=False,
+            sse_priming=True,
+            resource_not_found=-32002,
         ),
         RevisionEntry("2026-07-28", "modern", "mcpgen.v2026_07_28", batching=False),
     ],

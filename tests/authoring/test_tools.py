@@ -277,3 +277,26 @@ def test_tools_added_and_removed_while_serving_are_listed_and_announced() -> Non
     assert after_add[-1] == "triple" and "add" in after_add
     assert "add" not in after_remove and "triple" in after_remove
     assert changed[0]["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": "listen"}
+
+
+@pytest.mark.parametrize(("version", "code"), [("2025-11-25", -32002), ("2024-11-05", -32002)])
+def test_an_unknown_resource_gets_its_revisions_code_on_a_legacy_session(version: str, code: int) -> None:
+    """-32002 before 2026 (server/resources, "Resource not found"), -32602 on 2026-07-28: the
+    overlay's resource_not_found reaches the registry, and a legacy session answers with its own."""
+
+    async def go() -> list[dict[str, Any]]:
+        async with Driver(make_app()) as d:
+            modern = await d.send("resources/read", {"uri": "nowhere://at/all"})
+            init = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+            d.io.send({"jsonrpc": "2.0", "id": "i", "method": "initialize", "params": init})
+            await d.io.response("i")
+            replies = [modern]
+            for n, uri in enumerate(("nowhere://at/all", "files://missing/file")):
+                d.io.send({"jsonrpc": "2.0", "id": f"r{n}", "method": "resources/read", "params": {"uri": uri}})
+                replies.append(await d.io.response(f"r{n}"))
+            return replies
+
+    modern, unknown, missing = run(go())
+    assert modern["error"] == {"code": -32602, "message": "Resource not found", "data": {"uri": "nowhere://at/all"}}
+    assert unknown["error"] == {"code": code, "message": "Resource not found", "data": {"uri": "nowhere://at/all"}}
+    assert missing["error"] == {"code": code, "message": "Resource not found", "data": {"uri": "files://missing/file"}}

@@ -120,5 +120,5 @@ class Renderer:
         """An app's surface module (before formatting and its header line)."""
         return self.render("surface.py", **views.surface_context(described, module, attribute))
 
-    def package_init(self, versions: list[tuple[str, str, bool, bool]], target: Target) -> str:
+    def package_init(self, versions: list[tuple[str, str, bool, bool, int | None]], target: Target) -> str:
         return self.render("package_init.py", **views.package_context(versions, target))

@@ -490,16 +490,17 @@ class VersionRow:
     era: Word
     batching: bool
     sse_priming: bool
+    resource_not_found: int | None  # the code of resources/read for an unknown URI, None: -32602
     package: str  # dotted name of the revision package: printed with `| py`
 
 
-def package_context(versions: Iterable[tuple[str, str, bool, bool]], target: Target) -> dict[str, object]:
+def package_context(versions: Iterable[tuple[str, str, bool, bool, int | None]], target: Target) -> dict[str, object]:
     """The package index: the revisions generated here as the runtime's version registry (chained to
     the runtime distribution's registry when the runtime is not in the package), and the generator
     version the runtime is checked against at import."""
     rows = [
-        VersionRow(Word(v), Word(e), batching, priming, f"{target.package}.v{v.replace('-', '_')}")
-        for v, e, batching, priming in sorted(versions)
+        VersionRow(Word(v), Word(e), batching, priming, not_found, f"{target.package}.v{v.replace('-', '_')}")
+        for v, e, batching, priming, not_found in sorted(versions)
     ]
     return {
         "versions": rows,

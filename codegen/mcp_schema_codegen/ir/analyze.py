@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import keyword
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ class Overlay:
     deprecated_definitions: dict[str, frozenset[str]]
     deprecated_fields: dict[str, frozenset[str]]
     sse_priming: frozenset[str] = frozenset()  # legacy revisions whose SSE streams open with a priming event
+    resource_not_found: dict[str, int] = field(default_factory=dict)  # version -> code, where not -32602
 
 
 def load_overlay(path: Path) -> Overlay:
@@ -62,6 +63,7 @@ def load_overlay(path: Path) -> Overlay:
             deprecated_definitions={v: frozenset(d.get("definitions", ())) for v, d in deprecated.items()},
             deprecated_fields={v: frozenset(d.get("fields", ())) for v, d in deprecated.items()},
             sse_priming=frozenset(raw.get("sse_priming", {}).get("versions", ())),
+            resource_not_found={v: int(c) for v, c in raw.get("resource_not_found", {}).get("codes", {}).items()},
         )
     except FileNotFoundError:
         raise GeneratorError(f"no overlay at {path}") from None
@@ -292,6 +294,9 @@ def stale_overlay_entries(overlay: Overlay, schemas: list[tuple[LoadedSchema, Pr
     if not any(m.task_result for _, p in schemas for m in p.methods):
         problems.append(f"task_augmented: no locked schema has params with {overlay.task_params_property!r}")
     by_version = {s.version: (s, p) for s, p in schemas}
+    for version in sorted(overlay.resource_not_found):
+        if version not in by_version:
+            problems.append(f"resource_not_found: {version} is not a locked revision")
     for version in sorted(overlay.sse_priming):
         if version not in by_version or by_version[version][1].era != "legacy":
             problems.append(f"sse_priming: {version} is not a locked legacy revision")
@@ -305,8 +310,8 @@ def stale_overlay_entries(overlay: Overlay, schemas: list[tuple[LoadedSchema, Pr
             problems.append(f"deprecated[{version}]: method {method!r} does not exist")
         for definition in sorted(overlay.deprecated_definitions[version] - set(schema.definitions)):
             problems.append(f"deprecated[{version}]: definition {definition!r} does not exist")
-        for field in sorted(overlay.deprecated_fields[version]):
-            owner, _, prop = field.partition(".")
+        for dotted in sorted(overlay.deprecated_fields[version]):
+            owner, _, prop = dotted.partition(".")
             if prop not in (schema.definitions.get(owner, {}).get("properties") or {}):
-                problems.append(f"deprecated[{version}]: field {field!r} does not exist")
+                problems.append(f"deprecated[{version}]: field {dotted!r} does not exist")
     return problems

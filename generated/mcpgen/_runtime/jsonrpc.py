@@ -111,6 +111,16 @@ class ProtocolError(Exception):
     __hash__ = Exception.__hash__
 
 
+class ResourceNotFoundError(ProtocolError):
+    """``resources/read`` of a URI the server does not have. Its code is the revision's: -32602
+    (``INVALID_PARAMS``) on 2026-07-28, -32002 before (``RevisionEntry.resource_not_found``, from
+    the overlay); a legacy session answers with its own revision's."""
+
+    def __init__(self, uri: str, code: int = INVALID_PARAMS) -> None:
+        super().__init__(code, "Resource not found", {"uri": uri})
+        self.uri = uri
+
+
 JSONRPC = "2.0"
 
 

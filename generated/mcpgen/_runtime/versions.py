@@ -91,6 +91,9 @@ class RevisionEntry:
     sse_priming: bool = (
         False  # a legacy session's SSE streams open with a priming event (2025-11-25)
     )
+    resource_not_found: int = (
+        -32602
+    )  # the error code of resources/read for an unknown URI (-32002 before 2026)
 
 
 class VersionRegistry:

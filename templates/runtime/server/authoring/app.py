@@ -39,7 +39,7 @@ from typing import Any, ClassVar, TypeVar, overload
 
 from pydantic import MISSING
 
-from ...jsonrpc import INVALID_PARAMS, ProtocolError
+from ...jsonrpc import INVALID_PARAMS, ProtocolError, ResourceNotFoundError
 from ..handler import HandlerBase
 from ..services import Context, InputRequired
 from . import surface as surfaces
@@ -63,7 +63,8 @@ class ToolError(Exception):
 
 
 class ResourceNotFound(LookupError):
-    """Raise in a resource function: the client gets -32602 "Resource not found" with the URI."""
+    """Raise in a resource function: the client gets "Resource not found" with the URI (-32602;
+    -32002 on a legacy session of a revision before 2026)."""
 
 
 def _caller_module(depth: int = 2) -> str:
@@ -451,7 +452,7 @@ class App:
                     found = (template, values)
                     break
         if found is None:
-            raise ProtocolError(INVALID_PARAMS, "Resource not found", {"uri": uri})
+            raise ResourceNotFoundError(uri)
         resource, values = found
         binding = resource.binding()
         try:
@@ -463,7 +464,7 @@ class App:
         try:
             value = await self.invoke(resource.fn, binding.params.asynchronous, kwargs)
         except ResourceNotFound:
-            raise ProtocolError(INVALID_PARAMS, "Resource not found", {"uri": uri}) from None
+            raise ResourceNotFoundError(uri) from None
         if self.types.passthrough(value, self.types.read_resource_result):
             return value
         return {"contents": contents_of(value, uri, resource.mime_type, self.types)}

@@ -30,6 +30,7 @@ from ...jsonrpc import (
     ProtocolError,
     Request,
     RequestId,
+    ResourceNotFoundError,
     Response,
 )
 from ...versions import VersionRegistry, negotiate
@@ -244,6 +245,11 @@ class LegacySession(Subscriber):
                 self.changed = True
                 return self.ok(request, {})
             return await self.call(request, raw, send, principal)
+        except ResourceNotFoundError as error:  # the code is the session's revision's
+            code = (
+                self.registry.entry(self.version).resource_not_found if self.version else error.code
+            )
+            return error_reply(request.id, ResourceNotFoundError(error.uri, code))
         except ProtocolError as error:
             return error_reply(request.id, error)
         except Exception:  # a bug of ours must not leave the client waiting
