@@ -8,6 +8,7 @@ the closure of ``tools/call`` on a first ``tools/call``, never the models of oth
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from mcp_schema_codegen.backend.split import module_name, split
+from mcp_schema_codegen.backend.split import module_name, segment, source_lines, split
 from mcp_schema_codegen.errors import GeneratorError
 from tests.conftest import GENERATED, VERSIONS
 
@@ -179,3 +180,21 @@ def test_module_names_are_distinct_ignoring_case() -> None:
         names.append(module_name(definition, taken))
         taken.add(names[-1].lower())
     assert names == ["json_value", "json_value_2", "class_model", "http_server"]
+
+
+def test_statement_text_is_what_the_parser_reports() -> None:
+    """Cut from lines split once: the same text as ``ast.get_source_segment`` for every statement, with
+    a form feed, a line separator, non-ASCII text and CRLF line ends in the source."""
+    source = (
+        'class Note(BaseModel):\r\n    text: str = "a\\x0cb \u2028 \u00e9t\u00e9"\r\n'
+        '    """Caf\u00e9 \x0c docs."""\r\n\r\nAlias = TypeAliasType("Alias", "Note")\r\n'
+        'X = 1; Y = "\u00fc"'
+    )
+    tree = ast.parse(source)
+    lines = source_lines(source)
+    assert [segment(lines, node) for node in tree.body] == [ast.get_source_segment(source, n) for n in tree.body]
+    generated = (GENERATED / "mcpgen" / "v2026_07_28" / "_models" / "call_tool_result.py").read_text()
+    tree = ast.parse(generated)
+    assert [segment(source_lines(generated), n) for n in tree.body] == [
+        ast.get_source_segment(generated, n) for n in tree.body
+    ]

@@ -54,6 +54,7 @@ class SplitModels:
 def split(source: str, version: str) -> SplitModels:
     """Split a generated models module into submodules; raises ``GeneratorError`` on a statement it cannot place."""
     tree = ast.parse(source)
+    lines = source_lines(source)
     header: list[str] = []
     definitions: dict[str, Definition] = {}
     last: Definition | None = None
@@ -61,7 +62,7 @@ def split(source: str, version: str) -> SplitModels:
         if isinstance(node, ast.Import | ast.ImportFrom):
             if isinstance(node, ast.ImportFrom) and node.module == "__future__":
                 continue
-            header.append(segment(source, node))
+            header.append(segment(lines, node))
             continue
         name = defined_name(node)
         if name is not None:
@@ -98,22 +99,37 @@ def split(source: str, version: str) -> SplitModels:
             for other in definitions[member].refers_to:
                 if module_of[other] != here:
                     imports.setdefault(module_of[other], set()).add(other)
-        parts = ["".join(segment(source, s) + "\n" for s in definitions[m].statements) for m in group]
+        parts = ["".join(segment(lines, s) + "\n" for s in definitions[m].statements) for m in group]
         body = "\n\n".join(parts)
         modules.append(Submodule(here, tuple(group), {k: tuple(sorted(v)) for k, v in sorted(imports.items())}, body))
     where = {name: module_of[name] for name in definitions}
     return SplitModels("".join(h + "\n" for h in header), tuple(modules), where)
 
 
-def segment(source: str, node: ast.stmt) -> str:
-    """The exact source text of a top-level statement (lines split as the parser splits them, so a
-    form feed or ``\u2028`` inside a string literal does not shift them)."""
+LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def source_lines(source: str) -> list[str]:
+    """The source's lines with their ends, split as the parser splits them (only at ``\\r``, ``\\n``
+    and ``\\r\\n``, so a form feed or ``\u2028`` inside a string literal does not shift them)."""
+    return LINE.findall(source)
+
+
+def segment(lines: list[str], node: ast.stmt) -> str:
+    """The exact source text of a top-level statement, cut from lines split once (what
+    ``ast.get_source_segment`` does, without splitting the whole module again for every statement:
+    that made splitting quadratic, 20 s a revision)."""
     if getattr(node, "decorator_list", None):
         raise GeneratorError(f"cannot place a decorated definition of the generated models (line {node.lineno})")
-    text = ast.get_source_segment(source, node)
-    if text is None:
+    end_line, end_col = node.end_lineno, node.end_col_offset
+    if end_line is None or end_col is None or end_line > len(lines):
         raise GeneratorError(f"no source for a statement of the generated models (line {node.lineno})")
-    return text
+    first, last = node.lineno - 1, end_line - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset : end_col].decode()
+    head = lines[first].encode()[node.col_offset :].decode()
+    tail = lines[last].encode()[:end_col].decode()
+    return head + "".join(lines[first + 1 : last]) + tail
 
 
 def defined_name(node: ast.stmt) -> str | None:
