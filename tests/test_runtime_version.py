@@ -13,7 +13,9 @@ from mcpgen._runtime import RuntimeVersionError, check_generated_version, compat
 
 import mcp_schema_codegen
 from mcp_schema_codegen.backend import render, views
+from mcp_schema_codegen.ir.analyze import overlay_for
 from mcp_schema_codegen.paths import templates_dir
+from tests.conftest import SCHEMA_DIR
 
 
 @pytest.mark.parametrize(
@@ -59,7 +61,10 @@ def test_a_generated_package_checks_the_runtime_when_imported(
     monkeypatch.setattr(views, "__version__", generator)
     package = tmp_path / "oldmcp"
     package.mkdir()
-    text = render.Renderer(templates_dir()).package_init([], views.Target.of("oldmcp", "mcpgen._runtime"))
+    overlay = overlay_for(SCHEMA_DIR)
+    text = render.Renderer(templates_dir()).package_init(
+        {}, frozenset(), overlay, views.Target.of("oldmcp", "mcpgen._runtime")
+    )
     (package / "__init__.py").write_text(text)
     done = subprocess.run(
         [sys.executable, "-c", "import oldmcp; print(oldmcp.REGISTRY.versions[0])"],

@@ -153,13 +153,7 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
     present = sorted(entries)
     batching = batching_revisions(lock, overlay, {r.protocol.version: r.protocol for r in revisions}, present)
     (dest / "__init__.py").write_text(
-        renderer.package_init(
-            [
-                (v, lock.revisions[v].era, v in batching, v in overlay.sse_priming, overlay.resource_not_found.get(v))
-                for v in present
-            ],
-            target,
-        ),
+        renderer.package_init({v: lock.revisions[v].era for v in present}, frozenset(batching), overlay, target),
         encoding="utf-8",
     )
     if options.current_modules:

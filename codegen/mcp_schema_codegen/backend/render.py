@@ -8,7 +8,7 @@ text (``| doc``) or a checked identifier.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -19,6 +19,7 @@ from mcp_schema_codegen.backend.models import GeneratedModels
 from mcp_schema_codegen.backend.split import split
 from mcp_schema_codegen.backend.views import Target
 from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.ir.analyze import Overlay
 from mcp_schema_codegen.ir.protocol import Protocol
 
 TEMPLATE_SUFFIX = ".j2"
@@ -120,5 +121,5 @@ class Renderer:
         """An app's surface module (before formatting and its header line)."""
         return self.render("surface.py", **views.surface_context(described, module, attribute))
 
-    def package_init(self, versions: list[tuple[str, str, bool, bool, int | None]], target: Target) -> str:
-        return self.render("package_init.py", **views.package_context(versions, target))
+    def package_init(self, eras: Mapping[str, str], batching: frozenset[str], overlay: Overlay, target: Target) -> str:
+        return self.render("package_init.py", **views.package_context(eras, batching, overlay, target))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -30,6 +30,7 @@ from mcp_schema_codegen import __version__
 from mcp_schema_codegen.backend.models import GeneratedModels
 from mcp_schema_codegen.backend.split import module_name
 from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.ir.analyze import Overlay
 from mcp_schema_codegen.ir.protocol import Method, Protocol
 from mcp_schema_codegen.tools import pysource
 from mcp_schema_codegen.tools.pysource import Code
@@ -494,13 +495,23 @@ class VersionRow:
     package: str  # dotted name of the revision package: printed with `| py`
 
 
-def package_context(versions: Iterable[tuple[str, str, bool, bool, int | None]], target: Target) -> dict[str, object]:
-    """The package index: the revisions generated here as the runtime's version registry (chained to
-    the runtime distribution's registry when the runtime is not in the package), and the generator
-    version the runtime is checked against at import."""
+def package_context(
+    eras: Mapping[str, str], batching: frozenset[str], overlay: Overlay, target: Target
+) -> dict[str, object]:
+    """The package index: the revisions generated here (``eras``: version -> era) as the runtime's
+    version registry (chained to the runtime distribution's registry when the runtime is not in the
+    package), with each revision's facts from the schema (``batching``) and the overlay, and the
+    generator version the runtime is checked against at import."""
     rows = [
-        VersionRow(Word(v), Word(e), batching, priming, not_found, f"{target.package}.v{v.replace('-', '_')}")
-        for v, e, batching, priming, not_found in sorted(versions)
+        VersionRow(
+            Word(v),
+            Word(eras[v]),
+            batching=v in batching,
+            sse_priming=v in overlay.sse_priming,
+            resource_not_found=overlay.resource_not_found.get(v),
+            package=f"{target.package}.v{v.replace('-', '_')}",
+        )
+        for v in sorted(eras)
     ]
     return {
         "versions": rows,
