@@ -325,3 +325,28 @@ def test_lines_written_in_one_loop_iteration_leave_in_one_write() -> None:
         return writes
 
     assert run(go()) == [b"0\n1\n2\n", b"3\n4\n"]
+
+
+def test_requests_cancelled_before_they_start_free_their_place() -> None:
+    """A request cancelled in the same read as it arrived never runs; its place among the
+    ``max_inflight`` is freed all the same, so later requests are answered, not refused."""
+    from mcpgen._runtime.server.services import Limits
+
+    class Two(Demo):
+        limits = Limits(max_inflight=2)
+
+    def cancel(rid: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}}
+
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Two()) as conn:
+            slow = {"name": "slow"}
+            conn.send(request(1, "tools/call", slow), cancel(1), request(2, "tools/call", slow), cancel(2))
+            conn.send(request(3, "tools/list"))  # refused: both places are still held when it is read
+            await conn.response(3)
+            conn.send(request(4, "tools/list"), request(5, "tools/list"))
+            return [await conn.response(4), await conn.response(5), await conn.response(3)]
+
+    four, five, three = run(go())
+    assert three["error"]["code"] == -32600
+    assert "result" in four and "result" in five

@@ -4,13 +4,14 @@
 Error codes, the runtime's one exception, the decoded message types, the checks of what a
 peer may put in an envelope (``request_id``, ``is_error_code``), the four envelope builders
 (``request_envelope``, ``notification_envelope``, ``result_envelope`` and its bytes form
-``result_envelope_bytes``, ``error_envelope``) and their serializer (``dumps``): the only place
+``result_envelope_bytes``, ``error_envelope``) and their serializers (``dumps``, ``dumps_model``): the only place
 in the runtime that writes a JSON-RPC envelope. Nothing here
 depends on a revision; the era codecs (``codec.py``) build on it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard
 
@@ -169,9 +170,40 @@ def result_envelope(id: RequestId, result: Any) -> dict[str, Any]:
     return {"jsonrpc": JSONRPC, "id": id, "result": result}
 
 
-def result_envelope_bytes(id: RequestId, result: bytes) -> bytes:
-    """``result_envelope`` around a result serialised already (JSON bytes): the response's bytes."""
-    return b'{"jsonrpc":"2.0","id":' + dumps(id) + b',"result":' + result + b"}"
+def dumps_model(model: Any) -> bytes:
+    """``dumps`` of one pydantic model, through its own serializer (no type inference on the way).
+
+    The model's config decides how it writes infinity and NaN; only a class that writes them as
+    null (pydantic's default, and every generated model's) takes this path, any other goes
+    through ``dumps``. The choice is made once per class.
+    """
+    write = _MODEL_WRITERS.get(type(model))
+    if write is None:
+        write = _MODEL_WRITERS[type(model)] = _writer(type(model))
+    return write(model)
+
+
+def _writer(cls: Any) -> Callable[[Any], bytes]:
+    if cls.model_config.get("ser_json_inf_nan", "null") != "null":
+        return dumps
+    # (reading the serializer builds a deferred model's)
+    write: Callable[[Any], bytes] = cls.__pydantic_serializer__.to_json
+    return write
+
+
+_MODEL_WRITERS: dict[type, Callable[[Any], bytes]] = {}
+
+
+def result_envelope_bytes(id: RequestId, result: bytes, members: bytes = b"") -> bytes:
+    """``result_envelope`` around a result serialised already (a JSON object's bytes): the
+    response's bytes, in one copy. ``members`` (``"k":v,...``, keys the result lacks) are added
+    to the result object."""
+    rid = str(id).encode() if type(id) is int else dumps(id)
+    head = b'{"jsonrpc":"2.0","id":' + rid + b',"result":'
+    if not members:
+        return b"".join((head, result, b"}"))
+    body = memoryview(result)[:-1]  # the result object without its closing brace, not copied
+    return b"".join((head, body, b"," if len(result) > 2 else b"", members, b"}}"))
 
 
 def error_envelope(id: RequestId | None, error: ProtocolError) -> dict[str, Any]:

@@ -16,7 +16,6 @@ period ends). The process runner (``runners.run_stdio``) connects it to stdin/st
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -36,31 +35,42 @@ READ_CHUNK = 64 * 1024  # bytes read at a time (and buffered before the pipe is 
 SHUTDOWN_GRACE = 2.0  # seconds in-flight requests may finish after EOF
 
 
-async def lines(reader: asyncio.StreamReader, limit: int) -> AsyncIterator[bytes | None]:
-    """The lines of ``reader`` (without the newline); None in place of a line longer than
-    ``limit``, whose bytes are dropped as they arrive, up to its newline."""
+async def chunks(reader: asyncio.StreamReader, limit: int) -> AsyncIterator[list[bytes | None]]:
+    """The lines of ``reader`` (without the newline), a list per chunk read: the lines it completed;
+    None in place of a line longer than ``limit``, whose bytes are dropped as they arrive, up to
+    its newline."""
     buffer = bytearray()
     skipping = False
     while chunk := await reader.read(READ_CHUNK):
+        done: list[bytes | None] = []
         start = 0
         while True:
             end = chunk.find(b"\n", start)
-            piece = chunk[start:] if end < 0 else chunk[start:end]
+            if end < 0:
+                piece = chunk[start:]
+            elif not buffer and not skipping and end - start <= limit:  # a whole line in this chunk
+                done.append(chunk[start:end])
+                start = end + 1
+                continue
+            else:
+                piece = chunk[start:end]
             if not skipping and len(buffer) + len(piece) > limit:
                 buffer.clear()
                 skipping = True
-                yield None
+                done.append(None)
             elif not skipping:
                 buffer += piece
             if end < 0:
                 break
             if not skipping:
-                yield bytes(buffer)
+                done.append(bytes(buffer))
             buffer.clear()
             skipping = False
             start = end + 1
+        if done:
+            yield done
     if buffer and not skipping:
-        yield bytes(buffer)
+        yield [bytes(buffer)]
 
 
 def needs_task(obj: Any) -> bool:
@@ -92,51 +102,61 @@ async def serve(
         write(data + b"\n")
 
     async def answer(obj: Any) -> None:
-        reply = await router.run(obj, send, conn)
-        if reply.body is not None:
-            write(reply.body + b"\n")
+        try:
+            reply = await router.run(obj, send, conn)  # which forgets the request once answered
+            if reply.body is not None:
+                write(reply.body + b"\n")
+        finally:
+            tasks.discard(asyncio.current_task())
 
-    def done(rid: Any, task: asyncio.Task[None]) -> None:
-        tasks.discard(task)
-        if rid is not None and conn.inflight.get(rid) is task:
-            del conn.inflight[rid]
+    def forget_unstarted() -> None:
+        """Drop the tasks that ended without running (cancelled before their first step, so their
+        ``finally`` never ran), and their requests."""
+        for task in [task for task in tasks if task.done()]:
+            tasks.discard(task)
+        for rid, task in list(conn.inflight.items()):
+            if task.done():
+                del conn.inflight[rid]
 
-    async for line in lines(reader, limits.max_line_bytes):
+    async for batch in chunks(reader, limits.max_line_bytes):
+        # once per chunk: its lines are handled without yielding to the loop anyway
         if drain is not None:
             await drain()
-        if line is None:
-            error = ProtocolError(
-                INVALID_REQUEST, f"message longer than {limits.max_line_bytes} bytes"
-            )
-            write(dumps(error_envelope(None, error)) + b"\n")
-            continue
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            obj = from_json(line, allow_inf_nan=False)
-        except ValueError as exc:
-            error = ProtocolError(PARSE_ERROR, data={"detail": str(exc)})
-            write(dumps(error_envelope(None, error)) + b"\n")
-            continue
-        if needs_task(obj):
-            rid = request_id(obj)
-            if len(tasks) >= conn.max_inflight:
-                write(refused(obj, conn.max_inflight) + b"\n")
+        for line in batch:
+            if line is None:
+                error = ProtocolError(
+                    INVALID_REQUEST, f"message longer than {limits.max_line_bytes} bytes"
+                )
+                write(dumps(error_envelope(None, error)) + b"\n")
                 continue
-            task = asyncio.create_task(answer(obj))
-            if rid is not None:  # cancellable from now on, even before the task first runs
-                conn.inflight[rid] = task
-            tasks.add(task)
-            task.add_done_callback(functools.partial(done, rid))  # one callback per request
-            continue
-        reply = await router.handle(
-            obj, send, conn
-        )  # notifications, responses, initialize: in order
-        if conn.legacy is not None and conn.legacy.notify is None:
-            conn.legacy.notify = send
-        if reply.body is not None:
-            write(reply.body + b"\n")
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = from_json(line, allow_inf_nan=False)
+            except ValueError as exc:
+                error = ProtocolError(PARSE_ERROR, data={"detail": str(exc)})
+                write(dumps(error_envelope(None, error)) + b"\n")
+                continue
+            if needs_task(obj):
+                rid = request_id(obj)
+                if len(tasks) >= conn.max_inflight:
+                    forget_unstarted()
+                    if len(tasks) >= conn.max_inflight:
+                        write(refused(obj, conn.max_inflight) + b"\n")
+                        continue
+                task = asyncio.create_task(answer(obj))
+                if rid is not None:  # cancellable from now on, even before the task first runs
+                    conn.inflight[rid] = task
+                # no done-callback: the task forgets itself (one loop callback less per request)
+                tasks.add(task)
+                continue
+            # notifications, responses, initialize: in order
+            reply = await router.handle(obj, send, conn)
+            if conn.legacy is not None and conn.legacy.notify is None:
+                conn.legacy.notify = send
+            if reply.body is not None:
+                write(reply.body + b"\n")
     if tasks:
         _, pending = await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE)
         for task in pending:
