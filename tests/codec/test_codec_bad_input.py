@@ -284,7 +284,8 @@ def test_mutated_messages_decode_or_raise_the_protocol_error(case: tuple[str, st
         json.dumps(error.reply())
         return
     items = decoded.items if isinstance(decoded, Batch) else (decoded,)
-    assert decoded == receiver.decode_value(json.loads(wire), pending=pending)  # one-pass == step by step
+    # the one-pass routes (requests, notifications, result responses) == the step-by-step path
+    assert decoded == receiver._decode_parsed(json.loads(wire), pending)
     for item in items:
         if not isinstance(item, ProtocolError):
             receiver.to_bytes(receiver.encode_message(item))

@@ -161,7 +161,7 @@ def test_conversation_golden(path: Path, request: pytest.FixtureRequest) -> None
             decoded = receiver.decode(wire, pending=pending[other])
         except ProtocolError as error:
             raise AssertionError(f"{where}: refused: {error!r}") from None
-        step_by_step = receiver.decode_value(json.loads(wire), pending=pending[other])
+        step_by_step = receiver._decode_parsed(json.loads(wire), pending[other])
         assert step_by_step == decoded, f"{where}: the one-pass and step-by-step decoders disagree"
         items = decoded.items if isinstance(decoded, Batch) else (decoded,)
         for item in items:

@@ -238,6 +238,7 @@ class Codec:
         self._answers: dict[
             str, MethodSpec | None
         ] = {}  # the requests this side answers, by method
+        self._asked: dict[str, MethodSpec | None] = {}  # the requests this side sends, by method
         self.side = side
         self.version = revision.version
         self.methods = revision.methods
@@ -336,7 +337,11 @@ class Codec:
         self, value: Any, *, pending: Mapping[RequestId, str] | None = None
     ) -> Decoded:
         """Like ``decode`` for already-parsed JSON: one pass too, where the revision allows."""
-        if not pending and type(value) is dict:
+        if pending and type(value) is dict and "result" in value:
+            response = self._result_response(value, pending)
+            if response is not None:
+                return response
+        elif not pending and type(value) is dict:
             method = value.get("method")
             if type(method) is str:
                 route = self._routes.get(method, MISSING)
@@ -355,6 +360,38 @@ class Codec:
                     if message is not None:
                         return message
         return self._decode_parsed(value, pending)
+
+    def _result_response(
+        self, value: JSONObject, pending: Mapping[RequestId, str]
+    ) -> Response | None:
+        """A well-formed result response to one of this side's pending requests, its result typed in
+        one validation; None to let the step-by-step path decide (and name any error)."""
+        rid = value.get("id")
+        if (
+            not is_request_id(rid)
+            or "method" in value
+            or "error" in value
+            or value.get("jsonrpc") != JSONRPC
+        ):
+            return None
+        method = pending.get(rid)
+        raw = value["result"]
+        if method is None or type(raw) is not dict:
+            return None
+        spec = self._asked.get(method, MISSING)
+        if spec is MISSING:
+            spec = self._asked[method] = self._asked_spec(method)
+        if spec is None:
+            return None
+        try:
+            return Response(rid, self.decode_result(spec, raw), method)
+        except Exception:  # refused: the step-by-step path raises the error with the message's id
+            return None
+
+    def _asked_spec(self, method: str) -> MethodSpec | None:
+        """The spec of a request this side sends and may be answered, else None."""
+        spec = self.methods.request(method)
+        return spec if spec is not None and self.sends(spec) and self.receives_responses() else None
 
     def _decode_parsed(self, value: Any, pending: Mapping[RequestId, str] | None) -> Decoded:
         if isinstance(value, list):
