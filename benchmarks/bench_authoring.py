@@ -40,7 +40,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -184,25 +184,30 @@ LABELS = {
 }
 
 
-def cold_start(directory: Path) -> float:
-    env = server_env()
-    start = time.perf_counter()
+def spawn(directory: Path) -> tuple[subprocess.Popen[bytes], IO[bytes], IO[bytes]]:
+    """The variant's ``server.py`` over unbuffered pipes: the process, its stdin and its stdout."""
     proc = subprocess.Popen(
         [sys.executable, "server.py"],
         cwd=directory,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        env=env,
+        env=server_env(),
         bufsize=0,
     )
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(tools_list())
-    line = proc.stdout.readline()
+    return proc, proc.stdin, proc.stdout
+
+
+def cold_start(directory: Path) -> float:
+    start = time.perf_counter()
+    proc, stdin, stdout = spawn(directory)
+    stdin.write(tools_list())
+    line = stdout.readline()
     elapsed = time.perf_counter() - start
     reply = json.loads(line)
     assert "result" in reply, reply
-    proc.stdin.close()
+    stdin.close()
     proc.wait(10)
     return elapsed
 
@@ -231,29 +236,19 @@ def startup_work(directory: Path) -> float:
 
 
 def round_trips(directory: Path, calls: int, tool: str) -> float:
-    env = server_env()
-    proc = subprocess.Popen(
-        [sys.executable, "server.py"],
-        cwd=directory,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        bufsize=0,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
+    proc, stdin, stdout = spawn(directory)
     try:
         for rid in range(1, 51):  # warm-up
-            proc.stdin.write(add_call(rid, tool))
-            proc.stdout.readline()
+            stdin.write(add_call(rid, tool))
+            stdout.readline()
         start = time.perf_counter()
         for rid in range(1, calls + 1):
-            proc.stdin.write(add_call(rid, tool))
-            reply = json.loads(proc.stdout.readline())
+            stdin.write(add_call(rid, tool))
+            reply = json.loads(stdout.readline())
             assert "result" in reply and not reply["result"].get("isError"), reply
         return calls / (time.perf_counter() - start)
     finally:
-        proc.stdin.close()
+        stdin.close()
         proc.wait(10)
 
 

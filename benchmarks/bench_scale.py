@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _peers import free_port
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "generated"))
 
@@ -68,13 +70,6 @@ def serve(port: int) -> None:
             return s.CallToolResult(content=[m.TextContent(type="text", text=params.name)])
 
     Bench().run_http("127.0.0.1", port)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def wait_port(port: int, proc: subprocess.Popen[bytes]) -> None:

@@ -41,7 +41,6 @@ import argparse
 import json
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
@@ -54,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from _peers import HttpPeer, free_port, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
@@ -286,14 +286,9 @@ class Stdio:
                 return line
 
     def close(self) -> None:
-        assert self.proc.stdin is not None
+        assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.close()
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        assert self.proc.stdout is not None
+        stop(self.proc)
         self.proc.stdout.close()
 
 
@@ -353,92 +348,9 @@ def pipelined(peer: Stdio, era: str, start: int, seconds: float) -> tuple[float,
 # -- HTTP --------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class Http:
-    """A keep-alive HTTP/1.1 client on a raw socket, connected as soon as the child listens."""
-
-    def __init__(self, command: list[str], cwd: Path, port: int) -> None:
-        self.started = time.perf_counter()
-        self.proc = subprocess.Popen(
-            command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=child_env()
-        )
-        self.port = port
-        self.headers: dict[str, str] = {}
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                self.sock = socket.create_connection(("127.0.0.1", port))
-                break
-            except OSError:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    raise TimeoutError(f"{command} did not listen on {port}") from None
-                time.sleep(0.002)  # a poll, not synchronisation: the port is the only signal
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.file = self.sock.makefile("rb")
-
-    def rpc(self, message: dict[str, Any]) -> dict[str, Any] | None:
-        body = orjson.dumps(message)
-        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-        headers.update(self.headers)
-        params = message.get("params", {})
-        if "_meta" in params:
-            headers["mcp-protocol-version"] = MODERN
-            headers["mcp-method"] = message["method"]
-            if "name" in params:
-                headers["mcp-name"] = params["name"]
-        head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-        request = f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{self.port}\r\ncontent-length: {len(body)}\r\n{head}\r\n"
-        self.sock.sendall(request.encode() + body)
-        if not self.file.readline():
-            raise ConnectionError("server closed the connection")
-        got: dict[str, str] = {}
-        while (line := self.file.readline()) not in (b"\r\n", b""):
-            name, _, value = line.decode("latin-1").partition(":")
-            got[name.strip().lower()] = value.strip()
-        if "content-length" in got:
-            data = self.file.read(int(got["content-length"]))
-        else:
-            chunks = []
-            while (size := int(self.file.readline().strip() or b"0", 16)) > 0:
-                chunks.append(self.file.read(size))
-                self.file.readline()
-            self.file.readline()
-            data = b"".join(chunks)
-        if message.get("method") == "initialize":
-            if "mcp-session-id" in got:
-                self.headers["mcp-session-id"] = got["mcp-session-id"]
-            self.headers["mcp-protocol-version"] = LEGACY
-        if "id" not in message:
-            return None
-        if got.get("content-type", "").startswith("text/event-stream"):
-            for line in data.decode().splitlines():
-                if line.startswith("data: "):
-                    msg = json.loads(line[6:])
-                    if msg.get("id") == message["id"]:
-                        return dict(msg)
-            raise RuntimeError(f"no answer in {data[:200]!r}")
-        return dict(orjson.loads(data))
-
-    def close(self) -> None:
-        self.file.close()
-        self.sock.close()
-        self.proc.terminate()
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
 def http_first_call(command: list[str], cwd: Path, era: str) -> float:
     port = free_port()
-    peer = Http([*command, "http", str(port)], cwd, port)
+    peer = HttpPeer([*command, "http", str(port)], cwd, port, env=child_env())
     try:
         if era == "legacy":
             check_answer(peer.rpc(initialize()) or {})

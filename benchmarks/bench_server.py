@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,9 +29,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from _peers import HttpPeer, free_port, stop
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "generated"))
+
 
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 META = {
@@ -73,13 +75,6 @@ def call(rid: int, era: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 class StdioPeer:
     def __init__(self, command: list[str], cwd: Path) -> None:
         self.started = time.perf_counter()
@@ -89,10 +84,10 @@ class StdioPeer:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
 
-    def rpc(self, message: dict[str, Any]) -> dict[str, Any]:
+    def rpc(self, message: dict[str, Any]) -> dict[str, Any] | None:
         self.stdin.write(json.dumps(message).encode() + b"\n")
         if "id" not in message:
-            return {}
+            return None
         while True:
             reply: dict[str, Any] = json.loads(self.stdout.readline())
             if reply.get("id") == message["id"]:
@@ -100,92 +95,7 @@ class StdioPeer:
 
     def close(self) -> None:
         self.stdin.close()
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-class HttpPeer:
-    """A minimal HTTP/1.1 keep-alive client on a raw socket, so the client is not the bottleneck."""
-
-    def __init__(self, command: list[str], cwd: Path, port: int) -> None:
-        self.started = time.perf_counter()
-        self.proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.port = port
-        self.session: str | None = None
-        self.version: str | None = None
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                self.sock = socket.create_connection(("127.0.0.1", port))
-                break
-            except OSError:
-                time.sleep(0.01)
-        else:
-            raise TimeoutError(f"{command} did not listen on {port}")
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.file = self.sock.makefile("rb")
-
-    def post(self, body: bytes, headers: dict[str, str]) -> tuple[dict[str, str], bytes]:
-        head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-        request = f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{self.port}\r\ncontent-length: {len(body)}\r\n{head}\r\n"
-        self.sock.sendall(request.encode() + body)
-        status = self.file.readline()
-        if not status:
-            raise ConnectionError("server closed the connection")
-        got: dict[str, str] = {}
-        while (line := self.file.readline()) not in (b"\r\n", b""):
-            name, _, value = line.decode("latin-1").partition(":")
-            got[name.strip().lower()] = value.strip()
-        if "content-length" in got:
-            return got, self.file.read(int(got["content-length"]))
-        chunks = []
-        if got.get("transfer-encoding") == "chunked":
-            while (size := int(self.file.readline().strip() or b"0", 16)) > 0:
-                chunks.append(self.file.read(size))
-                self.file.readline()
-            self.file.readline()
-        return got, b"".join(chunks)
-
-    def rpc(self, message: dict[str, Any]) -> dict[str, Any]:
-        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-        if self.session:
-            headers["mcp-session-id"] = self.session
-        if self.version:
-            headers["mcp-protocol-version"] = self.version
-        params = message.get("params", {})
-        if "_meta" in params:
-            headers["mcp-protocol-version"] = MODERN
-            headers["mcp-method"] = message["method"]
-            if "name" in params:
-                headers["mcp-name"] = params["name"]
-        got, body = self.post(json.dumps(message).encode(), headers)
-        if message.get("method") == "initialize":
-            self.session = got.get("mcp-session-id")
-            self.version = LEGACY
-        if "id" not in message:
-            return {}
-        if got.get("content-type", "").startswith("text/event-stream"):
-            for line in body.decode().splitlines():
-                if line.startswith("data: ") and '"id"' in line:
-                    found: dict[str, Any] = json.loads(line[6:])
-                    if found.get("id") == message["id"]:
-                        return found
-            raise RuntimeError(f"no answer in {body[:200]!r}")
-        answer: dict[str, Any] = json.loads(body)
-        return answer
-
-    def close(self) -> None:
-        self.file.close()
-        self.sock.close()
-        self.proc.terminate()
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop(self.proc)
 
 
 @contextmanager
@@ -213,11 +123,11 @@ def handshake(peer: StdioPeer | HttpPeer, era: str) -> float:
     """Initialize (legacy) or a first call (modern); seconds from spawn to that first answer."""
     if era == LEGACY:
         reply = peer.rpc(INIT)
-        assert "result" in reply, reply
+        assert reply is not None and "result" in reply, reply
         peer.rpc({"jsonrpc": "2.0", "method": "notifications/initialized"})
     else:
         reply = peer.rpc(call(0, era))
-        assert "result" in reply, reply
+        assert reply is not None and "result" in reply, reply
     return time.perf_counter() - peer.started
 
 
@@ -225,7 +135,7 @@ def loop(peer: StdioPeer | HttpPeer, era: str, calls: int) -> float:
     start = time.perf_counter()
     for rid in range(1, calls + 1):
         reply = peer.rpc(call(rid, era))
-        if "result" not in reply:
+        if reply is None or "result" not in reply:
             raise RuntimeError(f"tools/call failed: {reply}")
     return calls / (time.perf_counter() - start)
 
