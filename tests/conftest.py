@@ -28,6 +28,17 @@ def lock() -> Lock:
     return load_lock(SCHEMA_DIR)
 
 
+@pytest.fixture(scope="session")
+def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """``--cache-dir`` arguments for every mypy run of this session (of this xdist worker).
+
+    A cold mypy run re-analyses pydantic, httpx and the standard library (several seconds); with one
+    cache per session only the first run pays. mypy checks each cached module against its file's
+    path, size and hash and against the run's options, so runs on different projects stay exact.
+    """
+    return ["--cache-dir", str(tmp_path_factory.mktemp("mypy-cache"))]
+
+
 @pytest.fixture(scope="module")
 def redis_server() -> Iterator[RedisServer]:
     """A private ``redis-server`` (free loopback port, empty data directory) for one test module."""

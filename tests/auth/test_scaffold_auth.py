@@ -44,8 +44,8 @@ def test_the_protected_scaffold_passes_its_own_tests(project: Path) -> None:
     assert "9 passed" in done.stdout  # 7 over HTTP with tokens, stdio, ruff
 
 
-def test_the_protected_scaffold_is_typed_strictly(project: Path) -> None:
-    done = run(project, "-m", "mypy", "--no-incremental", ".")
+def test_the_protected_scaffold_is_typed_strictly(project: Path, mypy_cache: list[str]) -> None:
+    done = run(project, "-m", "mypy", *mypy_cache, ".")
     assert done.returncode == 0, done.stdout[-3000:]
 
 

@@ -71,12 +71,12 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     return tmp_path
 
 
-def test_generated_models_and_stubs_type_check(project: Path) -> None:
+def test_generated_models_and_stubs_type_check(project: Path, mypy_cache: list[str]) -> None:
     handlers = (project / "declared_handlers.py").read_text()
     assert "async def get_forecast(args: GetForecastArguments, ctx: Context) -> GetForecastOutput:" in handlers
     assert "    app.tool(GET_FORECAST)(get_forecast)" in handlers
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "declared.py", "declared_handlers.py"],
+        [sys.executable, "-m", "mypy", "--strict", *mypy_cache, "declared.py", "declared_handlers.py"],
         cwd=project,
         capture_output=True,
         text=True,

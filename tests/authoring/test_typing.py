@@ -59,10 +59,10 @@ add("x", 1)
 '''
 
 
-def test_mypy_strict_on_an_authors_file(tmp_path: Path) -> None:
+def test_mypy_strict_on_an_authors_file(tmp_path: Path, mypy_cache: list[str]) -> None:
     (tmp_path / "author.py").write_text(AUTHOR)
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "author.py"],
+        [sys.executable, "-m", "mypy", "--strict", *mypy_cache, "author.py"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -84,10 +84,10 @@ def test_mypy_strict_on_an_authors_file(tmp_path: Path) -> None:
     )
 
 
-def test_mypy_strict_on_the_examples() -> None:
+def test_mypy_strict_on_the_examples(mypy_cache: list[str]) -> None:
     files = ["examples/weather/weather.py", "examples/everything_server/everything.py"]
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *files],
+        [sys.executable, "-m", "mypy", "--strict", *mypy_cache, *files],
         cwd=ROOT,
         capture_output=True,
         text=True,

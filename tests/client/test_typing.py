@@ -22,9 +22,9 @@ async def wrong(client: modern.Client) -> None:
 """
 
 
-def mypy(*paths: Path) -> subprocess.CompletedProcess[str]:
+def mypy(cache: list[str], *paths: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", *map(str, paths)],
+        [sys.executable, "-m", "mypy", "--strict", *cache, *map(str, paths)],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -33,15 +33,15 @@ def mypy(*paths: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_sample_program_type_checks() -> None:
-    done = mypy(SAMPLE)
+def test_sample_program_type_checks(mypy_cache: list[str]) -> None:
+    done = mypy(mypy_cache, SAMPLE)
     assert done.returncode == 0, done.stdout[-4000:]
 
 
-def test_wrong_arguments_are_caught(tmp_path: Path) -> None:
+def test_wrong_arguments_are_caught(tmp_path: Path, mypy_cache: list[str]) -> None:
     bad = tmp_path / "bad_client_use.py"
     bad.write_text(BAD, encoding="utf-8")
-    done = mypy(bad)
+    done = mypy(mypy_cache, bad)
     assert done.returncode == 1
     assert 'bad_client_use.py:6: error: No overload variant of "call_tool" of "Client" matches' in done.stdout
     assert '"ListToolsResult" has no attribute "no_such_field"' in done.stdout

@@ -78,9 +78,9 @@ def test_scaffold_layout_dependencies_and_manifest(project: Path) -> None:
     assert leftovers == []  # no staging directory left beside the project
 
 
-def test_fresh_scaffold_passes_mypy_strict(project: Path) -> None:
+def test_fresh_scaffold_passes_mypy_strict(project: Path, mypy_cache: list[str]) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--no-incremental", "."],
+        [sys.executable, "-m", "mypy", *mypy_cache, "."],
         cwd=project,
         capture_output=True,
         text=True,

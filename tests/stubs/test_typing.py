@@ -73,28 +73,28 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def mypy(packages: Path, *paths: Path) -> subprocess.CompletedProcess[str]:
+def mypy(cache: list[str], packages: Path, *paths: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", *map(str, paths)],
+        [sys.executable, "-m", "mypy", "--strict", *cache, *map(str, paths)],
         capture_output=True,
         text=True,
-        cwd=ROOT,  # shares the cache with the lint test
+        cwd=ROOT,
         env={"MYPYPATH": f"{GENERATED}:{packages}", "PATH": ""},
         check=False,
     )
 
 
-def test_packages_and_a_program_using_them_pass_mypy_strict(packages: Path) -> None:
+def test_packages_and_a_program_using_them_pass_mypy_strict(packages: Path, mypy_cache: list[str]) -> None:
     program = packages / "use_stubs.py"
     program.write_text(GOOD, encoding="utf-8")
-    done = mypy(packages, packages / "sdk_tools", packages / "hostile_tools", program)
+    done = mypy(mypy_cache, packages, packages / "sdk_tools", packages / "hostile_tools", program)
     assert done.returncode == 0, done.stdout[-4000:]
 
 
-def test_wrong_arguments_and_fields_fail_mypy(packages: Path) -> None:
+def test_wrong_arguments_and_fields_fail_mypy(packages: Path, mypy_cache: list[str]) -> None:
     program = packages / "misuse_stubs.py"
     program.write_text(BAD, encoding="utf-8")
-    done = mypy(packages, program)
+    done = mypy(mypy_cache, packages, program)
     assert done.returncode == 1
     errors = [line.split(": error: ", 1)[1] for line in done.stdout.splitlines() if ": error: " in line]
     assert any('Argument "a" to "add" of "Client" has incompatible type "str"' in e for e in errors), errors
