@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from mcp_schema_codegen.commands.cli import main
 from mcp_schema_codegen.output.faults import CRASH_AT, NO_EXCHANGE, POINTS
 from tests.conftest import ROOT, SCHEMA_DIR
 
@@ -24,12 +25,27 @@ def snapshot(root: Path) -> dict[str, str]:
     }
 
 
-def generate(out: Path, templates: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, "-m", "mcp_schema_codegen", "--schema-dir", str(SCHEMA_DIR), "generate", "--out", str(out)]
+def arguments(out: Path, templates: Path | None = None) -> list[str]:
+    args = ["--schema-dir", str(SCHEMA_DIR), "generate", "--out", str(out)]
     args += ["--version", "2024-11-05"]  # the smallest revision: the swap, not the models, is under test
-    if templates is not None:
-        args += ["--templates", str(templates)]
+    return args if templates is None else [*args, "--templates", str(templates)]
+
+
+def killed_run(out: Path, templates: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """A generation in its own process, which the fault points kill with SIGKILL."""
+    args = [sys.executable, "-m", "mcp_schema_codegen", *arguments(out, templates)]
     return subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env={**os.environ, **env}, check=False)
+
+
+def generate(out: Path, templates: Path | None = None) -> int:
+    """A generation run to completion, in this process (no fault point is armed here)."""
+    assert CRASH_AT not in os.environ and NO_EXCHANGE not in os.environ
+    return main(arguments(out, templates))
+
+
+# The swap strategy (renameat2 or the two-rename fallback) is chosen after the "exchange" point, so
+# the points before it run the same code either way; "mid-swap" is where the two strategies differ.
+CASES = [(point, True) for point in POINTS] + [("mid-swap", False)]
 
 
 @pytest.fixture(scope="module")
@@ -37,20 +53,21 @@ def trees(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     """An old tree, and a template override that makes every new run differ from it."""
     base = tmp_path_factory.mktemp("atomic")
     old = base / "old"
-    assert generate(old).returncode == 0
+    assert generate(old) == 0
     overrides = base / "templates"
     overrides.mkdir()
     builtin = (ROOT / "templates" / "version_init.py.j2").read_text()
     (overrides / "version_init.py.j2").write_text(builtin + "\nREGENERATED = True\n")
     new = base / "new"
-    assert generate(new, overrides).returncode == 0
+    assert generate(new, overrides) == 0
     old_tree, new_tree = snapshot(old / "mcpgen"), snapshot(new / "mcpgen")
     assert old_tree != new_tree
     return old, old_tree, overrides, new_tree
 
 
-@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "two-renames"])
-@pytest.mark.parametrize("point", POINTS)
+@pytest.mark.parametrize(
+    ("point", "exchange"), CASES, ids=[f"{p}-{'renameat2' if e else 'two-renames'}" for p, e in CASES]
+)
 def test_killed_generation_leaves_old_or_new_tree(
     trees: tuple[Path, dict[str, str], Path, dict[str, str]], tmp_path: Path, point: str, exchange: bool
 ) -> None:
@@ -58,7 +75,7 @@ def test_killed_generation_leaves_old_or_new_tree(
     out = tmp_path / "out"
     shutil.copytree(old, out)
     env = {CRASH_AT: point} if exchange else {CRASH_AT: point, NO_EXCHANGE: "1"}
-    killed = generate(out, overrides, **env)
+    killed = killed_run(out, overrides, **env)
     package = out / "mcpgen"
     if point == "mid-swap" and exchange:  # the atomic exchange has no midpoint: the run completes
         assert killed.returncode == 0, killed.stderr
@@ -73,6 +90,6 @@ def test_killed_generation_leaves_old_or_new_tree(
         assert snapshot(package) == old_tree, f"killed at {point}: the tree changed"
     leftovers = [p.name for p in out.iterdir() if p.name.startswith(".mcpgen-") and p.name != ".mcpgen-lock"]
     assert leftovers, "a killed run leaves its staging directory behind"
-    assert generate(out, overrides).returncode == 0
+    assert generate(out, overrides) == 0
     assert snapshot(package) == new_tree
     assert sorted(p.name for p in out.iterdir()) == [".mcpgen-lock", "mcpgen"]
