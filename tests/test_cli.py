@@ -24,15 +24,21 @@ from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import parse_schema
 from mcp_schema_codegen.frontend.lock import load_lock
 from mcp_schema_codegen.frontend.patches import Patch
+from tests.cli import run_cli
 from tests.conftest import ROOT, SCHEMA_DIR, VERSIONS
 
 
-def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return run_cli(*args, cwd=cwd)
+
+
+def run_process(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """A run in its own process: shell completion reads its request from the environment."""
     return subprocess.run(
         [sys.executable, "-m", "mcp_schema_codegen", *args],
         capture_output=True,
         text=True,
-        cwd=cwd,
+        cwd=ROOT,
         env=env,
         check=False,
     )
@@ -445,8 +451,8 @@ def test_shell_completion_offers_the_locked_revisions() -> None:
     script = run("completion", "bash")
     assert script.returncode == 0 and "_MCP_CODEGEN_COMPLETE" in script.stdout
     env = {**os.environ, "_MCP_CODEGEN_COMPLETE": "bash_complete", "COMP_WORDS": "mcp-codegen methods --version 2025"}
-    done = run(env={**env, "COMP_CWORD": "3"})
+    done = run_process(env={**env, "COMP_CWORD": "3"})
     offered = [line.split(",", 1)[1] for line in done.stdout.splitlines()]
     assert offered == ["2025-03-26", "2025-06-18", "2025-11-25"]
     env["COMP_WORDS"] = "mcp-codegen sch"
-    assert run(env={**env, "COMP_CWORD": "1"}).stdout.splitlines() == ["plain,schema"]
+    assert run_process(env={**env, "COMP_CWORD": "1"}).stdout.splitlines() == ["plain,schema"]
