@@ -6,6 +6,7 @@ installed with the machine's npm into ``.peers/npm-<hash>/`` (git-ignored) and r
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -38,7 +39,10 @@ def node_env() -> dict[str, str]:
 
 
 def npm_install(*packages: str) -> Path:
-    """Install ``packages`` once into a directory keyed by the list; returns that directory."""
+    """Install ``packages`` once into a directory keyed by the list; returns that directory.
+
+    Parallel test workers (pytest-xdist) wait on a lock file, so only the first one installs.
+    """
     key = hashlib.sha256("\n".join(sorted(packages)).encode()).hexdigest()[:12]
     target = PEERS / f"npm-{key}"
     done = target / ".installed"
@@ -48,14 +52,18 @@ def npm_install(*packages: str) -> Path:
     if npm is None:
         raise RuntimeError("npm is not installed (apt-get install npm)")
     target.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(target), *packages],
-        check=True,
-        capture_output=True,
-        timeout=600,
-        env=node_env(),
-    )
-    done.write_text("\n".join(packages) + "\n")
+    with open(PEERS / f"npm-{key}.lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if done.exists():  # another worker installed it while this one waited
+            return target
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(target), *packages],
+            check=True,
+            capture_output=True,
+            timeout=600,
+            env=node_env(),
+        )
+        done.write_text("\n".join(packages) + "\n")
     return target
 
 
