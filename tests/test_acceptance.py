@@ -26,7 +26,9 @@ from mcp.client.stdio import StdioServerParameters
 
 from tests.conftest import ROOT, SCHEMA_DIR
 
-pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
+# real peers: npm packages, the official SDK, built wheels; the tests build on each other's project in
+# order, which the suite's --dist loadscope keeps (one module, one worker)
+pytestmark = pytest.mark.interop
 
 NEW = "2026-09-30"  # the revision this test makes
 
