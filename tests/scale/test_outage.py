@@ -66,10 +66,19 @@ def children(pid: int) -> set[int]:
     return found
 
 
+def forked_workers(pid: int, expected: int, timeout: float = 20) -> set[int]:
+    """The children of ``pid`` once there are ``expected`` of them (bounded wait): the parent listens
+    before it forks, so the port answers while the workers are still starting."""
+    deadline = time.monotonic() + timeout
+    while len(found := children(pid)) < expected and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return found
+
+
 def test_two_workers_on_one_port(own_redis: RedisServer, tmp_path: Path) -> None:
     server = Worker(own_redis.url, tmp_path / "w.log", workers=2)
     try:
-        forked = children(server.proc.pid)
+        forked = forked_workers(server.proc.pid, 2)
         assert len(forked) == 2
         with httpx.Client(timeout=TIMEOUT) as client:
             answered = {int(call_tool(client, server.url, i, "pid")["content"][0]["text"]) for i in range(20)}
