@@ -15,6 +15,7 @@ rather than cancelled after the grace period.
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from typing import IO, Any
 import pytest
 from mcpgen._runtime.server.transports.stdio import SHUTDOWN_GRACE
 
-from tests.hostile.probe import SERVE, env, initialize
+from tests.hostile.probe import SERVE, env, initialize, modern
 from tests.server.servers import stop
 
 NAP = Path(__file__).with_name("nap_server.py")
@@ -217,3 +218,25 @@ def test_a_question_the_file_never_answers_fails_at_its_end(tmp_path: Path) -> N
     assert by_id["mcpgen-1"]["method"] == "sampling/createMessage"
     assert by_id[1]["error"]["code"] == -32603
     assert "input ended" in by_id[1]["error"]["message"]
+
+
+def test_a_second_signal_ends_a_server_waiting_on_a_file(tmp_path: Path) -> None:
+    """The first SIGTERM stops the reading and waits for the requests in flight (a listen stream
+    ends with its result); the second ends the process instead of waiting for a long tool."""
+    listen = modern("sub-1", "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    infile = tmp_path / "requests.jsonl"
+    infile.write_bytes(lines(listen, modern(1, "tools/call", {"name": "nap", "arguments": {"seconds": 60}})))
+    with infile.open("rb") as stdin:
+        proc = run(stdin, subprocess.PIPE, script=NAP)
+        assert proc.stdout is not None
+        try:
+            ack = json.loads(proc.stdout.readline())
+            assert ack["method"] == "notifications/subscriptions/acknowledged"
+            proc.send_signal(signal.SIGTERM)
+            ended = json.loads(proc.stdout.readline())  # the first signal is handled: listen ends
+            assert ended["id"] == "sub-1" and ended["result"]["resultType"] == "complete"
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(10) == -signal.SIGTERM
+            assert proc.stdout.read() == b""  # the nap was never answered
+        finally:
+            stop(proc)
