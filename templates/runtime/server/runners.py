@@ -120,6 +120,7 @@ async def serve_stdio(router: Router) -> None:
         router.services.subscriptions.close()
         reader.feed_eof()
         if file_reader is not None:  # requests from a file are waited for: a second signal ends the process
+            file_reader.cancel()  # which would feed ``reader`` past its end
             for signum in signals:
                 loop.remove_signal_handler(signum)
 

@@ -129,6 +129,7 @@ async def serve_stdio(router: Router) -> None:
         if (
             file_reader is not None
         ):  # requests from a file are waited for: a second signal ends the process
+            file_reader.cancel()  # which would feed ``reader`` past its end
             for signum in signals:
                 loop.remove_signal_handler(signum)
 
