@@ -5,11 +5,17 @@ replies.jsonl``, ``/dev/null``, and a socket (inetd-style, or one end of a socke
 stdin/stdout too. Each combination below runs the everything server as a child process with one
 conversation (legacy handshake, then many pings, then a tool call) and checks that every request
 is answered once, in a file, pipe or socket, and that the process exits 0 at end of input.
+
+Input from a file has no live client behind it: past ``max_inflight`` a request waits for a
+place instead of being refused (unless a server->client request awaits an answer that only the
+rest of the file can bring), and at the end of the file requests in flight are waited for
+rather than cancelled after the grace period.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -18,10 +24,15 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from mcpgen._runtime.server.transports.stdio import SHUTDOWN_GRACE
 
-from tests.hostile.probe import SERVE, env, initialize
+from tests.hostile.probe import SERVE, env, initialize, modern
+from tests.server.servers import stop
 
-PINGS = 200  # under the server's max_inflight (256): past it a request is refused, by design
+NAP = Path(__file__).with_name("nap_server.py")
+SAMPLING = {"sampling": {}}
+
+PINGS = 200  # under the server's max_inflight (256): past it a request on a pipe is refused, by design
 PAD = {"_meta": {"pad": "x" * 2000}}  # 400 KB of input: the file reader pauses and resumes
 
 
@@ -42,9 +53,11 @@ def assert_answered(output: bytes) -> None:
     assert any(t["name"] == "test_simple_text" for t in by_id["last"]["result"]["tools"])
 
 
-def run(stdin: IO[bytes] | int, stdout: IO[bytes] | int | socket.socket) -> subprocess.Popen[bytes]:
+def run(
+    stdin: IO[bytes] | int, stdout: IO[bytes] | int | socket.socket, *args: str, script: Path = SERVE
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, str(SERVE), "--stdio"], stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, env=env()
+        [sys.executable, str(script), "--stdio", *args], stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, env=env()
     )
 
 
@@ -114,3 +127,116 @@ def test_a_socket_half_closed_gets_every_reply(tmp_path: Path) -> None:
             received += chunk
         finish(proc)
     assert_answered(received)
+
+
+def lines(*messages: Any) -> bytes:
+    return b"".join(json.dumps(m).encode() + b"\n" for m in messages)
+
+
+def tool(rid: Any, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+
+
+def handshake(capabilities: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    return [initialize(0, "2025-11-25", capabilities), {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+
+
+def replies_to(requests: bytes, tmp_path: Path, *args: str, script: Path = SERVE) -> dict[Any, Any]:
+    """Serve ``requests`` from a file into a file (``server < requests > replies``); the replies by id."""
+    infile, outfile = tmp_path / "requests.jsonl", tmp_path / "replies.jsonl"
+    infile.write_bytes(requests)
+    with infile.open("rb") as stdin, outfile.open("wb") as stdout:
+        proc = run(stdin, stdout, *args, script=script)
+        try:
+            _, err = proc.communicate(timeout=60)  # a server stuck on the file fails here, not in minutes
+        finally:
+            stop(proc)
+    assert proc.returncode == 0 and b"Traceback" not in err, err.decode(errors="replace")[-2000:]
+    replies = [json.loads(line) for line in outfile.read_bytes().splitlines()]
+    by_id = {r["id"]: r for r in replies}
+    assert len(by_id) == len(replies), "an id answered twice"
+    return by_id
+
+
+def test_a_file_of_many_requests_gets_every_answer(tmp_path: Path) -> None:
+    """Four times ``max_inflight`` tool calls in a file: all answered, none refused (a pipe
+    refuses most of them: tests/hostile/test_stdio_bounded.py)."""
+    calls = 1000
+    by_id = replies_to(lines(*handshake(), *(tool(n, "test_simple_text") for n in range(1, calls + 1))), tmp_path)
+    assert sorted(by_id) == list(range(calls + 1))
+    refused = [r for r in by_id.values() if "error" in r]
+    assert not refused, f"{len(refused)} refused: {refused[0]}"
+    assert all(by_id[n]["result"]["content"][0]["type"] == "text" for n in range(1, calls + 1))
+
+
+def test_a_request_in_flight_past_the_grace_period_is_answered_from_a_file(tmp_path: Path) -> None:
+    """At the end of a file a request in flight is waited for; at the end of a pipe (the client
+    left) it is cancelled once ``SHUTDOWN_GRACE`` is over, as before. Both run at once."""
+    seconds = SHUTDOWN_GRACE + 0.5
+    requests = lines(*handshake(), tool(1, "nap", seconds=seconds), {"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    infile, outfile = tmp_path / "requests.jsonl", tmp_path / "replies.jsonl"
+    infile.write_bytes(requests)
+    with infile.open("rb") as stdin, outfile.open("wb") as stdout:
+        from_file = run(stdin, stdout, script=NAP)
+        over_pipe = run(subprocess.PIPE, subprocess.PIPE, script=NAP)
+        assert over_pipe.stdin is not None and over_pipe.stdout is not None
+        over_pipe.stdin.write(requests)
+        over_pipe.stdin.close()
+        piped = over_pipe.stdout.read()
+        finish(over_pipe)
+        finish(from_file)
+    by_id = {r["id"]: r for r in map(json.loads, outfile.read_bytes().splitlines())}
+    assert sorted(by_id) == [0, 1, 2]
+    assert by_id[1]["result"]["content"][0]["text"] == f"slept {seconds:g} s"
+    assert sorted(json.loads(line)["id"] for line in piped.splitlines()) == [0, 2]
+
+
+def test_a_file_whose_requests_wait_on_the_client_is_read_on(tmp_path: Path) -> None:
+    """Requests waiting for the client's answers hold every place: the next request is refused
+    rather than waited for, since the answers come after it in the file."""
+    limits = json.dumps({"max_inflight": 2})
+    answer = {"role": "assistant", "content": {"type": "text", "text": "t"}, "model": "m"}
+    requests = lines(
+        *handshake(SAMPLING),
+        tool(1, "test_sampling", prompt="p"),
+        tool(2, "test_sampling", prompt="q"),
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+        *({"jsonrpc": "2.0", "id": f"mcpgen-{k}", "result": answer} for k in (1, 2)),
+    )
+    by_id = replies_to(requests, tmp_path, "--limits", limits)
+    asked = sorted(rid for rid, r in by_id.items() if r.get("method") == "sampling/createMessage")
+    assert asked == ["mcpgen-1", "mcpgen-2"]
+    assert by_id[1]["result"]["content"][0]["text"] == "LLM response: t"
+    assert by_id[2]["result"]["content"][0]["text"] == "LLM response: t"
+    assert by_id[3]["error"]["code"] == -32600 and "in flight" in by_id[3]["error"]["message"]
+
+
+def test_a_question_the_file_never_answers_fails_at_its_end(tmp_path: Path) -> None:
+    """A request waiting for the client at the end of the file is answered with an error at
+    once, not after the server->client request's timeout (minutes)."""
+    by_id = replies_to(lines(*handshake(SAMPLING), tool(1, "test_sampling", prompt="p")), tmp_path)
+    assert by_id["mcpgen-1"]["method"] == "sampling/createMessage"
+    assert by_id[1]["error"]["code"] == -32603
+    assert "input ended" in by_id[1]["error"]["message"]
+
+
+def test_a_second_signal_ends_a_server_waiting_on_a_file(tmp_path: Path) -> None:
+    """The first SIGTERM stops the reading and waits for the requests in flight (a listen stream
+    ends with its result); the second ends the process instead of waiting for a long tool."""
+    listen = modern("sub-1", "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    infile = tmp_path / "requests.jsonl"
+    infile.write_bytes(lines(listen, modern(1, "tools/call", {"name": "nap", "arguments": {"seconds": 60}})))
+    with infile.open("rb") as stdin:
+        proc = run(stdin, subprocess.PIPE, script=NAP)
+        assert proc.stdout is not None
+        try:
+            ack = json.loads(proc.stdout.readline())
+            assert ack["method"] == "notifications/subscriptions/acknowledged"
+            proc.send_signal(signal.SIGTERM)
+            ended = json.loads(proc.stdout.readline())  # the first signal is handled: listen ends
+            assert ended["id"] == "sub-1" and ended["result"]["resultType"] == "complete"
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(10) == -signal.SIGTERM
+            assert proc.stdout.read() == b""  # the nap was never answered
+        finally:
+            stop(proc)

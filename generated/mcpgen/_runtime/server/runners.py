@@ -78,6 +78,11 @@ async def serve_stdio(router: Router) -> None:
     transports (stdin also when it is a socket), the rest through ``FileReader``/``FileWriter``,
     worker threads that never block the loop. A socket's peer closing its side for writing ends
     the input and still gets every reply.
+
+    Input read by ``FileReader`` (a file: no live client behind it) is served with ``serve(...,
+    from_file=True)``: a request past ``max_inflight`` waits for a place instead of being
+    refused, and at the end of the input every request in flight is waited for, however long it
+    takes; the first signal stops the reading as on a pipe, a second one ends the process.
     """
     loop = asyncio.get_running_loop()
     stdin, stdout = sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()
@@ -114,18 +119,26 @@ async def serve_stdio(router: Router) -> None:
         with contextlib.suppress(ConnectionError):  # stdout gone: what is written is dropped
             await wait()
 
+    signals = (signal.SIGTERM, signal.SIGINT)
+
     def shut_down() -> (
         None
     ):  # SIGTERM/SIGINT: end listen streams, stop reading, let requests finish
         router.services.subscriptions.close()
         reader.feed_eof()
+        if (
+            file_reader is not None
+        ):  # requests from a file are waited for: a second signal ends the process
+            file_reader.cancel()  # which would feed ``reader`` past its end
+            for signum in signals:
+                loop.remove_signal_handler(signum)
 
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in signals:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, shut_down)
     out = Coalescer(loop, write)  # what the client has not read is still counted by ``drain``
     try:
-        await serve(router, reader, out.write, drain)
+        await serve(router, reader, out.write, drain, from_file=file_reader is not None)
     finally:
         out.close()
         if file_reader is not None:

@@ -10,6 +10,14 @@ notifications on modern requests, plus server->client requests once a legacy cli
 answered -32600 at once; while the client leaves what was written unread, no more input is
 read. ``serve`` returns at EOF, after in-flight requests finish (or a grace
 period ends). The process runner (``runners.run_stdio``) connects it to stdin/stdout.
+
+Input read from a file (``python -m server < requests.jsonl > replies.jsonl``; the runner says
+so with ``serve(..., from_file=True)``) has no live client behind it, and every request in it
+wants its answer: a request past ``max_inflight`` waits for a place (the reader stops reading,
+so memory stays bounded) instead of being refused, except while a server->client request awaits
+its answer, which can only come from further down the input: then the reader keeps reading and
+refuses as on a pipe. At the end of the file every request in flight is waited for, with no
+grace period; a server->client request still unanswered, or asked later, fails at once.
 """
 
 from __future__ import annotations
@@ -77,12 +85,26 @@ async def serve(
     reader: asyncio.StreamReader,
     write: Callable[[bytes], None],
     drain: Callable[[], Awaitable[None]] | None = None,
+    *,
+    from_file: bool = False,
 ) -> None:
     """Serve one connection: read lines from ``reader`` until EOF, ``write`` each outgoing line.
 
     ``drain`` (a ``StreamWriter.drain``) waits while the client has not read what was written:
     the next line is read only then, so a client that stops reading cannot make the server
     buffer replies without bound.
+
+    On a live peer (a pipe, socket or terminal) a request read while ``max_inflight`` requests
+    are in flight is refused at once: pausing the reader could leave a handler waiting forever
+    for the client's answer to a server->client request, which arrives on the same input. At
+    EOF (the client left) requests in flight get ``SHUTDOWN_GRACE`` seconds, then are cancelled.
+
+    ``from_file``: the input is a file, read to its end whatever the server answers. A request
+    past ``max_inflight`` then waits for a place (no more input is read meanwhile), unless a
+    server->client request of the connection is outstanding: its answer can only be further
+    down the input, so the reader goes on, refusing requests past the limit. At EOF every
+    request in flight is waited for, and the server->client requests still unanswered, or asked
+    after it, fail (``LegacySession.end_input``): their handlers answer with an error.
     """
     limits = router.limits
     conn = router.connect()
@@ -108,6 +130,25 @@ async def serve(
             if task.done():
                 del conn.inflight[rid]
 
+    async def room() -> bool:
+        """Whether a place is free for one more request in flight (called when none seemed
+        free): at once on a live peer; from a file, after waiting for one, unless a
+        server->client request awaits an answer only further input can bring."""
+        while True:
+            forget_unstarted()
+            if len(tasks) < conn.max_inflight:
+                return True
+            asking = conn.legacy.asking if conn.legacy is not None else None
+            if not from_file or (asking is not None and asking.is_set()):
+                return False
+            # a handler may ask the client while the reader waits: that ends the wait too
+            asked = asyncio.ensure_future(asking.wait()) if asking is not None else None
+            try:
+                await asyncio.wait([*tasks, *([asked] if asked else [])], return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if asked is not None:
+                    asked.cancel()
+
     async for batch in chunks(reader, limits.max_line_bytes):
         # once per chunk: its lines are handled without yielding to the loop anyway
         if drain is not None:
@@ -128,11 +169,9 @@ async def serve(
                 continue
             if needs_task(obj):
                 rid = request_id(obj)
-                if len(tasks) >= conn.max_inflight:
-                    forget_unstarted()
-                    if len(tasks) >= conn.max_inflight:
-                        write(refused(obj, conn.max_inflight) + b"\n")
-                        continue
+                if len(tasks) >= conn.max_inflight and not await room():
+                    write(refused(obj, conn.max_inflight) + b"\n")
+                    continue
                 task = asyncio.create_task(answer(obj))
                 if rid is not None:  # cancellable from now on, even before the task first runs
                     conn.inflight[rid] = task
@@ -145,7 +184,11 @@ async def serve(
                 conn.legacy.notify = send
             if reply.body is not None:
                 write(reply.body + b"\n")
-    if tasks:
+    if tasks and from_file:
+        if conn.legacy is not None:  # what the handlers ask the client now fails: no answer can come
+            conn.legacy.end_input()
+        await asyncio.wait(tasks)  # each request in the file gets its answer
+    elif tasks:
         _, pending = await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE)
         for task in pending:
             task.cancel()

@@ -59,6 +59,11 @@ def is_legacy_initialize(obj: Any) -> bool:
     return not (isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta)
 
 
+def unanswerable(method: str) -> ProtocolError:
+    """The error of a server->client request the client can no longer answer."""
+    return ProtocolError(INTERNAL_ERROR, f"the client's input ended: {method} cannot be answered")
+
+
 def progress_token(raw: Any) -> str | int | None:
     """The ``progressToken`` a legacy request's ``_meta`` carries (revisions before 2025-11-25 do
     not type ``_meta``, so it is read from the message)."""
@@ -93,6 +98,10 @@ class LegacySession(Subscriber):
         self.session_id: str | None = None  # the HTTP session's id, once it is kept in the store
         self.changed = False  # the state a shared store keeps changed since it was saved
         self._pending: dict[RequestId, tuple[str, asyncio.Future[Any]]] = {}
+        self.asking = (
+            asyncio.Event()
+        )  # set while a server->client request awaits the client's answer
+        self.input_over = False  # the client's input ended: it can answer nothing more
         self._next = 0
 
     def __repr__(self) -> str:
@@ -324,6 +333,8 @@ class LegacySession(Subscriber):
         try:
             for key, request in requests.items():
                 method = request["method"] if isinstance(request, dict) else request.method
+                if self.input_over:
+                    raise unanswerable(method)
                 params = (
                     request.get("params")
                     if isinstance(request, dict)
@@ -333,6 +344,7 @@ class LegacySession(Subscriber):
                 rid = f"mcpgen-{self._next}"
                 future: asyncio.Future[Any] = loop.create_future()
                 self._pending[rid] = (method, future)
+                self.asking.set()
                 asked[key] = (method, future)
                 await send(
                     conversion.encode_request(rid, method, None if params is MISSING else params)
@@ -343,6 +355,8 @@ class LegacySession(Subscriber):
             futures = {future for _, future in asked.values()}
             for done in [rid for rid, (_, future) in self._pending.items() if future in futures]:
                 del self._pending[done]
+            if not self._pending:
+                self.asking.clear()
         return {key: conversion.answer(method, answer) for key, (method, answer) in answers.items()}
 
     async def request(self, method: str, params: dict[str, Any], send: Send) -> Any:
@@ -351,6 +365,14 @@ class LegacySession(Subscriber):
             {"inputRequests": {"input": {"method": method, "params": params}}}, send
         )
         return answers["input"]
+
+    def end_input(self) -> None:
+        """The client's input ended for good (a file read to its end): the requests awaiting its
+        answer fail now, and later ones at once, instead of each waiting ``INPUT_TIMEOUT``."""
+        self.input_over = True
+        for method, future in self._pending.values():
+            if not future.done():
+                future.set_exception(unanswerable(method))
 
     def resolve(
         self, rid: RequestId, result: Any = None, *, error: ProtocolError | None = None
