@@ -59,7 +59,7 @@ def serve(port: int) -> None:
 
         async def list_tools(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListToolsResult:
             return s.ListToolsResult(
-                tools=[m.Tool(name=n, input_schema={"type": "object"}) for n in ("echo", "change")]
+                tools=[m.Tool(name=n, input_schema=m.ToolInputSchema(type="object")) for n in ("echo", "change")]
             )
 
         async def call_tool(
@@ -249,7 +249,8 @@ def main() -> None:
         for config in configs:  # warm-up
             asyncio.run(round_trips(config, 50, 4))
             asyncio.run(fan_out(config, 3))
-            config.latency.clear(), config.rate.clear(), config.fanout.clear()
+            for samples in (config.latency, config.rate, config.fanout):
+                samples.clear()
         for _ in range(args.rounds):
             for config in configs:
                 asyncio.run(round_trips(config, args.calls, args.clients))
