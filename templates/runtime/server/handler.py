@@ -126,7 +126,8 @@ class HandlerBase:
     def run_http(self, host: str = "127.0.0.1", port: int = 8000, *, workers: int = 1, **options: Any) -> None:
         """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp`` (``auth`` defaults to the
         server's); ``workers`` > 1 forks that many worker processes sharing the port (they share
-        state through ``redis_url``, which they need)."""
+        state through ``redis_url``, which they need) and replaces any that dies (see
+        ``runners.Supervisor``)."""
         options.setdefault("auth", self.auth)
         run_http(self.router, host, port, workers=workers, **options)
 

@@ -9,7 +9,10 @@ result), stop accepting input and let requests in flight finish. Both apply the 
 
 ``run_http(..., workers=N)`` binds the port once and forks N uvicorn workers that accept on
 it; they need a shared store (the server's ``redis_url``), and a server with one checks that
-Redis answers before it serves: otherwise it exits with one sentence.
+Redis answers before it serves: otherwise it exits with one sentence. The parent keeps the
+socket and supervises (``Supervisor``): a worker that dies while the server is not stopping is
+reported in one line on stderr and replaced; more than ``DEATH_BUDGET`` deaths within
+``DEATH_WINDOW`` seconds stop every worker and the parent (exit 1, one line saying why).
 """
 
 from __future__ import annotations
@@ -25,7 +28,10 @@ import socket
 import stat
 import sys
 import threading
-from collections.abc import Callable
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 from .router import Router
@@ -290,7 +296,9 @@ def uvicorn_config(app: HttpApp, host: str, port: int) -> uvicorn.Config:
 
 def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, workers: int = 1, **options: Any) -> None:
     """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp`` (blocking); ``options`` go to
-    ``HttpApp``; ``workers`` > 1 forks that many worker processes on one listening socket."""
+    ``HttpApp``; ``workers`` > 1 forks that many worker processes on one listening socket, which
+    this process keeps and supervises them on (``Supervisor``): a worker that dies is replaced;
+    too many deaths end the server with ``SystemExit(1)``."""
     if workers < 1:
         refuse(f"workers must be at least 1, not {workers}")
     if workers > 1 and router.redis_url is None:
@@ -312,30 +320,159 @@ def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, worke
     sock.bind((host, port))
     sock.listen(2048)
     sock.set_inheritable(True)
-    children: list[int] = []
-    for _ in range(workers):
-        pid = os.fork()
-        if pid == 0:  # a worker: serve until told to stop, then leave without the parent's cleanup
-            code = 0
-            try:
-                serve_uvicorn(router, config, sock)
-            except BaseException:
-                code = 1
-            finally:
-                os._exit(code)
-        children.append(pid)
-    sock.close()
+    with sock:  # kept open while the server runs: a replacement worker accepts on it
+        code = Supervisor(workers, lambda: serve_uvicorn(router, config, sock)).run()
+    if code:
+        raise SystemExit(code)
 
-    def forward(signum: int, frame: Any) -> None:
-        for pid in children:
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+DEATH_BUDGET = 5  # worker deaths tolerated within DEATH_WINDOW seconds; one more stops the server
+DEATH_WINDOW = 10.0
+
+
+class Supervisor:
+    """The parent of ``run_http(..., workers=N)``: forks ``count`` workers that each run ``work``
+    and keeps ``count`` of them running (blocking, ``run``).
+
+    A worker that exits while the server is not stopping (a crash in an extension, the OOM
+    killer, ``kill -9``) gets one line on stderr, which worker and its exit status or signal,
+    and a replacement in its place. A death that is one too many within ``window`` seconds (more
+    than ``budget``: a worker that cannot start) is not replaced: its line says why, every other
+    worker gets SIGTERM, and ``run`` returns 1 once they have all exited.
+
+    SIGTERM or SIGINT stops the server: the first one reaches every worker as SIGTERM (a graceful
+    shutdown, whichever the signal: a Ctrl-C also reaches the workers from the terminal, and
+    uvicorn forces its exit on a second SIGINT), a later one is forwarded as it is (SIGINT forces
+    the exit); nobody is replaced, and ``run`` returns once every worker has exited: 0 when each
+    exited with status 0, else 1 (after a line for each that did not).
+
+    Signals are blocked while a worker is forked and recorded, so a stop never misses a worker;
+    a worker starts with handlers that end it at once (status 0) on a stop signal until uvicorn
+    installs its own. Waiting is ``os.waitpid``, which a signal handler interrupts and Python
+    resumes.
+    """
+
+    def __init__(
+        self, count: int, work: Callable[[], None], *, budget: int = DEATH_BUDGET, window: float = DEATH_WINDOW
+    ) -> None:
+        self.count, self.work, self.budget, self.window = count, work, budget, window
+        self.workers: dict[int, int] = {}  # pid -> worker number (1..count)
+        self.deaths: deque[float] = deque()  # when workers died, within the window
+        self.stopping = False
+        self.failed = False  # run returns 1
+        self.gave_up = False  # too many deaths: the workers are being stopped
+
+    def run(self) -> int:
+        previous = {signum: signal.signal(signum, self.stop) for signum in STOP_SIGNALS}
+        try:
+            for number in range(1, self.count + 1):
+                self.fork(number)
+            while self.workers:
+                try:
+                    pid, status = os.waitpid(-1, 0)
+                except ChildProcessError:  # reaped elsewhere: nobody is left to wait for
+                    break
+                with blocked_signals():
+                    self.exited(pid, status)
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        return 1 if self.failed else 0
+
+    def fork(self, number: int) -> None:
+        with blocked_signals():
+            if self.stopping:
+                return
+            pid = os.fork()
+            if pid == 0:
+                self.be_worker()
+            self.workers[pid] = number
+
+    def be_worker(self) -> NoReturn:
+        """In a new worker: run ``work`` and leave without the parent's cleanup."""
+        code = 1
+        try:
+            for signum in STOP_SIGNALS:
+                signal.signal(signum, stop_worker)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+            self.work()
+            code = 0
+        except SystemExit as exc:
+            code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+
+    def exited(self, pid: int, status: int) -> None:
+        number = self.workers.pop(pid, None)
+        if number is None:  # not a worker
+            return
+        how = describe(status)
+        if self.stopping:
+            if os.waitstatus_to_exitcode(status) != 0 and not self.gave_up:  # a give-up is said once
+                self.failed = True
+                say(f"worker {number} (pid {pid}) {how} while stopping")
+            return
+        now = time.monotonic()
+        self.deaths.append(now)
+        while self.deaths and self.deaths[0] < now - self.window:
+            self.deaths.popleft()
+        if len(self.deaths) > self.budget:
+            say(
+                f"worker {number} (pid {pid}) {how}: {len(self.deaths)} workers died within "
+                f"{self.window:g} s, stopping the server"
+            )
+            self.failed = self.gave_up = True
+            self.signal_workers(signal.SIGTERM)
+            return
+        say(f"worker {number} (pid {pid}) {how}; starting a new one")
+        self.fork(number)
+
+    def stop(self, signum: int, frame: Any) -> None:
+        """SIGTERM/SIGINT in the parent: stop every worker (see the class's docstring)."""
+        first = not self.stopping
+        self.stopping = True
+        self.signal_workers(signal.SIGTERM if first else signum)
+
+    def signal_workers(self, signum: int) -> None:
+        self.stopping = True
+        for pid in list(self.workers):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signum)
 
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, forward)
-    for pid in children:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
+
+@contextlib.contextmanager
+def blocked_signals() -> Iterator[None]:
+    """SIGTERM and SIGINT held back (delivered on leaving) while the block runs."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def stop_worker(signum: int, frame: Any) -> None:
+    """A stop signal in a worker before uvicorn handles them (or after it has): nothing is being
+    served, the worker ends now, cleanly."""
+    os._exit(0)
+
+
+def describe(status: int) -> str:
+    """``exited with status N`` or ``was killed by SIGNAME``, from a ``waitpid`` status."""
+    code = os.waitstatus_to_exitcode(status)
+    if code >= 0:
+        return f"exited with status {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    return f"was killed by {name}"
+
+
+def say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def refuse(message: str) -> NoReturn:
