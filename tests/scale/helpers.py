@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,29 @@ class Worker:
 
     def errors(self) -> str:
         return self.log.read_text()
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def forked_workers(pid: int, expected: int, timeout: float = 20) -> set[int]:
+    """The children of ``pid`` once there are ``expected`` of them (bounded wait): the parent listens
+    before it forks, so the port answers while the workers are still starting."""
+    deadline = time.monotonic() + timeout
+    while len(found := children(pid)) < expected and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return found
 
 
 def legacy_headers(session: str | None = None) -> dict[str, str]:

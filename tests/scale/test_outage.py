@@ -16,7 +16,16 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT
-from tests.scale.helpers import WORKER, Worker, call_tool, initialize, legacy, legacy_headers, modern_body
+from tests.scale.helpers import (
+    WORKER,
+    Worker,
+    call_tool,
+    forked_workers,
+    initialize,
+    legacy,
+    legacy_headers,
+    modern_body,
+)
 from tests.scale.redis_server import RedisServer, start_redis
 from tests.server.servers import free_port
 
@@ -50,29 +59,6 @@ def test_workers_without_redis_are_refused() -> None:
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=30, check=False)
     refusal = "2 workers need a shared store: set redis_url on the server class or MCP_REDIS_URL\n"
     assert (done.returncode, done.stderr) == (2, refusal)
-
-
-def children(pid: int) -> set[int]:
-    """The processes whose parent is ``pid`` (from /proc)."""
-    found: set[int] = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.add(int(entry.name))
-    return found
-
-
-def forked_workers(pid: int, expected: int, timeout: float = 20) -> set[int]:
-    """The children of ``pid`` once there are ``expected`` of them (bounded wait): the parent listens
-    before it forks, so the port answers while the workers are still starting."""
-    deadline = time.monotonic() + timeout
-    while len(found := children(pid)) < expected and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return found
 
 
 def test_two_workers_on_one_port(own_redis: RedisServer, tmp_path: Path) -> None:

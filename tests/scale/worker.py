@@ -4,6 +4,9 @@ It shares its state through ``$MCP_REDIS_URL`` (when set). Tools: ``change`` (th
 changed), ``touch`` (a resource was updated), ``log`` (an info and a debug message), ``poll``
 (three progress events, then the server closes the connection, then three more), ``ticker``
 (``n`` progress events, paced), ``pid`` (which worker answered).
+
+``HEALTHY_FORKS=K`` (with ``--workers``): the first K workers forked start normally, every later
+one dies at once with status 3, as a worker that cannot start would.
 """
 
 from __future__ import annotations
@@ -75,7 +78,24 @@ class Worker(s.Server):
         return s.ReadResourceResult(contents=[{"uri": params.uri, "text": "content"}])
 
 
+def fail_after_healthy_forks(healthy: int) -> None:
+    """Forks past the first ``healthy`` end in the child at once, with status 3."""
+    forks = 0
+
+    def count() -> None:
+        nonlocal forks
+        forks += 1
+
+    def child() -> None:
+        if forks > healthy:
+            os._exit(3)
+
+    os.register_at_fork(before=count, after_in_child=child)
+
+
 def main() -> None:
+    if "HEALTHY_FORKS" in os.environ:
+        fail_after_healthy_forks(int(os.environ["HEALTHY_FORKS"]))
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--workers", type=int, default=1)
