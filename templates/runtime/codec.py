@@ -138,18 +138,23 @@ class Revision:
         """The MRTR interim result model (None before 2026-07-28), imported if needed."""
         return resolve(self.input_required)
 
-    def is_input_required(self, value: Any) -> bool:
-        """``value`` is an instance of the interim result model, answered without importing it:
-        a model never imported has no instances."""
+    def loaded_input_required(self) -> Any:
+        """The MRTR interim result model if it has been imported already, else None (nothing is
+        imported): a model never imported has no instances and no subclasses."""
         model = self._interim
         if model is None:
             model = self.input_required
             if isinstance(model, ModelRef):
                 model = model.loaded()
             if model is None:
-                return False
+                return None
             self._interim = model
-        return isinstance(value, model)
+        return model
+
+    def is_input_required(self, value: Any) -> bool:
+        """``value`` is an instance of the interim result model, answered without importing it."""
+        model = self.loaded_input_required()
+        return model is not None and isinstance(value, model)
 
 
 def _carries_envelope(spec: MethodSpec) -> bool:

@@ -88,7 +88,7 @@ class RevisionTypes(NamedTuple):
     call_tool_result: type[BaseModel] | None
     read_resource_result: type[BaseModel] | None
     get_prompt_result: type[BaseModel] | None
-    input_required: type[BaseModel] | None
+    interim: Callable[[], type[BaseModel] | None]  # the MRTR interim result model, once imported (never imports it)
     content: tuple[type[BaseModel], ...]  # the content block classes
     structured: bool  # the revision's tools have an ``outputSchema`` (2025-06-18 and later)
 
@@ -113,7 +113,7 @@ class RevisionTypes(NamedTuple):
             call,
             result("resources/read"),
             result("prompts/get"),
-            revision.input_required_model(),
+            revision.loaded_input_required,  # importing it here cost an App ~70 ms of start-up
             tuple(content),
             structured,
         )
@@ -122,7 +122,8 @@ class RevisionTypes(NamedTuple):
         """A result the function built itself (the method's result model, or ``input_required``)."""
         if result is not None and isinstance(value, result):
             return True
-        if self.input_required is not None and isinstance(value, self.input_required):
+        interim = self.interim()
+        if interim is not None and isinstance(value, interim):
             return True
         return isinstance(value, dict) and value.get("resultType") == "input_required"
 
@@ -289,10 +290,11 @@ class Output:
     def classify(annotation: Any, types: RevisionTypes) -> tuple[str, Any]:
         if annotation is inspect.Parameter.empty or annotation is None or annotation is type(None):
             return UNSTRUCTURED, None
+        interim = types.interim()  # an annotation naming it (or a subclass) has imported it
         kept = [
             m
             for m in members(annotation)
-            if not (types.input_required is not None and isinstance(m, type) and issubclass(m, types.input_required))
+            if not (interim is not None and isinstance(m, type) and issubclass(m, interim))
         ]
         if not kept:
             return UNSTRUCTURED, None
