@@ -224,7 +224,6 @@ class Codec:
         self.revision = revision
         self.max_message_size = max_message_size
         self._inbound: Inbound | None = None  # built on first use
-        self._routes: dict[str, Route | None] = {}  # one-pass validation per method, on first use
         self._answers: dict[str, MethodSpec | None] = {}  # the requests this side answers, by method
         self._asked: dict[str, MethodSpec | None] = {}  # the requests this side sends, by method
         self.side = side
@@ -298,20 +297,13 @@ class Codec:
             params = None
         if not self.accepts(spec, params):
             return None
-        meta = getattr(params, "meta", None)
-        if meta is MISSING:
-            meta = None
+        meta = meta_of(params)
         if request:
             return Request(typed.id, spec.name, params, meta)
         extra = typed.__pydantic_extra__
         if extra and "id" in extra:  # a notification's method sent as a request
             return None
         return Notification(spec.name, params, meta)
-
-    def _route(self, method: str) -> Route | None:
-        """How a parsed message of ``method`` is validated in one pass (None: step by step), cached."""
-        route = self._routes[method] = self._inbound_of().route(method)
-        return route
 
     def decode_value(self, value: Any, *, pending: Mapping[RequestId, str] | None = None) -> Decoded:
         """Like ``decode`` for already-parsed JSON: one pass too, where the revision allows."""
@@ -322,9 +314,7 @@ class Codec:
         elif not pending and type(value) is dict:
             method = value.get("method")
             if type(method) is str:
-                route = self._routes.get(method, MISSING)
-                if route is MISSING:
-                    route = self._route(method)
+                route = self._inbound_of().route(method)
                 if route is not None:
                     validate, spec, request, has_params = route
                     try:
