@@ -433,8 +433,7 @@ class Supervisor:
     def stop(self, signum: int, frame: Any) -> None:
         """SIGTERM/SIGINT in the parent: stop every worker (see the class's docstring)."""
         first = not self.stopping
-        self.stopping = True
-        self.signal_workers(signal.SIGTERM if first else signum)
+        self.signal_workers(signal.SIGTERM if first else signum)  # (which marks the server stopping)
 
     def signal_workers(self, signum: int) -> None:
         self.stopping = True
