@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mcp_schema_codegen.backend.cache import CACHE_DIR
 from mcp_schema_codegen.frontend.lock import Lock, load_lock
 from tests.scale.redis_server import RedisServer, start_redis
 
@@ -26,6 +28,21 @@ if str(GENERATED) not in sys.path:
 @pytest.fixture(scope="session")
 def lock() -> Lock:
     return load_lock(SCHEMA_DIR)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def generation_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One datamodel-code-generator cache for the whole run, shared by the xdist workers.
+
+    Never the user's own cache; processes the tests start inherit it. Tests of generation itself
+    (the golden tree, determinism) turn it off.
+    """
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "generation-cache"
+    patch = pytest.MonkeyPatch()
+    patch.setenv(CACHE_DIR, str(root))
+    yield root
+    patch.undo()
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 
 def test_regenerating_reproduces_generated_tree(tmp_path: Path) -> None:
-    generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path))
+    generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path, cache=False))
     fresh, golden = _tree(tmp_path / "mcpgen"), _tree(GENERATED / "mcpgen")
     assert sorted(fresh) == sorted(golden), "file sets differ: run `mcp-codegen generate --all` and commit"
     for name in fresh:
@@ -35,8 +35,8 @@ def test_regenerating_reproduces_generated_tree(tmp_path: Path) -> None:
 
 
 def test_generation_is_deterministic(tmp_path: Path) -> None:
-    generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path / "a", versions=["2025-06-18"]))
-    generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path / "b", versions=["2025-06-18"]))
+    generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path / "a", versions=["2025-06-18"], cache=False))
+    generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path / "b", versions=["2025-06-18"], cache=False))
     assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
 
 

@@ -6,6 +6,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcp_schema_codegen.backend.cache import ModelCache
 from mcp_schema_codegen.backend.models import generate_models
 from mcp_schema_codegen.backend.render import Renderer
 from mcp_schema_codegen.backend.views import Target
@@ -34,6 +35,7 @@ class Options:
     vendor_runtime: bool = False  # copy the runtime into the package instead of importing mcpgen's
     current_modules: bool = False  # <package>/{models,server,client}.py re-export the latest revision's
     keep_others: bool = True  # revisions not asked for stay in the package (False: exactly `versions`)
+    cache: bool = True  # reuse datamodel-code-generator's output for the same input (backend/cache.py)
 
     @property
     def runtime_in_output(self) -> bool:
@@ -67,10 +69,13 @@ def check_package_name(package: str) -> None:
         raise GeneratorError(f"--package {package!r} is not a valid Python package name")
 
 
-def build_revision(lock: Lock, version: str, overlay: Overlay, renderer: Renderer, target: Target) -> Revision:
+def build_revision(
+    lock: Lock, version: str, overlay: Overlay, renderer: Renderer, target: Target, cache: ModelCache | None = None
+) -> Revision:
     analysed = analyze_revision(lock, version, overlay)
     protocol = analysed.protocol
-    models = generate_models(analysed.document, version=version, base_class=f"{target.runtime}.wire_model.WireModel")
+    base_class = f"{target.runtime}.wire_model.WireModel"
+    models = generate_models(analysed.document, version=version, base_class=base_class, cache=cache)
     files = {
         "__init__.py": renderer.version_init(protocol, target),
         **renderer.model_modules(protocol, target, models),
@@ -126,7 +131,8 @@ def render_package(options: Options, dest: Path, keep_from: Path | None = None) 
     renderer = Renderer(templates_dir(), options.templates)
     inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates, options.layout)
     target = options.target
-    revisions = [build_revision(lock, v, overlay, renderer, target) for v in versions]
+    cache = ModelCache.default() if options.cache else None
+    revisions = [build_revision(lock, v, overlay, renderer, target, cache) for v in versions]
     crash_point("models")
     entries = {v: inputs.revision_entry(lock, v) for v in versions}
 

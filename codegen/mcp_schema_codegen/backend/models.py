@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcp_schema_codegen.backend.cache import ModelCache
 from mcp_schema_codegen.errors import GeneratorError
 
 JSON = Any
@@ -76,44 +77,71 @@ class GeneratedModels:
         return tuple(merged.values())
 
 
-def generate_models(document: dict[str, JSON], *, version: str, base_class: str) -> GeneratedModels:
-    """Run datamodel-code-generator in process: the module source and its classes' fields."""
+# datamodel-code-generator's options, as plain data (the cache key is built from them without
+# importing it); `_dmcg_options` makes its enums of the three named by their values.
+OPTIONS: dict[str, JSON] = dict(
+    input_file_type="jsonschema",
+    output_model_type="pydantic_v2.BaseModel",
+    target_python_version="3.11",
+    target_pydantic_version="2.14",
+    use_annotated=True,
+    use_union_operator=True,
+    use_standard_collections=True,
+    use_double_quotes=True,
+    use_schema_description=True,
+    use_field_description=True,
+    enum_field_as_literal="all",
+    use_one_literal_as_default=True,
+    snake_case_field=True,
+    remove_special_field_name_prefix=True,
+    aliases=META_ALIASES,
+    type_mappings=["byte=string", "uri=string", "uri-template=string"],
+    strict_types=["str", "int", "float", "bool"],
+    use_type_alias=True,
+    skip_root_model=True,
+    extra_fields="allow",
+    use_missing_sentinel=True,
+    disable_timestamp=True,
+    formatters=[],
+)
+
+
+def generate_models(
+    document: dict[str, JSON], *, version: str, base_class: str, cache: ModelCache | None = None
+) -> GeneratedModels:
+    """Run datamodel-code-generator in process (or take its output from ``cache``): the module
+    source and its classes' fields."""
+    text = json.dumps(document)
+    options = {**OPTIONS, "input_filename": f"{version}.json", "base_class": base_class}
+    key = ModelCache.key(text, options) if cache is not None else ""
+    cached = cache.get(key) if cache is not None else None
+    if cached is not None:
+        source, metadata = cached
+    else:
+        source, metadata = _run_dmcg(text, options, version)
+        if cache is not None:
+            cache.put(key, source, metadata)
+    source = _DMCG_HEADER.sub("", source, count=1)
+    check_names(source, document, version)
+    return GeneratedModels(source, field_table(metadata, document))
+
+
+def _run_dmcg(text: str, options: dict[str, JSON], version: str) -> tuple[str, dict[str, JSON]]:
     import datamodel_code_generator as dmcg
     from datamodel_code_generator.enums import DataModelType, InputFileType
 
-    options: dict[str, Any] = dict(
-        input_file_type=InputFileType.JsonSchema,
-        input_filename=f"{version}.json",
-        output_model_type=DataModelType.PydanticV2BaseModel,
-        target_python_version=dmcg.PythonVersion.PY_311,
-        target_pydantic_version="2.14",
-        base_class=base_class,
-        use_annotated=True,
-        use_union_operator=True,
-        use_standard_collections=True,
-        use_double_quotes=True,
-        use_schema_description=True,
-        use_field_description=True,
-        enum_field_as_literal="all",
-        use_one_literal_as_default=True,
-        snake_case_field=True,
-        remove_special_field_name_prefix=True,
-        aliases=META_ALIASES,
-        type_mappings=["byte=string", "uri=string", "uri-template=string"],
-        strict_types=["str", "int", "float", "bool"],
-        use_type_alias=True,
-        skip_root_model=True,
-        extra_fields="allow",
-        use_missing_sentinel=True,
-        disable_timestamp=True,
-        formatters=[],
-    )
+    arguments = {
+        **options,
+        "input_file_type": InputFileType(options["input_file_type"]),
+        "output_model_type": DataModelType(options["output_model_type"]),
+        "target_python_version": dmcg.PythonVersion(options["target_python_version"]),
+    }
     with tempfile.TemporaryDirectory(prefix="mcp-codegen-models-") as scratch:
         metadata_path = Path(scratch) / "models.json"
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                source = dmcg.generate(json.dumps(document), emit_model_metadata=metadata_path, **options)
+                source = dmcg.generate(text, emit_model_metadata=metadata_path, **arguments)
             metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
         except GeneratorError:
             raise
@@ -121,9 +149,9 @@ def generate_models(document: dict[str, JSON], *, version: str, base_class: str)
             raise GeneratorError(f"datamodel-code-generator failed: {exc}", version=version) from exc
     if not isinstance(source, str):
         raise GeneratorError("datamodel-code-generator returned several modules, expected one", version=version)
-    source = _DMCG_HEADER.sub("", source, count=1)
-    check_names(source, document, version)
-    return GeneratedModels(source, field_table(metadata, document))
+    if not isinstance(metadata, dict):
+        raise GeneratorError("datamodel-code-generator wrote no model metadata", version=version)
+    return source, metadata
 
 
 def field_table(metadata: dict[str, JSON], document: dict[str, JSON]) -> dict[str, ModelClass]:

@@ -91,6 +91,7 @@ def _options(
     templates: Path | None,
     vendor_runtime: bool | None,
     need_versions: bool,
+    cache: bool = True,
 ) -> Any:
     """CLI flags over [tool.mcp-codegen] over defaults."""
     from mcp_schema_codegen.commands.config import load_config
@@ -112,6 +113,7 @@ def _options(
         templates=templates or config.templates,
         vendor_runtime=config.vendor_runtime if vendor_runtime is None else vendor_runtime,
         current_modules=config.current_modules,
+        cache=cache,
     )
 
 
@@ -123,6 +125,11 @@ TEMPLATES = click.option(
     "--templates",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="Directory of templates overriding the built-ins by file name.",
+)
+NO_CACHE = click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Run datamodel-code-generator even if its output for this input is cached (or MCP_CODEGEN_NO_CACHE=1).",
 )
 VENDOR = click.option(
     "--vendor-runtime/--no-vendor-runtime",
@@ -155,6 +162,7 @@ def cli() -> None:
 @PACKAGE
 @TEMPLATES
 @VENDOR
+@NO_CACHE
 @schema_dir_option
 def generate(
     versions: tuple[str, ...],
@@ -163,6 +171,7 @@ def generate(
     package: str | None,
     templates: Path | None,
     vendor_runtime: bool | None,
+    no_cache: bool,
 ) -> int:
     """Generate the package for one or more revisions, atomically.
 
@@ -184,7 +193,9 @@ def generate(
     config = load_config(Path.cwd())
     only_app = config.app is not None and not config.package_configured and not (versions or all_ or package or out)
     if not only_app:
-        options = _options(versions, all_, out, package, templates, vendor_runtime, need_versions=True)
+        options = _options(
+            versions, all_, out, package, templates, vendor_runtime, need_versions=True, cache=not no_cache
+        )
         for p in run(options):
             click.echo(
                 f"{p.version} ({p.era}): {len(p.methods)} methods -> {options.out / options.package / p.package}"
@@ -204,6 +215,7 @@ def generate(
 @TEMPLATES
 @VENDOR
 @click.option("--full", is_flag=True, help="Regenerate and compare instead of comparing hashes.")
+@NO_CACHE
 @schema_dir_option
 def check(
     versions: tuple[str, ...],
@@ -212,6 +224,7 @@ def check(
     templates: Path | None,
     vendor_runtime: bool | None,
     full: bool,
+    no_cache: bool,
 ) -> int:
     """Exit 1 with a diff if the generated tree is stale or hand-edited.
 
@@ -233,7 +246,9 @@ def check(
     config = load_config(Path.cwd())
     status = EXIT_OK
     if config.app is None or config.package_configured or versions or out or package:
-        options = _options(versions, False, out, package, templates, vendor_runtime, need_versions=False)
+        options = _options(
+            versions, False, out, package, templates, vendor_runtime, need_versions=False, cache=not no_cache
+        )
         report = run(options, full=full)
         if not report.clean:
             for line in report.diff:
