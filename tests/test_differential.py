@@ -41,12 +41,15 @@ import pytest
 from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import to_json
 from typing_extensions import TypeAliasType
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 for _path in (ROOT, ROOT / "generated"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
+
+from mcpgen._runtime.serializer import dumps as fast_dumps  # noqa: E402
 
 from mcp_schema_codegen.frontend.load import LoadedSchema, load  # noqa: E402
 from mcp_schema_codegen.frontend.lock import load_lock  # noqa: E402
@@ -470,6 +473,7 @@ class Outcome:
     schema_accepts: bool
     model_accepts: bool
     dumped: JSON = None  # the model's JSON dump when it accepted
+    written: tuple[bytes | None, bytes] | None = None  # accepted: the runtime's fast writer's bytes, pydantic's
 
     @property
     def agrees(self) -> bool:
@@ -636,7 +640,8 @@ class Revision:
             value = judge.validate(raw)
         except ValidationError:
             return Outcome(self.version, definition, case, schema_accepts, False)
-        return Outcome(self.version, definition, case, schema_accepts, True, judge.dump(value))
+        written = (fast_dumps(value), to_json(value, inf_nan_mode="null"))
+        return Outcome(self.version, definition, case, schema_accepts, True, judge.dump(value), written)
 
 
 @functools.cache
@@ -688,6 +693,21 @@ def test_accepted_instances_round_trip_exactly(version: str) -> None:
     changed = [o for o in classified(version)[1] if o.schema_accepts and o.model_accepts]
     if changed:
         pytest.fail(failure_report("accepted instances that change on a round trip", changed), pytrace=False)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_fast_writer_writes_pydantics_bytes(version: str) -> None:
+    """Every accepted instance of every definition (mutations included: unknown keys, odd numbers),
+    written by the runtime's fast writer (``serializer.dumps``, orjson), is pydantic's bytes
+    exactly; and the writer takes (does not hand to pydantic) nearly all of them."""
+    written = [(o, o.written) for o in revision(version).outcomes if o.written is not None]
+    assert len(written) > 500, "too few accepted instances to judge the writer"
+    differ = [
+        f"{o.describe()}\n    fast: {w[0]!r}\n    pydantic: {w[1]!r}" for o, w in written if w[0] not in (None, w[1])
+    ]
+    assert not differ, "\n".join(differ[:5])
+    handed = [o for o, w in written if w[0] is None]
+    assert len(handed) <= len(written) // 20, failure_report("instances the fast writer handed to pydantic", handed)
 
 
 def test_every_deliberate_disagreement_occurs() -> None:

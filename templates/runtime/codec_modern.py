@@ -30,7 +30,6 @@ from .jsonrpc import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
-    dumps,
 )
 from .method_table import MethodSpec
 
@@ -68,7 +67,6 @@ class ModernCodec(Codec):
         self.client_info = dump(client_info)
         self.client_capabilities = dump(client_capabilities) if client_capabilities is not None else {}
         self.server_info = dump(server_info)
-        self._server_meta_cache: tuple[Any, bytes] | None = None
         self.ttl_ms = ttl_ms
         self.cache_scope = cache_scope
 
@@ -122,36 +120,26 @@ class ModernCodec(Codec):
             return False
         return self.client_info is None or getattr(given, "client_info", MISSING) is not MISSING
 
-    def _server_meta(self) -> bytes:
-        """``"_meta":{serverInfo}`` as JSON, serialised once per ``server_info`` value."""
-        cached = self._server_meta_cache
-        if cached is None or cached[0] is not self.server_info:
-            cached = self._server_meta_cache = (
-                self.server_info,
-                b'"_meta":' + dumps({SERVER_INFO_KEY: self.server_info}),
-            )
-        return cached[1]
-
-    def result_members(self, spec: MethodSpec, result: BaseModel) -> bytes | None:
-        """``stamp_result`` for a typed result, as JSON members: ``_meta`` with the server info when
-        the result has no ``_meta`` (an author's ``_meta`` is merged by ``encode_result``), and the
-        cache defaults a complete cacheable result leaves unset (the server's ``Result`` classes)."""
+    def result_members(self, spec: MethodSpec, result: BaseModel) -> JSONObject | None:
+        """``stamp_result`` for a typed result, as the members to add: ``_meta`` with the server info
+        when the result has no ``_meta`` (an author's ``_meta`` is merged by ``encode_result``), and
+        the cache defaults a complete cacheable result leaves unset (the server's ``Result`` classes)."""
         kind = getattr(result, "result_type", MISSING)
         if type(kind) is not str:
             return None
-        members = []
+        members: JSONObject = {}
         if self.server_info is not None:
             meta = getattr(result, "meta", MISSING)
             if meta is MISSING:
-                members.append(self._server_meta())
+                members["_meta"] = {SERVER_INFO_KEY: self.server_info}
             elif getattr(meta, "server_info", MISSING) is MISSING:
                 return None
         if spec.cacheable and kind == COMPLETE:
             if getattr(result, "ttl_ms", MISSING) is MISSING:
-                members.append(b'"ttlMs":' + dumps(self.ttl_ms))
+                members[TTL_MS] = self.ttl_ms
             if getattr(result, "cache_scope", MISSING) is MISSING:
-                members.append(b'"cacheScope":' + dumps(self.cache_scope))
-        return b",".join(members)
+                members[CACHE_SCOPE] = self.cache_scope
+        return members
 
     def stamp_result(self, spec: MethodSpec, result: JSONObject, typed: Any) -> None:
         if self.revision.is_input_required(typed):

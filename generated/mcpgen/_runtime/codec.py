@@ -51,9 +51,11 @@ from .jsonrpc import (
     request_envelope,
     result_envelope,
     result_envelope_bytes,
+    result_fields_bytes,
 )
 from .lazy import ModelRef, resolve
 from .method_table import MethodSpec, MethodTable
+from .serializer import fields_of
 
 Side = Literal["client", "server"]
 JSONObject = dict[str, Any]
@@ -673,9 +675,11 @@ class Codec:
         return dumps(self.encode_request(id, method, params, meta=meta))
 
     def dumps_result(self, id: RequestId, method: str, result: Any) -> bytes:
-        """``encode_result`` straight to bytes. A typed result is serialised once, straight from the
-        model: what the era stamps on it (``result_members``) is added to its JSON object, and
-        the envelope around it, as bytes; no dump to dicts on the way."""
+        """``encode_result`` straight to bytes. A typed result's members (``serializer.fields_of``),
+        with what the era stamps on it (``result_members``) added, are written with the envelope
+        in one call of the runtime's fast writer (pydantic's bytes); where that writer is not
+        sure to match pydantic, the result is serialised once by its own class's serializer and
+        the members and the envelope are joined around it as bytes."""
         if isinstance(result, BaseModel) and is_request_id(id):
             spec = self._answers.get(method, MISSING)
             if spec is MISSING:
@@ -683,7 +687,16 @@ class Codec:
             if spec is not None:
                 members = self.result_members(spec, result)
                 if members is not None:
-                    return result_envelope_bytes(id, dumps_model(result), members)
+                    fields = fields_of(result)
+                    if fields is not None:
+                        if members:
+                            fields.update(members)
+                        written = result_fields_bytes(id, fields)
+                        if written is not None:
+                            return written
+                    return result_envelope_bytes(
+                        id, dumps_model(result), dumps(members)[1:-1] if members else b""
+                    )
         return dumps(self.encode_result(id, method, result))
 
     def _answered(self, method: str) -> MethodSpec | None:
@@ -695,10 +708,10 @@ class Codec:
         """Typed params need nothing stamped by this era."""
         return meta is None
 
-    def result_members(self, spec: MethodSpec, result: BaseModel) -> bytes | None:
-        """The members this era stamps on the typed ``result`` of ``spec``, as JSON (``"k":v,...``;
-        empty: none), or None when stamping needs the result as data (``encode_result``)."""
-        return b""
+    def result_members(self, spec: MethodSpec, result: BaseModel) -> JSONObject | None:
+        """The members this era stamps on the typed ``result`` of ``spec`` (JSON data, keys the
+        result lacks; empty: none), or None when stamping needs the result as data (``encode_result``)."""
+        return {}
 
     def encode_error(self, id: RequestId | None, error: ProtocolError) -> JSONObject:
         return error_envelope(id, error)

@@ -17,6 +17,8 @@ from typing import Any, Literal, TypeGuard
 
 from pydantic_core import to_json
 
+from .serializer import dumps as fast_dumps
+
 RequestId = str | int
 
 PARSE_ERROR = -32700
@@ -129,9 +131,12 @@ def dumps(message: Any) -> bytes:
     """The one serializer of outgoing messages: compact UTF-8 JSON, dicts and models alike.
 
     A float JSON cannot carry (infinity, NaN: ``1e999`` parses to infinity) is written as
-    null, so nothing a peer sends can make the runtime write a line that is not JSON.
+    null, so nothing a peer sends can make the runtime write a line that is not JSON. The bytes
+    are pydantic's (``to_json``); the runtime's fast writer (``serializer``, orjson) writes them
+    when it can promise them, pydantic otherwise.
     """
-    return to_json(message, inf_nan_mode="null")
+    written = fast_dumps(message)
+    return written if written is not None else to_json(message, inf_nan_mode="null")
 
 
 def is_request_id(value: object) -> TypeGuard[RequestId]:
@@ -204,6 +209,12 @@ def result_envelope_bytes(id: RequestId, result: bytes, members: bytes = b"") ->
         return b"".join((head, result, b"}"))
     body = memoryview(result)[:-1]  # the result object without its closing brace, not copied
     return b"".join((head, body, b"," if len(result) > 2 else b"", members, b"}}"))
+
+
+def result_fields_bytes(id: RequestId, fields: dict[str, Any]) -> bytes | None:
+    """``dumps(result_envelope(id, fields))`` for a result given as its members (models inside
+    as they are) by the fast writer alone; None when it cannot promise pydantic's bytes."""
+    return fast_dumps(result_envelope(id, fields))
 
 
 def error_envelope(id: RequestId | None, error: ProtocolError) -> dict[str, Any]:
