@@ -595,7 +595,7 @@ class Codec:
         """``encode_request`` straight to bytes; typed params the era need not stamp go out in one pass."""
         if isinstance(params, BaseModel) and is_request_id(id) and self.request_sent_as_is(params, meta):
             self._outgoing(method, "request")
-            return dumps(request_envelope(id, method, params))
+            return dumps(request_envelope(id, method, params), fast=False)
         return dumps(self.encode_request(id, method, params, meta=meta))
 
     def dumps_result(self, id: RequestId, method: str, result: Any) -> bytes:

@@ -671,7 +671,7 @@ class Codec:
             and self.request_sent_as_is(params, meta)
         ):
             self._outgoing(method, "request")
-            return dumps(request_envelope(id, method, params))
+            return dumps(request_envelope(id, method, params), fast=False)
         return dumps(self.encode_request(id, method, params, meta=meta))
 
     def dumps_result(self, id: RequestId, method: str, result: Any) -> bytes:
