@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -21,6 +21,9 @@ class WireModel(BaseModel):
     """
 
     model_config = ConfigDict(serialize_by_alias=True, validate_by_name=False, validate_by_alias=True, defer_build=True)
+    # the base of the generated models, without fields of its own: the runtime's fast writer
+    # (``serializer``) writes a model that extends only this class wherever it sits
+    __wire_base__: ClassVar[bool] = True
 
     def __init__(self, /, **data: Any) -> None:
         self.__pydantic_validator__.validate_python(data, self_instance=self, by_alias=True, by_name=True)

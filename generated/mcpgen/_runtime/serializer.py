@@ -72,8 +72,15 @@ def dumps(data: Any) -> bytes | None:
 
 def fields_of(model: BaseModel) -> dict[str, Any] | None:
     """The members of ``model``'s JSON object, its nested models left as they are (``dumps``
-    writes them), or None when pydantic must write the model. A new dict: add to it freely."""
-    write = writer(type(model))
+    writes them), or None when pydantic must write the model. A new dict: add to it freely.
+
+    ``model`` is the root of what is written (a result), which pydantic writes by its own class
+    whatever the class extends: the server's result classes extend the generated ones."""
+    cls = type(model)
+    try:
+        write = _ROOTS[cls]
+    except KeyError:
+        write = _ROOTS[cls] = _make_writer(cls)
     if write is None:
         return None
     try:
@@ -83,12 +90,17 @@ def fields_of(model: BaseModel) -> dict[str, Any] | None:
 
 
 def writer(cls: type) -> Writer | None:
-    """The writer of ``cls`` (made on first use), or None when pydantic must write it."""
+    """The writer of ``cls`` where it sits inside a message (made on first use), or None when
+    pydantic must write it there: also when it extends a model class, since pydantic writes a
+    subclass in a field of its parent's class by the parent's fields."""
     try:
         return _WRITERS[cls]
     except KeyError:
-        write = _WRITERS[cls] = _make_writer(cls)
+        write = _WRITERS[cls] = _make_writer(cls) if _extends_no_model(cls) else None
         return write
+
+
+_ROOTS: dict[type, Writer | None] = {}
 
 
 def _default(value: Any) -> Any:
@@ -106,13 +118,24 @@ def _unknown(value: Any) -> dict[str, Any]:
     return write(value)
 
 
+def _extends_no_model(cls: type) -> bool:
+    """``cls`` extends no model class but the base of the generated models (``WireModel``, marked
+    ``__wire_base__``) and pydantic's ``BaseModel``."""
+    return all(
+        not issubclass(base, BaseModel)
+        or base is BaseModel
+        or base.__dict__.get("__wire_base__", False)
+        for base in cls.__mro__[1:]
+    )
+
+
 def _make_writer(cls: type) -> Writer | None:
+    """The writer of ``cls``: its field table (name, wire name, optional, the check of a declared
+    model's place), walked per model; None when pydantic must write the class."""
     if not _plain_model(cls):
         return None
-    namespace: dict[str, Any] = {"MISSING": MISSING, "Unsure": Unsure}
-    lines = ["def write(model, MISSING=MISSING):", "    values = model.__dict__", "    out = {}"]
-    wires = []
-    for i, (name, info) in enumerate(cls.model_fields.items()):  # type: ignore[attr-defined]
+    rows: list[tuple[str, str, bool, Check | None]] = []
+    for name, info in cls.model_fields.items():  # type: ignore[attr-defined]
         if info.exclude or info.exclude_if is not None or not _plain_annotation(info.annotation):
             return None
         if not all(_harmless(m) for m in info.metadata):
@@ -121,51 +144,47 @@ def _make_writer(cls: type) -> Writer | None:
         if shapes is None:
             return None
         wire = info.serialization_alias if info.serialization_alias is not None else name
-        wires.append(wire)
-        lines += [f"    value = values[{name!r}]", "    if value is not MISSING:"]
-        # pydantic writes a model in a field by the field's class: a subclass of it is not ours
-        branch = "if"
-        for kind in ("list", "dict"):
-            if kind not in shapes:
-                continue
-            d, t = f"D{i}{kind}", f"T{i}{kind}"
-            namespace[d], namespace[t] = frozenset(shapes[kind]), shapes[kind]
-            items = "value" if kind == "list" else "value.values()"
-            lines += [
-                f"        {branch} type(value) is {kind}:",
-                # pydantic writes a long list of models faster than Python walks it
-                f"            if len(value) > {LONG_LIST}:",
-                "                raise Unsure",
-                f"            if not {d}.issuperset(map(type, {items})) and any(",
-                f"                type(v) not in {d} and isinstance(v, {t}) for v in {items}",
-                "            ):",
-                "                raise Unsure",
-            ]
-            branch = "elif"
-        if "one" in shapes:
-            d, t = f"D{i}one", f"T{i}one"
-            namespace[d], namespace[t] = frozenset(shapes["one"]), shapes["one"]
-            lines += [
-                f"        {branch} type(value) not in {d} and isinstance(value, {t}):",
-                "            raise Unsure",
-            ]
-        lines.append(f"        out[{wire!r}] = value")
-        if not _admits_missing(
-            info.annotation
-        ):  # pydantic's bytes for a misplaced MISSING: not ours to guess
-            lines += ["    else:", "        raise Unsure"]
-    namespace["WIRES"] = frozenset(wires)
-    lines += [
-        "    extra = model.__pydantic_extra__",
-        "    if extra:",
-        "        if not WIRES.isdisjoint(extra):",
-        "            raise Unsure  # pydantic would write the key twice",
-        "        out.update(extra)",
-        "    return out",
-    ]
-    exec(compile("\n".join(lines), f"<writer of {cls.__qualname__}>", "exec"), namespace)
-    write: Writer = namespace["write"]
+        rows.append((name, wire, _admits_missing(info.annotation), _check(shapes)))
+    table = tuple(rows)
+    wires = frozenset(wire for _, wire, _, _ in table)
+
+    def write(model: Any) -> dict[str, Any]:
+        values = model.__dict__
+        out = {}
+        for name, wire, optional, check in table:
+            value = values[name]
+            if value is MISSING:
+                if optional:
+                    continue
+                raise Unsure  # pydantic's bytes for a misplaced MISSING: not ours to guess
+            if check is not None:
+                check(value)
+            out[wire] = value
+        extra = model.__pydantic_extra__
+        if extra:
+            if not wires.isdisjoint(extra):
+                raise Unsure  # pydantic would write the key twice
+            out.update(extra)
+        return out
+
     return write
+
+
+Check = Callable[[Any], None]
+
+
+def _check(shapes: dict[str, tuple[type, ...]]) -> Check | None:
+    """Raise ``Unsure`` for a list (or dict) of more than ``LONG_LIST`` models, which pydantic
+    writes faster than this walk; None when the field holds no list or dict of models."""
+    kinds = tuple(kind for kind in (list, dict) if shapes.get(kind.__name__))
+    if not kinds:
+        return None
+
+    def check(value: Any) -> None:
+        if type(value) in kinds and len(value) > LONG_LIST:
+            raise Unsure
+
+    return check
 
 
 def _plain_model(cls: type) -> bool:
@@ -226,16 +245,27 @@ def _plain_annotation(
 
 
 def _resolve(reference: str | typing.ForwardRef, module: Any) -> Any:
-    """A forward reference of a type alias, evaluated in the alias's module; None if it cannot be."""
-    text = reference.__forward_arg__ if isinstance(reference, typing.ForwardRef) else reference
+    """A forward reference of a type alias (``JSONValue``, ``list[JSONValue]``), looked up in the
+    alias's module: a name, or ``list[...]``/``dict[str, ...]`` of one; None for anything else."""
+    text = (
+        reference.__forward_arg__ if isinstance(reference, typing.ForwardRef) else reference
+    ).strip()
     if module is None:
         return None
-    try:
-        return eval(
-            text, vars(module)
-        )  # a generated module's own annotation, as pydantic evaluates it
-    except Exception:
+    for container in ("list", "dict"):
+        if text.startswith(container + "[") and text.endswith("]"):
+            inner = text[len(container) + 1 : -1]
+            if container == "dict":
+                key, _, inner = inner.partition(",")
+                if key.strip() != "str":
+                    return None
+            item = _resolve(inner, module)
+            if item is None:
+                return None
+            return list[item] if container == "list" else dict[str, item]  # type: ignore[valid-type]
+    if not text.isidentifier():
         return None
+    return vars(module).get(text)
 
 
 def _harmless(metadata: Any) -> bool:
