@@ -48,6 +48,13 @@ def enabled_by_environment() -> bool:
     return os.environ.get(NO_CACHE, "").strip().lower() not in {"1", "true", "yes", "on"}
 
 
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "?"  # not installed: nothing is cached without it (its run would fail)
+
+
 @dataclass(frozen=True)
 class ModelCache:
     """datamodel-code-generator's source and model metadata, by the sha256 of their inputs."""
@@ -65,7 +72,7 @@ class ModelCache:
         parts = {
             "format": FORMAT,
             "generator": __version__,
-            "datamodel-code-generator": metadata.version("datamodel-code-generator"),
+            "datamodel-code-generator": _version("datamodel-code-generator"),
             "python": f"{sys.version_info.major}.{sys.version_info.minor}",
             "options": {name: repr(value) for name, value in sorted(options.items())},
         }
