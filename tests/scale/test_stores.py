@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import redis as sync_redis
-from mcpgen._runtime.server.services import Change, MemoryEventStore, MemorySessionStore
+from mcpgen._runtime.server.services import Change, MemoryEventStore, MemorySessionStore, SessionLimitReached
 from mcpgen._runtime.server.services.bus import MemoryBus
 from mcpgen._runtime.server.services.event_store import EventStore, split_event_id
 from mcpgen._runtime.server.services.redis import (
@@ -291,5 +291,133 @@ def test_memory_sessions_keep_state_in_the_object() -> None:
         assert await store.get(sid) is session
         store.put("known", FakeSession())
         assert len(store) == 2
+
+    run(go())
+
+
+def test_redis_cap_never_drops_a_session_busy_on_any_worker(redis_server: RedisServer) -> None:
+    """The memory store's rule across workers: past ``max_sessions`` the least recently used idle
+    session goes, a busy one (on this worker or another) never does; when every one is busy a
+    new session is refused with ``SessionLimitReached``, and accepted again once one is idle."""
+
+    async def go() -> None:
+        await sync_flush(redis_server)
+        a_shared, b_shared = SharedRedis(redis_server.url, NAMESPACE), SharedRedis(redis_server.url, NAMESPACE)
+        lease = 0.3  # seconds; renewed every 0.1 s while busy
+        a: RedisSessionStore[FakeSession] = RedisSessionStore(
+            a_shared, FakeSession, max_sessions=2, idle_timeout=60, busy_lease=lease
+        )
+        b: RedisSessionStore[FakeSession] = RedisSessionStore(
+            b_shared, FakeSession, max_sessions=2, idle_timeout=60, busy_lease=lease
+        )
+        state = {"version": "2025-11-25"}
+        streaming = await a.add(FakeSession(dict(state)))
+        on_b = await b.get(streaming)  # B serves it a long request (or holds its stream)
+        assert on_b is not None
+        on_b.busy = True
+        other = await a.add(FakeSession(dict(state)))
+        used = await a.get(other)  # used after the busy one: the busy one is least recently used
+        assert used is not None
+        await a.release(other)  # ... and its request is over
+        await asyncio.sleep(lease * 2)  # the time under test: past the lease B took at its lookup
+        third = await a.add(FakeSession(dict(state)))
+        assert await a.get(other) is None and used.closed  # the idle one went, closed on A
+        assert await a.get(streaming) is not None
+        # every session busy (one on each worker): a new one is refused, none dropped
+        held = await a.get(third)
+        assert held is not None
+        held.busy = True
+        with pytest.raises(SessionLimitReached):
+            await b.add(FakeSession(dict(state)))
+        assert await b.get(third) is not None and await b.get(streaming) is not None
+        await b.release(third)  # B's lookups are over; A still holds ``third``, B ``streaming``
+        with pytest.raises(SessionLimitReached):
+            await a.add(FakeSession(dict(state)))
+        # the request on A ends: ``third`` is the one to go
+        held.busy = False
+        await a.release(third)
+        fourth = await b.add(FakeSession(dict(state)))
+        assert await b.get(third) is None and await a.get(fourth) is not None
+        assert await a.get(streaming) is not None
+        for store in (a, b):
+            await store.close()
+        for shared in (a_shared, b_shared):
+            await shared.close()
+
+    run(go())
+
+
+def test_redis_cap_holds_under_concurrent_adds(redis_server: RedisServer) -> None:
+    """Two workers opening sessions at once never keep more than ``max_sessions``, and never
+    drop a busy one to make room."""
+
+    async def go() -> tuple[int, list[str | BaseException]]:
+        await sync_flush(redis_server)
+        shareds = [SharedRedis(redis_server.url, NAMESPACE) for _ in range(2)]
+        stores: list[RedisSessionStore[FakeSession]] = [
+            RedisSessionStore(shared, FakeSession, max_sessions=3, idle_timeout=60, busy_lease=5) for shared in shareds
+        ]
+        state = {"version": "2025-11-25"}
+        kept = await stores[0].add(FakeSession(dict(state)))
+        held = await stores[1].get(kept)
+        assert held is not None
+        held.busy = True
+        added = await asyncio.gather(
+            *(stores[i % 2].add(FakeSession(dict(state))) for i in range(20)), return_exceptions=True
+        )
+        assert await stores[0].get(kept) is not None
+        count = int(sync_redis.Redis.from_url(redis_server.url).zcard(f"{NAMESPACE}:sessions"))
+        for store in stores:
+            await store.close()
+        for shared in shareds:
+            await shared.close()
+        return count, added
+
+    count, added = run(go())
+    assert count == 3
+    assert all(isinstance(sid, str) for sid in added), added
+
+
+def test_dropping_a_session_drops_its_event_streams(redis_server: RedisServer) -> None:
+    """``<ns>:events:<id>:*`` go with the session: on DELETE (``remove``), on eviction by the
+    cap, and when the session expired; other sessions' streams stay."""
+
+    async def go() -> None:
+        await sync_flush(redis_server)
+        shared = SharedRedis(redis_server.url, NAMESPACE)
+        sessions: RedisSessionStore[FakeSession] = RedisSessionStore(
+            shared, FakeSession, max_sessions=2, idle_timeout=60
+        )
+        events = RedisEventStore(shared, ttl=60)
+        client = sync_redis.Redis.from_url(redis_server.url)
+
+        def kept(session_id: str) -> list[bytes]:
+            return sorted(client.scan_iter(f"{NAMESPACE}:*{session_id}*"))
+
+        def streams(session_id: str) -> list[bytes]:
+            return sorted(client.scan_iter(f"{NAMESPACE}:events:{session_id}:*"))
+
+        async def with_streams() -> str:
+            session_id = await sessions.add(FakeSession({"version": "2025-11-25"}))
+            for kind in ("get", "post"):
+                stream, _ = await events.open(session_id, kind)  # type: ignore[arg-type]
+                await events.append(session_id, stream, b"x")
+            assert len(streams(session_id)) == 2
+            return session_id
+
+        deleted, evicted = await with_streams(), await with_streams()
+        await sessions.remove(deleted)
+        assert streams(deleted) == [] and kept(deleted) == []
+        assert len(streams(evicted)) == 2
+        await sessions.add(FakeSession({"version": "2025-11-25"}))
+        await sessions.add(FakeSession({"version": "2025-11-25"}))  # the cap evicts ``evicted``
+        assert streams(evicted) == [] and kept(evicted) == []
+        expired = await with_streams()
+        client.zadd(f"{NAMESPACE}:sessions", {expired: 0})  # last used long ago: past the idle timeout
+        client.delete(f"{NAMESPACE}:session:{expired}")  # as its key expired
+        await sessions.add(FakeSession({"version": "2025-11-25"}))
+        assert streams(expired) == [] and kept(expired) == []
+        await sessions.close()
+        await shared.close()
 
     run(go())

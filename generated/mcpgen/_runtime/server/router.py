@@ -265,6 +265,12 @@ class Router:
                 conn.legacy.session_id = session_id
         return conn if conn is not None and conn.belongs_to(principal) else None
 
+    async def release(self, conn: Connection) -> None:
+        """The request that looked ``conn`` up is over: a shared store no longer counts it busy
+        for that request (it stays busy while another request or a stream holds it)."""
+        if conn.session_id is not None and not conn.busy:
+            await self.services.sessions.release(conn.session_id)
+
     async def end_session(self, session_id: str, principal: Principal | None = None) -> bool:
         """DELETE: close ``principal``'s session; False when it was not open (or not theirs)."""
         if await self.session(session_id, principal) is None:

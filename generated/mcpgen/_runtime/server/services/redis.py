@@ -28,11 +28,12 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, Generic, TypeVar
 
 import redis.asyncio as aioredis
+from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
 from .bus import Change, Deliver
 from .event_store import StreamKind, new_stream, split_event_id
-from .session_store import MemorySessionStore, Session, SharedStateUnavailable
+from .session_store import MemorySessionStore, Session, SessionLimitReached, SharedStateUnavailable
 
 log = logging.getLogger("mcpgen.server")
 
@@ -169,12 +170,83 @@ class RedisBus:
             self._reader = None
 
 
+# Removes one session and everything kept for it: its state, its place in the index, its busy
+# leases and its SSE streams (the set ``<ns>:streams:<id>`` names them). A session is busy while
+# ``<ns>:busy:<id>`` (worker -> lease deadline) holds a lease not yet past.
+DROP = """
+local function drop(ns, id)
+  local streams = ns .. ':streams:' .. id
+  for _, stream in ipairs(redis.call('SMEMBERS', streams)) do
+    redis.call('DEL', ns .. ':events:' .. id .. ':' .. stream)
+  end
+  redis.call('DEL', ns .. ':session:' .. id, ns .. ':busy:' .. id, streams)
+  redis.call('ZREM', ns .. ':sessions', id)
+end
+local function busy(ns, id, now)
+  local leases = ns .. ':busy:' .. id
+  redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
+  return redis.call('ZCARD', leases) > 0
+end
+"""
+
+# A new session: sessions idle past the timeout (and not busy) are dropped, then, while the cap
+# is reached, the least recently used session that is not busy; when every session is busy
+# nothing is dropped and -1 comes back (refused). Else the ids it dropped. One script, so two
+# workers adding at once cannot both take the last place or drop a session being leased.
+# ARGV: namespace, now, idle timeout, max sessions, new id, state, ttl.
+ADD = (
+    DROP
+    + """
+local ns, now, idle, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local index = ns .. ':sessions'
+local dropped = {}
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', index, '-inf', now - idle)) do
+  if not busy(ns, id, now) then
+    drop(ns, id)
+    dropped[#dropped + 1] = id
+  end
+end
+local count, skipped = redis.call('ZCARD', index), 0
+while count >= cap do
+  local batch = redis.call('ZRANGE', index, skipped, skipped + 63)
+  if #batch == 0 then return -1 end
+  for _, id in ipairs(batch) do
+    if count < cap then break end
+    if busy(ns, id, now) then
+      skipped = skipped + 1
+    else
+      drop(ns, id)
+      dropped[#dropped + 1] = id
+      count = count - 1
+    end
+  end
+end
+redis.call('SET', ns .. ':session:' .. ARGV[5], ARGV[6], 'EX', ARGV[7])
+redis.call('ZADD', index, ARGV[2], ARGV[5])
+return dropped
+"""
+)
+
+REMOVE = DROP + "drop(ARGV[1], ARGV[2])\nreturn 1\n"
+
+
 class RedisSessionStore(Generic[S]):
     """Legacy sessions in Redis (``<ns>:session:<id>``, expiring ``idle_timeout`` after their
-    last use; at most ``max_sessions``, the least recently used dropped first), their live
-    connections in this worker's ``MemorySessionStore``; ``blank`` makes an empty session for
-    ``Session.restore``. A session with an open GET stream is kept in use by the stream (the HTTP
-    app looks it up every third of the idle timeout), as the memory store counts it busy."""
+    last use; at most ``max_sessions``), their live connections in this worker's
+    ``MemorySessionStore``; ``blank`` makes an empty session for ``Session.restore``.
+
+    The cap keeps the memory store's rule across workers: a new session drops the least recently
+    used session that is not busy, and is refused (``SessionLimitReached``) when every one is.
+    Busy is a lease each worker holds in ``<ns>:busy:<id>`` (worker -> until when): a lookup
+    takes one for ``busy_lease`` seconds (the request it serves is about to start); while the
+    session is busy here (a request in flight, a stream open) the worker renews it every third
+    of the lease, with the session's expiry and its place in the index, and gives it up
+    (``release``) once it is idle here. So a busy session is never evicted nor expires, an idle
+    one holds no lease, and a worker that dies holds its leases ``busy_lease`` seconds at most.
+    Dropping a session (``remove``, the cap, expiry) deletes its SSE streams with it
+    (``<ns>:streams:<id>`` names them, see ``RedisEventStore``). When Redis is out of reach,
+    leases lapse with everything else; the next beat after it is back renews them.
+    """
 
     def __init__(
         self,
@@ -183,22 +255,42 @@ class RedisSessionStore(Generic[S]):
         *,
         max_sessions: int = 10_000,
         idle_timeout: float = 1800.0,
+        busy_lease: float | None = None,
     ) -> None:
         self.shared = shared
         self.blank = blank
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
         self.ttl = max(1, round(idle_timeout))
+        self.busy_lease = busy_lease if busy_lease is not None else min(10.0, idle_timeout / 3)
         self.local: MemorySessionStore[S] = MemorySessionStore(
             max_sessions=max_sessions, idle_timeout=idle_timeout
         )
         self.index = shared.key("sessions")
+        self.worker = secrets.token_hex(8)  # this store's name in the leases
+        self.held: set[str] = set()  # the sessions this worker holds a lease on
+        self._client: aioredis.Redis | None = None  # the client the scripts were registered with
+        self._scripts: tuple[AsyncScript, AsyncScript] | None = None
+        self._renewer: asyncio.Task[None] | None = None
 
     def __len__(self) -> int:
         return len(self.local)
 
     def _key(self, session_id: str) -> str:
         return self.shared.key("session", session_id)
+
+    def _script(self, which: int) -> AsyncScript:
+        """The ``ADD`` (0) or ``REMOVE`` (1) script on the current client (made again with it)."""
+        client = self.shared.client
+        if self._scripts is None or self._client is not client:
+            self._client, self._scripts = (
+                client,
+                (client.register_script(ADD), client.register_script(REMOVE)),
+            )
+        return self._scripts[which]
+
+    def _leases(self, session_id: str) -> str:
+        return self.shared.key("busy", session_id)
 
     def _failed(self, exc: BaseException) -> SharedStateUnavailable:
         self.shared.outage.failed(exc)
@@ -209,45 +301,52 @@ class RedisSessionStore(Generic[S]):
     async def add(self, session: S) -> str:
         session_id = secrets.token_hex(16)
         state = json.dumps(session.state(), separators=(",", ":"))
-        now = time.time()
+        args: list[str | float] = [
+            self.shared.namespace,
+            time.time(),
+            self.idle_timeout,
+            self.max_sessions,
+            session_id,
+            state,
+            self.ttl,
+        ]
         try:
-            async with self.shared.client.pipeline(transaction=False) as pipe:
-                pipe.set(self._key(session_id), state, ex=self.ttl)
-                pipe.zadd(self.index, {session_id: now})
-                pipe.zremrangebyscore(self.index, "-inf", now - self.idle_timeout)
-                pipe.zcard(self.index)
-                *_, count = await pipe.execute()
-            if count > self.max_sessions:
-                dropped: Any = await self.shared.client.zpopmin(
-                    self.index, count - self.max_sessions
-                )
-                names = [
-                    name.decode() if isinstance(name, bytes) else str(name) for name, _ in dropped
-                ]
-                if names:
-                    await self.shared.client.delete(*(self._key(name) for name in names))
+            dropped: Any = await self._script(0)(args=args)
         except FAILURES as exc:
             raise self._failed(exc) from None
         self.shared.outage.ok()
+        if dropped == -1:
+            raise SessionLimitReached(f"all {self.max_sessions} sessions are in use")
+        for name in dropped:
+            gone = await self.local.remove(name.decode() if isinstance(name, bytes) else str(name))
+            if gone is not None:
+                gone.close()
         self.local.put(session_id, session)
         return session_id
 
     async def get(self, session_id: str) -> S | None:
         if SESSION_ID.fullmatch(session_id) is None:
             return None
+        now = time.time()
         try:
             async with self.shared.client.pipeline(transaction=False) as pipe:
                 pipe.getex(self._key(session_id), ex=self.ttl)
-                pipe.zadd(self.index, {session_id: time.time()}, xx=True)
-                raw, _ = await pipe.execute()
+                pipe.zadd(self.index, {session_id: now}, xx=True)
+                self._lease(pipe, session_id, now)
+                raw, *_ = await pipe.execute()
         except FAILURES as exc:
             raise self._failed(exc) from None
         self.shared.outage.ok()
         if raw is None:  # expired, evicted or deleted (maybe by another worker)
+            with contextlib.suppress(*FAILURES):
+                await self.shared.client.delete(self._leases(session_id))
             gone = await self.local.remove(session_id)
             if gone is not None:
                 gone.close()
             return None
+        self.held.add(session_id)
+        if self._renewer is None or self._renewer.done():
+            self._renewer = asyncio.create_task(self._renew())
         try:
             state = json.loads(raw)
         except ValueError:
@@ -262,6 +361,51 @@ class RedisSessionStore(Generic[S]):
         self.local.put(session_id, session)
         return session
 
+    def _lease(self, pipe: Any, session_id: str, now: float) -> None:
+        """Queue taking (or renewing) this worker's lease on ``session_id`` on ``pipe``."""
+        leases = self._leases(session_id)
+        pipe.zadd(leases, {self.worker: now + self.busy_lease})
+        pipe.pexpire(leases, max(1, round(self.busy_lease * 1000)))
+
+    async def release(self, session_id: str) -> None:
+        """The request that looked ``session_id`` up is over: give up this worker's lease on it
+        unless the session is still busy here (another request, a stream)."""
+        session = self.local.peek(session_id)
+        if session_id not in self.held or (session is not None and session.busy):
+            return
+        self.held.discard(session_id)
+        try:
+            await self.shared.client.zrem(self._leases(session_id), self.worker)
+        except FAILURES as exc:
+            self.shared.outage.failed(exc)  # the lease lapses on its own
+
+    async def _renew(self) -> None:
+        """Every third of the lease: renew the leases of the sessions busy here (and their
+        expiry), give up those of the sessions no longer busy; ends when it holds none (a lookup
+        starts it again)."""
+        while self.held:
+            await asyncio.sleep(self.busy_lease / 3)
+            busy: list[str] = []
+            idle: list[str] = []
+            for session_id in self.held:
+                session = self.local.peek(session_id)
+                (busy if session is not None and session.busy else idle).append(session_id)
+            now = time.time()
+            try:
+                async with self.shared.client.pipeline(transaction=False) as pipe:
+                    for session_id in busy:
+                        pipe.expire(self._key(session_id), self.ttl)
+                        pipe.zadd(self.index, {session_id: now}, xx=True)
+                        self._lease(pipe, session_id, now)
+                    for session_id in idle:
+                        pipe.zrem(self._leases(session_id), self.worker)
+                    await pipe.execute()
+            except FAILURES as exc:
+                self.shared.outage.failed(exc)  # the next beat tries again
+                continue
+            self.shared.outage.ok()
+            self.held.difference_update(idle)
+
     async def save(self, session_id: str, session: S) -> None:
         state = session.state()
         if state is None:
@@ -273,22 +417,28 @@ class RedisSessionStore(Generic[S]):
             raise self._failed(exc) from None
 
     async def remove(self, session_id: str) -> S | None:
-        try:
-            async with self.shared.client.pipeline(transaction=False) as pipe:
-                pipe.delete(self._key(session_id))
-                pipe.zrem(self.index, session_id)
-                await pipe.execute()
-        except FAILURES as exc:
-            raise self._failed(exc) from None
+        if SESSION_ID.fullmatch(session_id) is not None:
+            try:
+                await self._script(1)(args=[self.shared.namespace, session_id])
+            except FAILURES as exc:
+                raise self._failed(exc) from None
+        self.held.discard(session_id)
         return await self.local.remove(session_id)
 
     async def close(self) -> None:
-        """Nothing beyond the shared client, which ``SharedRedis.close`` releases."""
+        """Stop renewing leases; the shared client is ``SharedRedis.close``'s to release."""
+        if self._renewer is not None:
+            self._renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._renewer
+            self._renewer = None
 
 
 class RedisEventStore:
     """Each SSE stream a Redis Stream ``<ns>:events:<session>:<stream>``: trimmed to its newest
-    ``max_events`` entries, expiring ``ttl`` seconds after its last event."""
+    ``max_events`` entries, expiring ``ttl`` seconds after its last event. A session's streams
+    are named in the set ``<ns>:streams:<session>`` (expiring with its newest stream), so that
+    dropping the session deletes them at once (``RedisSessionStore``), without a scan."""
 
     def __init__(self, shared: SharedRedis, *, max_events: int = 1000, ttl: float = 300.0) -> None:
         self.shared = shared
@@ -304,12 +454,15 @@ class RedisEventStore:
             f"the event store (Redis at {self.shared.outage.url}) is out of reach"
         )
 
-    async def _add(self, key: str, fields: dict[str, bytes]) -> str:
+    async def _add(self, session_id: str, stream: str, fields: dict[str, bytes]) -> str:
+        key, streams = self._key(session_id, stream), self.shared.key("streams", session_id)
         try:
             async with self.shared.client.pipeline(transaction=False) as pipe:
                 pipe.xadd(key, fields, maxlen=self.max_events, approximate=False)  # type: ignore[arg-type]
                 pipe.expire(key, self.ttl)
-                entry, _ = await pipe.execute()
+                pipe.sadd(streams, stream)
+                pipe.expire(streams, self.ttl)
+                entry, *_ = await pipe.execute()
         except FAILURES as exc:
             raise self._failed(exc) from None
         self.shared.outage.ok()
@@ -317,12 +470,12 @@ class RedisEventStore:
 
     async def open(self, session_id: str, kind: StreamKind) -> tuple[str, str]:
         stream = new_stream(kind)
-        entry = await self._add(self._key(session_id, stream), {"o": b"1"})
+        entry = await self._add(session_id, stream, {"o": b"1"})
         return stream, f"{stream}.{entry}"
 
     async def append(self, session_id: str, stream: str, data: bytes, *, last: bool = False) -> str:
         fields = {"d": data, "e": b"1"} if last else {"d": data}
-        return f"{stream}.{await self._add(self._key(session_id, stream), fields)}"
+        return f"{stream}.{await self._add(session_id, stream, fields)}"
 
     async def resume(self, session_id: str, event_id: str) -> str | None:
         parts = split_event_id(event_id)
@@ -363,7 +516,10 @@ class RedisEventStore:
 
     async def forget(self, session_id: str, stream: str) -> None:
         try:
-            await self.shared.client.delete(self._key(session_id, stream))
+            async with self.shared.client.pipeline(transaction=False) as pipe:
+                pipe.delete(self._key(session_id, stream))
+                pipe.srem(self.shared.key("streams", session_id), stream)
+                await pipe.execute()
         except FAILURES as exc:
             self.shared.outage.failed(exc)  # it expires on its own
 

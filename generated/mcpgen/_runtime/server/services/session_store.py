@@ -73,6 +73,11 @@ class SessionStore(Protocol[S]):
         """The session's state changed (log level, subscriptions): keep it where other workers see it."""
         ...
 
+    async def release(self, session_id: str) -> None:
+        """The request that looked ``session_id`` up is over (a shared store gives up its claim
+        that the session is busy, unless it still is)."""
+        ...
+
     async def remove(self, session_id: str) -> S | None:
         """Forget ``session_id`` (the caller closes it); the session, or None when it was not open."""
         ...
@@ -119,6 +124,14 @@ class MemorySessionStore(Generic[S]):
             self._evict_one()
         self._sessions[session_id] = (session, now)
         self._sessions.move_to_end(session_id)
+
+    def peek(self, session_id: str) -> S | None:
+        """The open session ``session_id`` as it is, not marked used."""
+        entry = self._sessions.get(session_id)
+        return entry[0] if entry is not None else None
+
+    async def release(self, session_id: str) -> None:
+        """Nothing to do: a session here is busy exactly while it is."""
 
     async def save(self, session_id: str, session: S) -> None:
         """Nothing to do: the session object is the state."""

@@ -311,13 +311,16 @@ class HttpApp:
             if conn is None:
                 return
             last = headers.get("last-event-id")
-            if method == "GET" and last is not None:
-                await self.resume(conn, last.strip(), receive, send)
-            elif method == "GET":
-                await self.stream(conn, receive, send)
-            else:
-                await self.router.end_session(headers.values[SESSION_ID], principal)
-                await plain(send, 200, b"")
+            try:
+                if method == "GET" and last is not None:
+                    await self.resume(conn, last.strip(), receive, send)
+                elif method == "GET":
+                    await self.stream(conn, receive, send)
+                else:
+                    await self.router.end_session(headers.values[SESSION_ID], principal)
+                    await plain(send, 200, b"")
+            finally:
+                await self.router.release(conn)
         else:
             await plain(send, 405, b"method not allowed", self.allow)
 
@@ -465,6 +468,21 @@ class HttpApp:
             except ProtocolError as exc:
                 await error(send, 400, rid, exc)
                 return
+        try:
+            await self.reply(obj, conn, receive, send, principal)
+        finally:
+            if conn is not None:
+                await self.router.release(conn)
+
+    async def reply(
+        self,
+        obj: Any,
+        conn: Connection | None,
+        receive: Receive,
+        send: ASGISend,
+        principal: Principal | None,
+    ) -> None:
+        """A message that passed the checks: 202 for a notification or response, else ``answer``."""
         is_request = isinstance(obj, dict) and "id" in obj and "method" in obj
         if not is_request and not isinstance(obj, list):
             reply = await self.router.handle(obj, none_send, conn, principal)
