@@ -163,6 +163,33 @@ def test_a_stream_dropped_on_a_resumes_on_b_with_last_event_id(workers: tuple[Wo
         assert client.get(a.url, headers=head).status_code == 404
 
 
+def test_a_session_deleted_on_b_takes_its_streams_and_cannot_be_resumed_on_a(
+    workers: tuple[Worker, Worker], redis_server: RedisServer
+) -> None:
+    """DELETE removes the session's SSE streams from Redis at once (not at their expiry), and a
+    GET resuming one of them, on either worker, gets the 404 of a terminated session."""
+    a, b = workers
+    store = redis.Redis.from_url(redis_server.url)
+    call = {"name": "poll", "arguments": {}, "_meta": {"progressToken": "t"}}
+    with httpx.Client(timeout=TIMEOUT) as client:
+        session, neighbour = initialize(client, a.url), initialize(client, a.url)
+        replies = [legacy(client, a.url, who, 1, "tools/call", call) for who in (session, neighbour)]
+        assert all(reply.headers["content-type"] == "text/event-stream" for reply in replies)
+        last_id = str(list(events(iter(replies[0].text.splitlines())))[2].id)
+        streams = list(store.scan_iter(f"mcpgen:scale-worker:events:{session}:*"))
+        assert len(streams) == 1
+        deleted = client.delete(b.url, headers=legacy_headers(session))
+        assert deleted.status_code == 200
+        assert list(store.scan_iter(f"mcpgen:scale-worker:*{session}*")) == []
+        assert len(list(store.scan_iter(f"mcpgen:scale-worker:events:{neighbour}:*"))) == 1
+        for worker in (a, b):
+            head = {**legacy_headers(session), "accept": "text/event-stream", "last-event-id": last_id}
+            resumed = client.get(worker.url, headers=head)
+            assert resumed.status_code == 404
+            assert resumed.json()["error"]["message"] == "unknown or expired session"
+        assert legacy(client, b.url, neighbour, 2, "ping").status_code == 200
+
+
 def test_a_killed_worker_loses_no_stored_event(
     workers: tuple[Worker, Worker], redis_server: RedisServer, tmp_path: Path
 ) -> None:

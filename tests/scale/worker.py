@@ -34,6 +34,7 @@ class Worker(s.Server):
     limits = Limits(
         resume_wait=float(os.environ.get("RESUME_WAIT", "2")),
         session_idle_timeout=float(os.environ.get("SESSION_IDLE", "1800")),
+        max_sessions=int(os.environ.get("MAX_SESSIONS", "10000")),
     )
 
     async def list_tools(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListToolsResult:
