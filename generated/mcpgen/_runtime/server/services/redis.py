@@ -390,6 +390,9 @@ class RedisSessionStore(Generic[S]):
             for session_id in self.held:
                 session = self.local.peek(session_id)
                 (busy if session is not None and session.busy else idle).append(session_id)
+            self.held.difference_update(idle)  # before the await: a lookup meanwhile holds it again
+            if not (busy or idle):
+                continue
             now = time.time()
             try:
                 async with self.shared.client.pipeline(transaction=False) as pipe:
@@ -401,10 +404,9 @@ class RedisSessionStore(Generic[S]):
                         pipe.zrem(self._leases(session_id), self.worker)
                     await pipe.execute()
             except FAILURES as exc:
-                self.shared.outage.failed(exc)  # the next beat tries again
-                continue
-            self.shared.outage.ok()
-            self.held.difference_update(idle)
+                self.shared.outage.failed(exc)  # the next beat tries again (idle leases lapse)
+            else:
+                self.shared.outage.ok()
 
     async def save(self, session_id: str, session: S) -> None:
         state = session.state()
