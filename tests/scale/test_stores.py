@@ -303,46 +303,48 @@ def test_redis_cap_never_drops_a_session_busy_on_any_worker(redis_server: RedisS
     async def go() -> None:
         await sync_flush(redis_server)
         a_shared, b_shared = SharedRedis(redis_server.url, NAMESPACE), SharedRedis(redis_server.url, NAMESPACE)
-        lease = 0.3  # seconds; renewed every 0.1 s while busy
+        lease = 1.0  # seconds; renewed every third of it while busy (a loaded machine may stall a beat)
         a: RedisSessionStore[FakeSession] = RedisSessionStore(
             a_shared, FakeSession, max_sessions=2, idle_timeout=60, busy_lease=lease
         )
         b: RedisSessionStore[FakeSession] = RedisSessionStore(
             b_shared, FakeSession, max_sessions=2, idle_timeout=60, busy_lease=lease
         )
-        state = {"version": "2025-11-25"}
-        streaming = await a.add(FakeSession(dict(state)))
-        on_b = await b.get(streaming)  # B serves it a long request (or holds its stream)
-        assert on_b is not None
-        on_b.busy = True
-        other = await a.add(FakeSession(dict(state)))
-        used = await a.get(other)  # used after the busy one: the busy one is least recently used
-        assert used is not None
-        await a.release(other)  # ... and its request is over
-        await asyncio.sleep(lease * 2)  # the time under test: past the lease B took at its lookup
-        third = await a.add(FakeSession(dict(state)))
-        assert await a.get(other) is None and used.closed  # the idle one went, closed on A
-        assert await a.get(streaming) is not None
-        # every session busy (one on each worker): a new one is refused, none dropped
-        held = await a.get(third)
-        assert held is not None
-        held.busy = True
-        with pytest.raises(SessionLimitReached):
-            await b.add(FakeSession(dict(state)))
-        assert await b.get(third) is not None and await b.get(streaming) is not None
-        await b.release(third)  # B's lookups are over; A still holds ``third``, B ``streaming``
-        with pytest.raises(SessionLimitReached):
-            await a.add(FakeSession(dict(state)))
-        # the request on A ends: ``third`` is the one to go
-        held.busy = False
-        await a.release(third)
-        fourth = await b.add(FakeSession(dict(state)))
-        assert await b.get(third) is None and await a.get(fourth) is not None
-        assert await a.get(streaming) is not None
-        for store in (a, b):
-            await store.close()
-        for shared in (a_shared, b_shared):
-            await shared.close()
+        try:
+            state = {"version": "2025-11-25"}
+            streaming = await a.add(FakeSession(dict(state)))
+            on_b = await b.get(streaming)  # B serves it a long request (or holds its stream)
+            assert on_b is not None
+            on_b.busy = True
+            other = await a.add(FakeSession(dict(state)))
+            used = await a.get(other)  # used after the busy one: the busy one is least recently used
+            assert used is not None
+            await a.release(other)  # ... and its request is over
+            await asyncio.sleep(lease * 2)  # the time under test: past the lease B took at its lookup
+            third = await a.add(FakeSession(dict(state)))
+            assert await a.get(other) is None and used.closed  # the idle one went, closed on A
+            assert await a.get(streaming) is not None
+            # every session busy (one on each worker): a new one is refused, none dropped
+            held = await a.get(third)
+            assert held is not None
+            held.busy = True
+            with pytest.raises(SessionLimitReached):
+                await b.add(FakeSession(dict(state)))
+            assert await b.get(third) is not None and await b.get(streaming) is not None
+            await b.release(third)  # B's lookups are over; A still holds ``third``, B ``streaming``
+            with pytest.raises(SessionLimitReached):
+                await a.add(FakeSession(dict(state)))
+            # the request on A ends: ``third`` is the one to go
+            held.busy = False
+            await a.release(third)
+            fourth = await b.add(FakeSession(dict(state)))
+            assert await b.get(third) is None and await a.get(fourth) is not None
+            assert await a.get(streaming) is not None
+        finally:  # closed on failure too: an unclosed store's renewer is cancelled mid round trip
+            for store in (a, b):
+                await store.close()
+            for shared in (a_shared, b_shared):
+                await shared.close()
 
     run(go())
 
@@ -358,19 +360,21 @@ def test_redis_cap_holds_under_concurrent_adds(redis_server: RedisServer) -> Non
             RedisSessionStore(shared, FakeSession, max_sessions=3, idle_timeout=60, busy_lease=5) for shared in shareds
         ]
         state = {"version": "2025-11-25"}
-        kept = await stores[0].add(FakeSession(dict(state)))
-        held = await stores[1].get(kept)
-        assert held is not None
-        held.busy = True
-        added = await asyncio.gather(
-            *(stores[i % 2].add(FakeSession(dict(state))) for i in range(20)), return_exceptions=True
-        )
-        assert await stores[0].get(kept) is not None
-        count = int(sync_redis.Redis.from_url(redis_server.url).zcard(f"{NAMESPACE}:sessions"))
-        for store in stores:
-            await store.close()
-        for shared in shareds:
-            await shared.close()
+        try:
+            kept = await stores[0].add(FakeSession(dict(state)))
+            held = await stores[1].get(kept)
+            assert held is not None
+            held.busy = True
+            added = await asyncio.gather(
+                *(stores[i % 2].add(FakeSession(dict(state))) for i in range(20)), return_exceptions=True
+            )
+            assert await stores[0].get(kept) is not None
+            count = int(sync_redis.Redis.from_url(redis_server.url).zcard(f"{NAMESPACE}:sessions"))
+        finally:  # closed on failure too (see above)
+            for store in stores:
+                await store.close()
+            for shared in shareds:
+                await shared.close()
         return count, added
 
     count, added = run(go())

@@ -263,6 +263,7 @@ class RedisSessionStore(Generic[S]):
         self._client: aioredis.Redis | None = None  # the client the scripts were registered with
         self._scripts: tuple[AsyncScript, AsyncScript] | None = None
         self._renewer: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None  # set by ``close``: the renewer ends between round trips
 
     def __len__(self) -> int:
         return len(self.local)
@@ -332,7 +333,8 @@ class RedisSessionStore(Generic[S]):
             return None
         self.held.add(session_id)
         if self._renewer is None or self._renewer.done():
-            self._renewer = asyncio.create_task(self._renew())
+            self._stop = asyncio.Event()
+            self._renewer = asyncio.create_task(self._renew(self._stop))
         try:
             state = json.loads(raw)
         except ValueError:
@@ -365,12 +367,15 @@ class RedisSessionStore(Generic[S]):
         except FAILURES as exc:
             self.shared.outage.failed(exc)  # the lease lapses on its own
 
-    async def _renew(self) -> None:
+    async def _renew(self, stop: asyncio.Event) -> None:
         """Every third of the lease: renew the leases of the sessions busy here (and their
         expiry), give up those of the sessions no longer busy; ends when it holds none (a lookup
-        starts it again)."""
+        starts it again), or when ``stop`` is set."""
         while self.held:
-            await asyncio.sleep(self.busy_lease / 3)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.busy_lease / 3)
+            if stop.is_set():
+                return
             busy: list[str] = []
             idle: list[str] = []
             for session_id in self.held:
@@ -415,11 +420,17 @@ class RedisSessionStore(Generic[S]):
 
     async def close(self) -> None:
         """Stop renewing leases; the shared client is ``SharedRedis.close``'s to release."""
-        if self._renewer is not None:
-            self._renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._renewer
-            self._renewer = None
+        renewer, self._renewer = self._renewer, None
+        if renewer is None or renewer.done():
+            return
+        # Not cancelled mid round trip: redis-py (8.1) can hang a pipeline cancelled while it
+        # runs, and with it this close. Asked to stop, it ends between round trips; cancelled
+        # only if a round trip outlasts a lease (Redis out of reach).
+        if self._stop is not None:
+            self._stop.set()
+        done, _ = await asyncio.wait([renewer], timeout=self.busy_lease)
+        if not done:
+            renewer.cancel()
 
 
 class RedisEventStore:
