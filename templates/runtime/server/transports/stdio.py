@@ -1,7 +1,8 @@
 """The stdio transport: newline-delimited JSON-RPC on a reader and a writer.
 
-Requests run concurrently (``notifications/cancelled`` stops one), each in its own task, and so
-does a batch holding requests (2025-03-26): the reader never waits for a handler, so a handler
+Requests run concurrently (``notifications/cancelled`` stops one), each as if in its own task
+(``Requests``: eagerly, in a runner task, until one waits; then it keeps that task), and so does
+a batch holding requests (2025-03-26): the reader never waits for a handler, so a handler
 waiting for the client's answer to a server->client request gets it. Notifications, responses
 and ``initialize`` are handled in order as they are read. The output carries only responses and
 notifications on modern requests, plus server->client requests once a legacy client has sent
