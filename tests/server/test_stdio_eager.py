@@ -109,3 +109,46 @@ def test_a_waiting_request_times_out_alone_and_a_cancelled_one_is_not_answered()
     timed_out, *out = run(go())
     assert timed_out["error"]["code"] == -32603 and "did not answer within" in timed_out["error"]["message"]
     assert sorted(m["id"] for m in out) == [1, 3, 4]  # 2 was cancelled while it waited: no response
+
+
+def test_a_request_whose_routing_raises_gives_its_place_back_and_is_reported() -> None:
+    """A bug below the transport (the router raising, which the sessions never do) must not keep
+    a place among ``max_inflight`` or stop the requests behind it, waiting or not."""
+    from mcpgen._runtime.server.services import Limits
+
+    class One(Tasks):
+        limits = Limits(max_inflight=1)
+
+    server = One()
+    router = server.router
+    handle = router.handle
+    reported: list[BaseException] = []
+
+    async def buggy(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        name = obj.get("params", {}).get("name") if isinstance(obj, dict) else None
+        if name == "boom-waiting":
+            await asyncio.sleep(0)
+            raise RuntimeError("bug after a wait")
+        if name == "boom":
+            raise RuntimeError("bug at once")
+        return await handle(obj, *args, **kwargs)
+
+    router.handle = buggy  # type: ignore[method-assign]
+
+    async def go() -> list[dict[str, Any]]:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(lambda _, context: reported.append(context["exception"]))
+        async with Stdio(server) as conn:
+            for rid, name in enumerate(("boom", "boom-waiting", "mark"), start=1):
+                conn.send(call(rid, name))
+                if name == "mark":
+                    await conn.response(rid)
+                else:  # the next one is sent once this one is reported
+                    async with asyncio.timeout(5):
+                        while len(reported) < rid:
+                            await asyncio.sleep(0)
+            return conn.out
+
+    out = run(go())
+    assert [m["id"] for m in out] == [3]  # not refused for lack of a place: answered
+    assert [str(e) for e in reported] == ["bug at once", "bug after a wait"]

@@ -197,7 +197,13 @@ class Requests:
                     if queue:
                         self.spawn()
                     pending.task = me
-                    self.done(pending, await self.drive(coro, context, step))
+                    reply = None
+                    try:
+                        reply = await self.drive(coro, context, step)
+                    except Exception as exc:  # as above: reported, and its place given back
+                        self.report(exc)
+                    finally:
+                        self.done(pending, reply)
                     return
                 if me.cancelling() != cancels:  # a request cancelled its own (this) task: leave it
                     break
