@@ -9,8 +9,10 @@ Two breakdowns of the 2026-07-28 ``echo`` server of ``bench_serve.py``:
   it touches: classes, validators, the call); the floor's stages beside it (``orjson``, one
   parse and one dump);
 * **one call, in process** (µs, best of several loops): parsing, the codec's one-pass decode,
-  the handler's two model constructions, the result's serialisation with the era's stamps, and
-  ``Router.handle`` end to end; against ``orjson.loads`` + ``orjson.dumps`` of the same call.
+  the handler's two model constructions, the result's serialisation with the era's stamps,
+  ``Router.handle`` end to end, and the stdio transport's ``serve`` with 32 requests per read
+  (both eras: the legacy session at 2025-11-25); against ``orjson.loads`` + ``orjson.dumps`` of
+  the same call.
 
 Usage::
 
@@ -39,6 +41,20 @@ META = {
 }
 CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}}
 CALL["params"]["_meta"] = META  # type: ignore[index]
+LEGACY_CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "echo", "arguments": {"text": "hi"}},
+}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+IN_FLIGHT = 32
 
 OURS_STAGES = textwrap.dedent(
     """
@@ -130,6 +146,7 @@ def best(fn: Callable[[], Any], n: int = 5000, loops: int = 5) -> float:
 
 def per_call() -> list[tuple[str, float]]:
     from mcpgen._runtime.server.router import Connection
+    from mcpgen._runtime.server.transports.stdio import serve
     from mcpgen.v2026_07_28 import models as m
     from mcpgen.v2026_07_28 import server as s
     from pydantic_core import from_json
@@ -169,6 +186,44 @@ def per_call() -> list[tuple[str, float]]:
             {"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": text}]}}
         )
 
+    async def stdio_loop(era: str, rounds: int = 150) -> float:
+        """``serve`` over an in-memory reader, ``IN_FLIGHT`` requests per read, as a pipelined client."""
+        reader = asyncio.StreamReader()
+        loop = asyncio.get_running_loop()
+        state: dict[str, Any] = {"got": 0, "want": 0, "waiter": None}
+
+        def write(data: bytes) -> None:
+            state["got"] += data.count(b"\n")
+            waiter = state["waiter"]
+            if waiter is not None and state["got"] >= state["want"] and not waiter.done():
+                waiter.set_result(None)
+
+        async def answered(data: bytes, count: int) -> None:
+            state["want"] = state["got"] + count
+            state["waiter"] = loop.create_future()
+            reader.feed_data(data)
+            await state["waiter"]
+
+        served = asyncio.create_task(serve(router, reader, write))
+        if era == "legacy":
+            await answered(orjson.dumps(INITIALIZE) + b"\n" + orjson.dumps(INITIALIZED) + b"\n", 1)
+        calls = LEGACY_CALL if era == "legacy" else CALL
+        batches = [
+            b"".join(orjson.dumps({**calls, "id": k * IN_FLIGHT + i + 1}) + b"\n" for i in range(IN_FLIGHT))
+            for k in range(30 + 5 * rounds)
+        ]
+        times = []
+        for k in range(30):
+            await answered(batches[k], IN_FLIGHT)
+        for r in range(5):
+            start = time.process_time()
+            for data in batches[30 + r * rounds : 30 + (r + 1) * rounds]:
+                await answered(data, IN_FLIGHT)
+            times.append((time.process_time() - start) / (rounds * IN_FLIGHT))
+        reader.feed_eof()
+        await served
+        return min(times) * 1e6
+
     return [
         ("parse the line (pydantic_core.from_json)", best(lambda: from_json(line))),
         ("decode: the codec's one-pass validation (decode_value)", best(lambda: codec.decode_value(obj))),
@@ -181,6 +236,11 @@ def per_call() -> list[tuple[str, float]]:
             best(lambda: codec.dumps_result(1, "tools/call", result)),
         ),
         ("Router.handle end to end, parse included", asyncio.run(handle_loop(5000))),
+        (f"stdio serve in process, {IN_FLIGHT} in flight, per call (modern)", asyncio.run(stdio_loop("modern"))),
+        (
+            f"stdio serve in process, {IN_FLIGHT} in flight, per call (legacy at 2025-11-25)",
+            asyncio.run(stdio_loop("legacy")),
+        ),
         ("floor: orjson.loads + orjson.dumps of the same call", best(floor)),
     ]
 

@@ -179,6 +179,8 @@ class Kernel:
             for method, stub in app.handlers.items()
             if app.implemented(method)
         }
+        # result classes that are never an ``input_required`` result (checked once per class)
+        self._complete: set[type] = set()
 
     def handler(self, method: str) -> Handler | None:
         """The author's handler of ``method``, or None when it is not implemented."""
@@ -194,11 +196,11 @@ class Kernel:
             raise ProtocolError(
                 METHOD_NOT_FOUND, f"{method!r} is not implemented", {"method": method}
             )
-        owner = ctx.principal.identity if ctx.principal is not None else None
         try:
             replay = None
             state = getattr(params, "request_state", MISSING)
             if isinstance(state, str):
+                owner = ctx.principal.identity if ctx.principal is not None else None
                 opened = self.services.request_state.open(
                     state, principal=owner, request=request_binding(method, params)
                 )
@@ -223,8 +225,9 @@ class Kernel:
                         INTERNAL_ERROR, "this request cannot ask the client for input"
                     ) from None
                 result = asked.round.result()
-            if self.is_input_required(result):
+            if type(result) not in self._complete and self.is_input_required(result):
                 check_input_capabilities(result, capabilities)
+                owner = ctx.principal.identity if ctx.principal is not None else None
                 result = self.seal(result, owner, request_binding(method, params))
             return result
         except ProtocolError:
@@ -246,9 +249,18 @@ class Kernel:
             ) from None
 
     def is_input_required(self, result: Any) -> bool:
+        """``result`` is an ``input_required`` result (the interim model, or a dict saying so)."""
+        cls = type(result)
+        if cls in self._complete:
+            return False
         if self.revision.is_input_required(result):
             return True
-        return isinstance(result, dict) and result.get(RESULT_TYPE) == INPUT_REQUIRED
+        if isinstance(result, dict):
+            return result.get(RESULT_TYPE) == INPUT_REQUIRED
+        # Not the interim model's, now or ever: a class is an instance of it only by subclassing
+        # it, and a class that subclasses it was built after it was imported.
+        self._complete.add(cls)
+        return False
 
     def seal(self, result: Any, owner: str | None = None, request: str = "") -> Any:
         """The result with its ``requestState`` sealed for ``owner`` (the identity of the request's

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from ..codec import Codec
 from ..codec_legacy import LegacyCodec
@@ -31,6 +31,13 @@ from ..jsonrpc import INVALID_REQUEST, ProtocolError, RequestId, is_request_id, 
 from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
 from .services import Limits, Principal, RequestStateSealer, Send, Services, Subscriber
 from .sessions import LegacySession, ModernSession, is_legacy_initialize
+
+
+class InFlight(Protocol):
+    """A request in flight as a connection holds it: an ``asyncio.Task``, or what a transport
+    runs its requests in (stdio's ``Pending``)."""
+
+    def cancel(self) -> bool: ...
 
 
 class Connection:
@@ -56,7 +63,7 @@ class Connection:
         owner: Principal | None = None,
     ) -> None:
         self.legacy: LegacySession | None = None
-        self.inflight: dict[RequestId, asyncio.Task[Any]] = {}
+        self.inflight: dict[RequestId, InFlight] = {}
         self.max_inflight = max_inflight
         self.streams = 0
         self.closed = asyncio.Event()

@@ -75,13 +75,12 @@ class Context:
         "request_id",
     )
 
-    def __init__(
+    def __init__(  # positional in this order from the sessions (half the cost of keywords, per request)
         self,
         request_id: str | int,
         method: str,
-        *,
         send: Send,
-        meta: Any = None,
+        meta: Any,
         protocol_version: str,
         client_capabilities: Any,
         client_info: Mapping[str, Any] | None = None,

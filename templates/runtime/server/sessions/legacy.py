@@ -187,6 +187,8 @@ class LegacySession(Subscriber):
         except ProtocolError as error:
             self.refused(error)
             return rejection_reply(error)
+        if isinstance(decoded, Request):  # (not through dispatch: one coroutine less per call)
+            return await self.answer(decoded, obj, send, principal)
         if not isinstance(decoded, Batch):
             return await self.dispatch(decoded, obj, send, cancel, principal)
         bodies = []
@@ -255,19 +257,19 @@ class LegacySession(Subscriber):
             params = conversion.params(
                 method, raw.get("params"), capabilities=self.client_capabilities, client_info=self.client_info
             )
-        ctx = Context(
+        ctx = Context(  # positional: Context's order
             request.id,
             method,
-            send=send,
-            meta=getattr(params, "meta", None),
-            protocol_version=self.version,
-            client_capabilities=self.client_capabilities,
-            client_info=self.client_info,
-            era="legacy",
-            progress_token=progress_token(raw),
-            log_level=self.log_level,
-            principal=principal,
-            direct=lambda method, params: self.request(method, params, send),
+            send,
+            getattr(params, "meta", None),
+            self.version,
+            self.client_capabilities,
+            self.client_info,
+            "legacy",
+            progress_token(raw),
+            self.log_level,
+            principal,
+            lambda method, params: self.request(method, params, send),
         )
         for _ in range(MAX_ROUNDS):
             result = await self.kernel.call(method, params, ctx, self.client_capabilities)

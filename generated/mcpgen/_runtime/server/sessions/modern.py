@@ -27,6 +27,9 @@ from .convert import Conversion
 
 CANCELLED = "notifications/cancelled"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+RUNTIME_METHODS = frozenset(
+    {"server/discover", "subscriptions/listen"}
+)  # answered here, not by a handler
 
 
 def requested_version(obj: Any) -> str | None:
@@ -92,51 +95,53 @@ class ModernSession:
         ``principal``: who the request's token speaks for, on a protected server."""
         codec = self.codec_for(requested_version(obj))
         try:
-            decoded = codec.decode_value(obj)
+            request = codec.decode_value(obj)
         except ProtocolError as error:
             return rejection_reply(error)
-        if isinstance(decoded, Request):
-            return await self.answer(decoded, obj, codec, send, principal)
-        if isinstance(decoded, Notification) and decoded.method == CANCELLED and cancel is not None:
-            cancel(decoded.params)
-        return NO_REPLY
-
-    async def answer(
-        self,
-        request: Request,
-        raw: Any,
-        codec: ModernCodec,
-        send: Send,
-        principal: Principal | None = None,
-    ) -> Reply:
+        if not isinstance(request, Request):
+            if (
+                isinstance(request, Notification)
+                and request.method == CANCELLED
+                and cancel is not None
+            ):
+                cancel(request.params)
+            return NO_REPLY
         method = request.method
-        if method == "server/discover":
-            return Reply(codec.dumps_result(request.id, method, self.discover_result()))
-        if method == "subscriptions/listen":
-            return await self.listen(request, codec, send)
-        conversion = self.conversion(codec)
+        if method in RUNTIME_METHODS:
+            return await self.answer(request, codec, send)
+        # a request for the author's handler (inline: one coroutine less per call)
         meta = request.meta
         try:
-            params = (
-                request.params if conversion.same else conversion.params(method, raw.get("params"))
-            )
+            if codec is self.codec:
+                params = request.params
+            else:
+                params = self.conversion(codec).params(method, obj.get("params"))
             level, token = meta.log_level, meta.progress_token
-            ctx = Context(
+            ctx = Context(  # positional: Context's order
                 request.id,
                 method,
-                send=send,
-                meta=getattr(params, "meta", meta),
-                protocol_version=meta.protocol_version,
-                client_capabilities=meta.client_capabilities,
-                era="modern",
-                progress_token=None if token is MISSING else token,
-                log_level=None if level is MISSING else level,
-                principal=principal,
+                send,
+                getattr(params, "meta", meta),
+                meta.protocol_version,
+                meta.client_capabilities,
+                None,
+                "modern",
+                None if token is MISSING else token,
+                None if level is MISSING else level,
+                principal,
             )
             result = await self.kernel.call(method, params, ctx, meta.client_capabilities)
-            return Reply(conversion.encode_result(request.id, method, result))
+            if codec is self.codec:
+                return Reply(codec.dumps_result(request.id, method, result))
+            return Reply(self.conversion(codec).encode_result(request.id, method, result))
         except ProtocolError as error:
             return error_reply(request.id, error)
+
+    async def answer(self, request: Request, codec: ModernCodec, send: Send) -> Reply:
+        """A request the runtime answers itself (``RUNTIME_METHODS``)."""
+        if request.method == "server/discover":
+            return Reply(codec.dumps_result(request.id, request.method, self.discover_result()))
+        return await self.listen(request, codec, send)
 
     # -- answered by the runtime ----------------------------------------------------------
 
