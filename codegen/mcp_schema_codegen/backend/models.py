@@ -78,7 +78,7 @@ class GeneratedModels:
 
 
 # datamodel-code-generator's options, as plain data (the cache key is built from them without
-# importing it); `_dmcg_options` makes its enums of the three named by their values.
+# importing it); `_run_dmcg` makes the three its enums name from their values.
 OPTIONS: dict[str, JSON] = dict(
     input_file_type="jsonschema",
     output_model_type="pydantic_v2.BaseModel",
@@ -115,12 +115,11 @@ def generate_models(
     options = {**OPTIONS, "input_filename": f"{version}.json", "base_class": base_class}
     key = ModelCache.key(text, options) if cache is not None else ""
     cached = cache.get(key) if cache is not None else None
-    if cached is not None:
-        source, metadata = cached
-    else:
-        source, metadata = _run_dmcg(text, options, version)
+    if cached is None:
+        cached = _run_dmcg(text, options, version)
         if cache is not None:
-            cache.put(key, source, metadata)
+            cache.put(key, *cached)
+    source, metadata = cached
     source = _DMCG_HEADER.sub("", source, count=1)
     check_names(source, document, version)
     return GeneratedModels(source, field_table(metadata, document))

@@ -59,6 +59,7 @@ LONG_LIST = 4
 _WRITERS: dict[
     type, Writer | None
 ] = {}  # per class: its writer, or None when pydantic must write it
+_ROOTS: dict[type, Writer | None] = {}  # the same, for a class written as the root of a message
 
 
 def dumps(data: Any) -> bytes | None:
@@ -98,9 +99,6 @@ def writer(cls: type) -> Writer | None:
     except KeyError:
         write = _WRITERS[cls] = _make_writer(cls) if _extends_no_model(cls) else None
         return write
-
-
-_ROOTS: dict[type, Writer | None] = {}
 
 
 def _default(value: Any) -> Any:
@@ -173,10 +171,10 @@ def _make_writer(cls: type) -> Writer | None:
 Check = Callable[[Any], None]
 
 
-def _check(shapes: dict[str, tuple[type, ...]]) -> Check | None:
+def _check(shapes: frozenset[str]) -> Check | None:
     """Raise ``Unsure`` for a list (or dict) of more than ``LONG_LIST`` models, which pydantic
     writes faster than this walk; None when the field holds no list or dict of models."""
-    kinds = tuple(kind for kind in (list, dict) if shapes.get(kind.__name__))
+    kinds = tuple(kind for kind in (list, dict) if kind.__name__ in shapes)
     if not kinds:
         return None
 
@@ -295,31 +293,28 @@ def _unaliased(annotation: Any) -> Any:
             return annotation
 
 
-def _shape(annotation: Any) -> dict[str, tuple[type, ...]] | None:
-    """Where a value of ``annotation`` may hold models of declared classes, and which: the value
-    itself ("one"), the items of a list or the values of a dict ("list", "dict"); empty for none
-    (only ``Any`` data, where pydantic writes any model by its own class); None for deeper."""
+def _shape(annotation: Any) -> frozenset[str] | None:
+    """Where a value of ``annotation`` may hold models of declared classes: the value itself
+    ("one"), the items of a list or the values of a dict ("list", "dict"); empty for none (only
+    ``Any`` data, where pydantic writes any model by its own class); None for deeper."""
     annotation = _unaliased(annotation)
     args = (
         get_args(annotation)
         if get_origin(annotation) in (Union, types.UnionType)
         else (annotation,)
     )
-    shapes: dict[str, set[type]] = {}
+    shapes: set[str] = set()
     for arg in args:
         arg = _unaliased(arg)
         if isinstance(arg, type) and issubclass(arg, BaseModel):
-            shapes.setdefault("one", set()).add(arg)
+            shapes.add("one")
         elif get_origin(arg) in (list, dict):
             inner = _shape(get_args(arg)[-1])
-            if inner is None or set(inner) - {"one"}:
+            if inner is None or inner - {"one"}:
                 return None
             if inner:
-                shapes.setdefault(get_origin(arg).__name__, set()).update(inner["one"])
-    return {
-        kind: tuple(sorted(classes, key=lambda c: c.__qualname__))
-        for kind, classes in shapes.items()
-    }
+                shapes.add(get_origin(arg).__name__)
+    return frozenset(shapes)
 
 
 def _admits_missing(annotation: Any) -> bool:
