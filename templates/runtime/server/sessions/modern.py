@@ -102,11 +102,9 @@ class ModernSession:
             return await self.answer(request, codec, send)
         # a request for the author's handler (inline: one coroutine less per call)
         meta = request.meta
+        conversion = self.conversion(codec)
         try:
-            if codec is self.codec:
-                params = request.params
-            else:
-                params = self.conversion(codec).params(method, obj.get("params"))
+            params = request.params if conversion.same else conversion.params(method, obj.get("params"))
             level, token = meta.log_level, meta.progress_token
             ctx = Context(  # positional: Context's order
                 request.id,
@@ -122,9 +120,7 @@ class ModernSession:
                 principal,
             )
             result = await self.kernel.call(method, params, ctx, meta.client_capabilities)
-            if codec is self.codec:
-                return Reply(codec.dumps_result(request.id, method, result))
-            return Reply(self.conversion(codec).encode_result(request.id, method, result))
+            return Reply(conversion.encode_result(request.id, method, result))
         except ProtocolError as error:
             return error_reply(request.id, error)
 
