@@ -36,6 +36,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -83,12 +84,12 @@ def messages(era: str) -> list[tuple[str, str, dict[str, Any]]]:
     request = example("CallToolRequest")
     call_result = example("CallToolResultResponse")
     big_text = "".join(f"line {i:07d}: the quick brown fox jumps over the lazy dog\n" for i in range(20000))[: 2**20]
-    big = {
+    big: dict[str, Any] = {
         "jsonrpc": "2.0",
         "id": 3,
         "result": {"resultType": "complete", "content": [{"type": "text", "text": big_text}], "isError": False},
     }
-    listed = {"jsonrpc": "2.0", "id": 2, "result": tools_list_result()}
+    listed: dict[str, Any] = {"jsonrpc": "2.0", "id": 2, "result": tools_list_result()}
     if era == "legacy":
         del request["params"]["_meta"]
         for message in (call_result, big, listed):
@@ -111,10 +112,35 @@ def same(label: str, raw: bytes, encoded: bytes | str) -> None:
         raise SystemExit(f"{label}: does not reproduce the input")
 
 
+def _sdk_decode_request(adapter: Any, parse: Any, raw: bytes, version: str) -> object:
+    envelope = adapter.validate_json(raw)
+    return parse(envelope.method, version, envelope.params)
+
+
+def _sdk_decode_result(adapter: Any, parse: Any, raw: bytes, version: str, method: str) -> object:
+    envelope = adapter.validate_json(raw)
+    return parse(method, version, envelope.result)
+
+
+def _sdk_encode_request(adapter: Any, data: dict[str, Any]) -> bytes:
+    return bytes(adapter.dump_json(adapter.validate_python(data)))
+
+
+def _sdk_encode_result(response: Any, serialize: Any, monolith: Any, method: str, version: str, rid: Any) -> str:
+    dumped = monolith.model_dump(by_alias=True, mode="json", exclude_none=True)
+    body = serialize(method, version, dumped)
+    return str(response(jsonrpc="2.0", id=rid, result=body).model_dump_json(by_alias=True, exclude_none=True))
+
+
+def _pydantic_bound(body: bytes, bound: Any) -> object:
+    return bound.model_validate_json(body, by_alias=True, by_name=False)
+
+
 def variants() -> list[Variant]:
     import importlib
 
-    from mcp_types.jsonrpc import JSONRPCResponse, jsonrpc_message_adapter
+    from mcp_types.jsonrpc import JSONRPCResponse
+    from mcp_types.jsonrpc import jsonrpc_message_adapter as adapter
     from mcp_types.methods import parse_client_request, parse_server_result, serialize_server_result
 
     out: list[Variant] = []
@@ -125,72 +151,41 @@ def variants() -> list[Variant]:
             raw = orjson.dumps(data)
             spec = package.METHODS.request(method)
             tag = f"{label} [{era}]"
+            ours_decode: Callable[[], object]
+            sdk_decode: Callable[[], object]
+            ours_encode: Callable[[], object]
+            sdk_encode: Callable[[], bytes | str]
             if "method" in data:  # a request: the server decodes, the client encodes
                 decoded = server.decode(raw)
                 params, rid = decoded.params, decoded.id
                 assert type(params) is spec.params, decoded
                 same(tag, raw, client.dumps_request(rid, method, params))
-                body = orjson.dumps(data["params"])
-                bound = spec.params
-
-                def ours_decode(raw: bytes = raw, server: Any = server) -> object:
-                    return server.decode(raw)
-
-                def sdk_decode(raw: bytes = raw, version: str = version) -> object:
-                    envelope = jsonrpc_message_adapter.validate_json(raw)
-                    return parse_client_request(envelope.method, version, envelope.params)
-
-                def ours_encode(
-                    client: Any = client, rid: Any = rid, method: str = method, params: Any = params
-                ) -> bytes:
-                    return bytes(client.dumps_request(rid, method, params))
-
-                def sdk_encode(data: dict[str, Any] = data) -> bytes:
-                    return jsonrpc_message_adapter.dump_json(jsonrpc_message_adapter.validate_python(data))
-
+                body, bound = orjson.dumps(data["params"]), spec.params
+                ours_decode = partial(server.decode, raw)
+                sdk_decode = partial(_sdk_decode_request, adapter, parse_client_request, raw, version)
+                ours_encode = partial(client.dumps_request, rid, method, params)
+                sdk_encode = partial(_sdk_encode_request, adapter, data)
             else:  # a result: the client decodes against its pending request, the server encodes
                 pending = {data["id"]: method}
                 decoded = client.decode(raw, pending=pending)
                 result, rid = decoded.result, decoded.id
                 assert type(result) is spec.result, decoded
                 same(tag, raw, server.dumps_result(rid, method, result))
-                body = orjson.dumps(data["result"])
-                bound = spec.result
-
-                def ours_decode(raw: bytes = raw, client: Any = client, pending: Any = pending) -> object:
-                    return client.decode(raw, pending=pending)
-
-                def sdk_decode(raw: bytes = raw, version: str = version, method: str = method) -> object:
-                    envelope = jsonrpc_message_adapter.validate_json(raw)
-                    return parse_server_result(method, version, envelope.result)
-
-                monolith = sdk_decode()
-
-                def ours_encode(
-                    server: Any = server, rid: Any = rid, method: str = method, result: Any = result
-                ) -> bytes:
-                    return bytes(server.dumps_result(rid, method, result))
-
-                def sdk_encode(
-                    monolith: Any = monolith, method: str = method, version: str = version, rid: Any = rid
-                ) -> str:
-                    dumped = monolith.model_dump(by_alias=True, mode="json", exclude_none=True)
-                    body = serialize_server_result(method, version, dumped)
-                    return JSONRPCResponse(jsonrpc="2.0", id=rid, result=body).model_dump_json(
-                        by_alias=True, exclude_none=True
-                    )
+                body, bound = orjson.dumps(data["result"]), spec.result
+                ours_decode = partial(client.decode, raw, pending=pending)
+                sdk_decode = partial(_sdk_decode_result, adapter, parse_server_result, raw, version, method)
+                ours_encode = partial(server.dumps_result, rid, method, result)
+                sdk_encode = partial(
+                    _sdk_encode_result, JSONRPCResponse, serialize_server_result, sdk_decode(), method, version, rid
+                )
 
             same(f"{tag} mcp-types", raw, sdk_encode())
-
-            def pydantic_bound(body: bytes = body, bound: Any = bound) -> object:
-                return bound.model_validate_json(body, by_alias=True, by_name=False)
-
             out += [
-                Variant(tag, era, "decode", "floor", lambda raw=raw: orjson.loads(raw)),
+                Variant(tag, era, "decode", "floor", partial(orjson.loads, raw)),
                 Variant(tag, era, "decode", "ours", ours_decode),
                 Variant(tag, era, "decode", "mcp-types", sdk_decode),
-                Variant(tag, era, "decode", "pydantic", pydantic_bound),
-                Variant(tag, era, "encode", "floor", lambda data=data: orjson.dumps(data)),
+                Variant(tag, era, "decode", "pydantic", partial(_pydantic_bound, body, bound)),
+                Variant(tag, era, "encode", "floor", partial(orjson.dumps, data)),
                 Variant(tag, era, "encode", "ours", ours_encode),
                 Variant(tag, era, "encode", "mcp-types", sdk_encode),
             ]
