@@ -26,6 +26,7 @@ from mcp_schema_codegen.frontend.lock import load_lock
 from mcp_schema_codegen.frontend.patches import Patch
 from tests.cli import run_cli
 from tests.conftest import ROOT, SCHEMA_DIR, VERSIONS
+from tests.shared import built_once, copy_of, generated_project
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -288,17 +289,23 @@ def test_a_bad_schema_names_the_definition(lock) -> None:  # type: ignore[no-unt
         analyze(schema, prepass(schema)[0], load_overlay(SCHEMA_DIR / "overlay.json"))
 
 
-def test_a_failed_generation_leaves_the_previous_tree(tmp_path: Path) -> None:
-    project = fresh_project(tmp_path)
-    assert run("schema", "sync", "--from", str(upstream_copy(tmp_path)), cwd=project).returncode == 0
-    assert run("generate", "--all", "--out", "out", cwd=project).returncode == 0
-    before = {p: p.read_bytes() for p in (project / "out").rglob("*") if p.is_file()}
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project after ``generate --all``, built once for the run (tests change copies of it)."""
+    return built_once(tmp_path_factory, "generated-project", generated_project)
+
+
+def test_a_failed_generation_leaves_the_previous_tree(generated: Path, tmp_path: Path) -> None:
+    project = copy_of(generated, tmp_path / "project")  # synced schemas, and a tree from generate --all
+    out = project / "generated"
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert out / "mcpgen" / "_manifest.json" in before
     patches = project / "schema" / "patches" / "2026-07-28.json"
     broken = json.loads(patches.read_text())
     broken[0]["old"] = ["string"]
     patches.write_text(json.dumps(broken))
-    assert_one_line_error(run("generate", "--all", "--out", "out", cwd=project), "ElicitResult", "patch expected")
-    after = {p: p.read_bytes() for p in (project / "out").rglob("*") if p.is_file()}
+    assert_one_line_error(run("generate", "--all", cwd=project), "ElicitResult", "patch expected")
+    after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before
 
 
