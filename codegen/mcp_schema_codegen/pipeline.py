@@ -119,15 +119,19 @@ def validate(options: Options) -> Lock:
     return lock
 
 
-def render_package(options: Options, dest: Path, keep_from: Path | None = None) -> list[Protocol]:
+def render_package(
+    options: Options, dest: Path, keep_from: Path | None = None, only: list[str] | None = None
+) -> list[Protocol]:
     """Write the formatted package, with its manifest, into the new directory ``dest``.
 
     Revisions not asked for are copied from ``keep_from`` (a previous tree) with their
-    manifest entries, so a partial regeneration keeps the rest of the package.
+    manifest entries, so a partial regeneration keeps the rest of the package. ``only``
+    overrides the revisions asked for, and may name none (``check`` rebuilds just the
+    revisions whose files differ; the package's own files are always rendered).
     """
     lock = validate(options)
     overlay = overlay_for(options.schema_dir)
-    versions = options.versions or list(lock.revisions)
+    versions = (options.versions or list(lock.revisions)) if only is None else only
     renderer = Renderer(templates_dir(), options.templates)
     inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates, options.layout)
     target = options.target
