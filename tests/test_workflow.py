@@ -19,13 +19,6 @@ def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return run_cli(*args, cwd=cwd)
 
 
-def run_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The command as a hook or a CI step runs it: its own process (it imports the project's app)."""
-    return subprocess.run(
-        [sys.executable, "-m", "mcp_schema_codegen", *args], capture_output=True, text=True, cwd=cwd, check=False
-    )
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A user project with synced schemas and nothing generated yet."""
@@ -167,14 +160,16 @@ def test_shipped_ci_integration_files_run_check(tmp_path: Path) -> None:
     commands = [hooks[0]["entry"]] + [s for s in steps if s.startswith("mcp-codegen ")]
     assert commands == ["mcp-codegen check", "mcp-codegen check --full"]
     assert any("pip install" in s for s in steps)
-    assert run_process("scaffold", "demo", cwd=tmp_path).returncode == 0
+    # in this process: the command's outcome is under test, not its interpreter (check imports the
+    # project's app in a child process of its own either way)
+    assert run("scaffold", "demo", cwd=tmp_path).returncode == 0
     project = tmp_path / "demo"
     for command in commands:
-        done = run_process(*command.split()[1:], cwd=project)
+        done = run(*command.split()[1:], cwd=project)
         assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
     (project / "demo_mcp" / "models.py").write_text("# edited\n")
     for command in commands:
-        assert run_process(*command.split()[1:], cwd=project).returncode == 1
+        assert run(*command.split()[1:], cwd=project).returncode == 1
 
 
 def test_check_verifies_the_schema_bytes_against_the_lock(project: Path) -> None:
