@@ -76,9 +76,10 @@ def test_check_names_a_hand_edited_file_and_generate_restores_it(generated: Path
     assert done.returncode == 1
     assert "mcpgen/v2025_06_18/protocol.py: edited by hand" in done.stderr
     assert '-            stub="call_tool_by_hand",' in done.stdout and '+            stub="call_tool",' in done.stdout
-    # check rebuilt only the edited revision (the others' files have their recorded hashes): the
-    # diff is the one a regeneration of every revision shows
-    assert run("check", "--full", cwd=project).stdout == done.stdout
+    # check rebuilt only the edited revision (the others' files have their recorded hashes) and
+    # the package's own files: the diff names the edited file and nothing else
+    headers = [line for line in done.stdout.splitlines() if line.startswith(("--- ", "+++ "))]
+    assert len(headers) == 2 and all("mcpgen/v2025_06_18/protocol.py" in line for line in headers), headers
     assert run("generate", "--version", "2025-06-18", cwd=project).returncode == 0
     assert run("check", cwd=project).returncode == 0
     (project / "generated" / "mcpgen" / "v2026_07_28" / "notes.py").write_text("x = 1\n")
