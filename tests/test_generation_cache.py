@@ -13,6 +13,7 @@ import pytest
 from mcp_schema_codegen.backend import cache as cache_module
 from mcp_schema_codegen.backend.cache import CACHE_DIR, NO_CACHE, ModelCache
 from mcp_schema_codegen.backend.models import generate_models
+from mcp_schema_codegen.backend.render import Renderer
 from mcp_schema_codegen.pipeline import Options, generate
 from tests.cli import run_cli
 from tests.conftest import SCHEMA_DIR
@@ -149,3 +150,16 @@ def test_only_the_newest_entries_are_kept(tmp_path: Path, monkeypatch: pytest.Mo
     kept = sorted(p.stem for p in tmp_path.glob("*.json"))
     assert kept == [f"{n:064x}" for n in (0, 4, 9)]
     assert not list(tmp_path.glob(".entry-*")), "no temporary file is left behind"
+
+
+def test_a_template_changed_within_one_process_is_compiled_again(tmp_path: Path) -> None:
+    """Renderers share compiled templates (backend/render.py: COMPILED) by path and source checksum:
+    a template rewritten in place, even with its old size and mtime, renders its new text."""
+    template = tmp_path / "note.py.j2"
+    template.write_text("A = {{ 1 | py }}\n")
+    stamp = template.stat().st_mtime_ns
+    assert Renderer(tmp_path).render("note.py") == "A = 1\n"
+    template.write_text("B = {{ 2 | py }}\n")
+    os.utime(template, ns=(stamp, stamp))
+    assert Renderer(tmp_path).render("note.py") == "B = 2\n"
+    assert Renderer(tmp_path).render("note.py") == "B = 2\n"

@@ -25,6 +25,31 @@ from mcp_schema_codegen.ir.protocol import Protocol
 TEMPLATE_SUFFIX = ".j2"
 
 
+class CompiledTemplates(jinja2.BytecodeCache):
+    """Every Renderer's compiled templates, kept for the life of the process.
+
+    Jinja files each entry under the template's path and checks the checksum of its source on
+    every load (a changed template is compiled again), so the next generation in this process
+    (``check``, a library caller, a test suite) does not compile the same templates again. Only
+    ``Renderer`` environments use it: they are all configured alike (compiled code depends on
+    the environment's options, e.g. ``finalize``).
+    """
+
+    def __init__(self) -> None:
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self.code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
+COMPILED = CompiledTemplates()
+
+
 class Renderer:
     """Renders templates by file name; a user directory overrides built-ins by name."""
 
@@ -38,6 +63,7 @@ class Renderer:
             keep_trailing_newline=True,
             autoescape=False,  # we render Python source, not HTML
             finalize=views.finalize,
+            bytecode_cache=COMPILED,
         )
         # Rendered fragments (a macro's or a {% set %} block's output) are made of template text and
         # finalized values only, so they may be printed again.
