@@ -4,18 +4,19 @@ regeneration rewrites only generator-owned files."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import os
 import socket
 import subprocess
 import sys
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
-from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters
 
 from mcp_schema_codegen import __version__
 from mcp_schema_codegen.commands.cli import main
@@ -39,16 +40,46 @@ def env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
-def test_fresh_scaffold_passes_its_own_test_and_ruff_in_one_command(project: Path) -> None:
-    done = subprocess.run(
+def project_tests(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    """``pytest`` in a scaffolded project, with only the plugins the project declares (none): the
+    ones this environment has for its own suite (hypothesis, xdist, ...) are not the project's, and
+    loading them costs a second or two."""
+    environment = {**env(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **extra}
+    return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=project,
+        cwd=root,
         capture_output=True,
         text=True,
         timeout=120,
-        env=env(),
+        env=environment,
         check=False,
     )
+
+
+@contextmanager
+def entry_point(root: Path, module: str) -> Iterator[Callable[[list[str]], None]]:
+    """The ``main`` of a scaffolded project's ``python -m MODULE``, imported in this process (for the
+    runner's argument checks, where no child process is under test); its modules are dropped again
+    afterwards. Starting to serve would block, so a runner that gets that far fails the test."""
+
+    def serving(*args: object, **kwargs: object) -> NoReturn:
+        raise AssertionError("the runner started serving instead of refusing")
+
+    from mcpgen._runtime.server import handler, runners
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(root))
+        patch.setattr(runners, "uvicorn_config", serving)  # every HTTP runner passes here to serve
+        patch.setattr(handler, "run_stdio", serving)
+        try:
+            yield importlib.import_module(f"{module}.__main__").main
+        finally:
+            for name in [n for n in sys.modules if n.split(".")[0] in (module, f"{module}_mcp")]:
+                del sys.modules[name]
+
+
+def test_fresh_scaffold_passes_its_own_test_and_ruff_in_one_command(project: Path) -> None:
+    done = project_tests(project)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "2 passed" in done.stdout  # the server test and the ruff test both ran
 
@@ -78,6 +109,11 @@ def test_scaffold_layout_dependencies_and_manifest(project: Path) -> None:
     assert leftovers == []  # no staging directory left beside the project
 
 
+def test_without_auth_the_scaffold_has_no_protection(project: Path) -> None:
+    assert not (project / MODULE / "auth.py").exists() and not (project / "tests" / "test_auth.py").exists()
+    assert "auth" not in (project / MODULE / "__main__.py").read_text()
+
+
 def test_fresh_scaffold_passes_mypy_strict(project: Path, mypy_cache: list[str]) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mypy", *mypy_cache, "."],
@@ -92,7 +128,9 @@ def test_fresh_scaffold_passes_mypy_strict(project: Path, mypy_cache: list[str])
     assert "strict = true" in (project / "pyproject.toml").read_text()
 
 
-def test_vendored_scaffold_carries_the_runtime_and_its_dependencies(tmp_path: Path) -> None:
+def test_vendored_scaffold_carries_the_runtime_and_its_dependencies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert main(["scaffold", NAME, "--dir", str(tmp_path), "--vendor-runtime"]) == 0
     root = tmp_path / NAME
     assert (root / f"{MODULE}_mcp" / "_runtime" / "jsonrpc.py").is_file()
@@ -105,24 +143,11 @@ def test_vendored_scaffold_carries_the_runtime_and_its_dependencies(tmp_path: Pa
     assert sorted(p.name for p in (root / f"{MODULE}_mcp").glob("v20*")) == [
         f"v{v.replace('-', '_')}" for v in VERSIONS
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env(),
-        check=False,
-    )
+    done = project_tests(root)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    check = subprocess.run(
-        [sys.executable, "-m", "mcp_schema_codegen", "check", "--full"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
+    capsys.readouterr()
+    monkeypatch.chdir(root)
+    assert main(["check", "--full"]) == 0, capsys.readouterr()
 
 
 def test_scaffold_refuses_a_non_empty_directory(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -278,16 +303,10 @@ def test_stdio_runner_answers_a_socket_closed_for_writing(project: Path) -> None
 
 
 @pytest.mark.parametrize("port", ["80000", "0", "-1", "http"])
-def test_http_runner_rejects_invalid_ports(project: Path, port: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", MODULE, "--http", "--port", port],
-        capture_output=True,
-        text=True,
-        cwd=project,
-        env=env(),
-        timeout=60,
-    )
-    assert done.returncode == 2 and "--port" in done.stderr and "Traceback" not in done.stderr
+def test_http_runner_rejects_invalid_ports(project: Path, port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with entry_point(project, MODULE) as run, pytest.raises(SystemExit) as exited:
+        run(["--http", "--port", port])
+    assert exited.value.code == 2 and "--port" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -300,18 +319,15 @@ def test_http_runner_rejects_invalid_ports(project: Path, port: str) -> None:
         (["--http", "--workers", "2", "--redis", "redis://127.0.0.1:{port}/0"], "cannot reach Redis at"),
     ],
 )
-def test_http_runner_scale_out_options_refuse_in_one_line(project: Path, args: list[str], says: str) -> None:
+def test_http_runner_scale_out_options_refuse_in_one_line(
+    project: Path, args: list[str], says: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     nowhere = str(free_port())
-    done = subprocess.run(
-        [sys.executable, "-m", MODULE, *(a.format(port=nowhere) for a in args), "--port", str(free_port())],
-        capture_output=True,
-        text=True,
-        cwd=project,
-        env={k: v for k, v in env().items() if k != "MCP_REDIS_URL"},
-        timeout=60,
-    )
-    last = done.stderr.strip().splitlines()[-1]
-    assert done.returncode == 2 and says.format(port=nowhere) in last and "Traceback" not in done.stderr
+    monkeypatch.delenv("MCP_REDIS_URL", raising=False)
+    with entry_point(project, MODULE) as run, pytest.raises(SystemExit) as exited:
+        run([*(a.format(port=nowhere) for a in args), "--port", str(free_port())])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exited.value.code == 2 and says.format(port=nowhere) in last
 
 
 def test_http_runner_prints_its_url(project: Path) -> None:
@@ -353,6 +369,8 @@ def http_url(project: Path) -> Iterator[str]:
 
 
 async def add_with_python_sdk(target: object, mode: str) -> tuple[str, str]:
+    from mcp.client import Client  # the official SDK: only the interop tests pay for its import
+
     async with asyncio.timeout(30):
         async with Client(target, mode=mode) as client:
             result = await client.call_tool("add", {"a": 2, "b": 3})
@@ -362,6 +380,8 @@ async def add_with_python_sdk(target: object, mode: str) -> tuple[str, str]:
 @pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
 @pytest.mark.interop
 def test_python_sdk_client_on_scaffolded_server(project: Path, http_url: str, mode: str, version: str) -> None:
+    from mcp.client.stdio import StdioServerParameters
+
     stdio = StdioServerParameters(command=sys.executable, args=["-m", MODULE], cwd=str(project), env=env())
     for target in (http_url, stdio):
         assert asyncio.run(add_with_python_sdk(target, mode)) == (version, "5")
