@@ -18,6 +18,7 @@ import pytest
 
 from mcp_schema_codegen import __version__
 from mcp_schema_codegen.commands.cli import main
+from tests.server.test_scaffold import entry_point
 
 
 def env(**extra: str) -> dict[str, str]:
@@ -31,6 +32,11 @@ def run(root: Path, *command: str, **extra: str) -> subprocess.CompletedProcess[
     )
 
 
+def project_tests(root: Path) -> subprocess.CompletedProcess[str]:
+    """``pytest`` in the project, with only the plugins it declares (none; see tests/server/test_scaffold.py)."""
+    return run(root, "-m", "pytest", "-q", "-p", "no:cacheprovider", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("scaffold-auth")
@@ -39,7 +45,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_protected_scaffold_passes_its_own_tests(project: Path) -> None:
-    done = run(project, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    done = project_tests(project)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "9 passed" in done.stdout  # 7 over HTTP with tokens, stdio, ruff
 
@@ -58,16 +64,22 @@ def test_the_protected_scaffold_depends_on_token_verification(project: Path) -> 
     assert "## Authorization" in readme and "MCP_AUTH_JWKS_URL" in readme
 
 
-def test_without_its_settings_the_http_server_does_not_start(project: Path) -> None:
-    done = run(project, "-m", "notes", "--http", "--port", "1")
-    assert done.returncode == 2
-    (error,) = [line for line in done.stderr.splitlines() if "error:" in line]
+def test_without_its_settings_the_http_server_does_not_start(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [n for n in os.environ if n.startswith("MCP_AUTH_")]:
+        monkeypatch.delenv(name)
+    with entry_point(project, "notes") as serve, pytest.raises(SystemExit) as exited:
+        serve(["--http", "--port", "1"])
+    assert exited.value.code == 2
+    (error,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
     assert "set MCP_AUTH_ISSUER, MCP_AUTH_RESOURCE, MCP_AUTH_JWKS_URL" in error
-    assert "Traceback" not in done.stderr
-    bad = {"MCP_AUTH_ISSUER": "https://a.example.com", "MCP_AUTH_JWKS_URL": "https://a.example.com/jwks"}
-    done = run(project, "-m", "notes", "--http", "--port", "1", MCP_AUTH_RESOURCE="mcp.example.com/mcp", **bad)
-    assert done.returncode == 2 and "MCP_AUTH_RESOURCE is not an http(s) URL" in done.stderr
-    assert "Traceback" not in done.stderr
+    monkeypatch.setenv("MCP_AUTH_ISSUER", "https://a.example.com")
+    monkeypatch.setenv("MCP_AUTH_JWKS_URL", "https://a.example.com/jwks")
+    monkeypatch.setenv("MCP_AUTH_RESOURCE", "mcp.example.com/mcp")
+    with entry_point(project, "notes") as serve, pytest.raises(SystemExit) as exited:
+        serve(["--http", "--port", "1"])
+    assert exited.value.code == 2 and "MCP_AUTH_RESOURCE is not an http(s) URL" in capsys.readouterr().err
 
 
 def test_a_legacy_protected_scaffold_with_a_vendored_runtime(tmp_path: Path) -> None:
@@ -80,13 +92,6 @@ def test_a_legacy_protected_scaffold_with_a_vendored_runtime(tmp_path: Path) -> 
     assert any(
         d.startswith("joserfc") for d in tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
     )
-    done = run(root, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    done = project_tests(root)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "9 passed" in done.stdout  # the legacy conversation: initialize with the token, then the call
-
-
-def test_without_auth_the_scaffold_has_no_protection(tmp_path: Path) -> None:
-    assert main(["scaffold", "open-notes", "--dir", str(tmp_path)]) == 0
-    root = tmp_path / "open-notes"
-    assert not (root / "open_notes" / "auth.py").exists() and not (root / "tests" / "test_auth.py").exists()
-    assert "auth" not in (root / "open_notes" / "__main__.py").read_text()
