@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters
 
 from tests.conftest import ROOT, SCHEMA_DIR
 
@@ -128,6 +126,10 @@ def make_revision(directory: Path) -> Path:
 
 async def call_add(fresh: Fresh, project: Path) -> tuple[str, str]:
     """The official client, auto mode, over stdio, against the project run by the fresh venv's python."""
+    # the official SDK, imported here: only the interop tests pay its second of import time
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
     server = StdioServerParameters(command=str(fresh.python), args=["-m", "weather"], cwd=str(project), env=fresh.env())
     async with asyncio.timeout(60):
         async with Client(server, mode="auto") as client:

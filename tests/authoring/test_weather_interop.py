@@ -20,8 +20,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters
 
 from tests.peers import TS_CLIENT, node22, node_env, npm_install
 from tests.server.servers import WEATHER, free_port, start_example_http, stop
@@ -64,6 +62,9 @@ def check(seen: dict[str, Any], version: str) -> None:
 
 
 async def python_sdk(target: Any, mode: str) -> dict[str, Any]:
+    # the official SDK, imported here: only the interop tests pay its second of import time
+    from mcp.client import Client
+
     seen: dict[str, Any] = {}
     async with asyncio.timeout(TIMEOUT):
         async with Client(target, mode=mode) as client:
@@ -91,6 +92,8 @@ SDK_MODES = {"legacy": "legacy", "modern": "auto"}
 
 @pytest.mark.parametrize(("mode", "version"), MODES)
 def test_python_sdk_client_over_stdio(mode: str, version: str) -> None:
+    from mcp.client.stdio import StdioServerParameters
+
     target = StdioServerParameters(command=sys.executable, args=[str(WEATHER)])
     check(asyncio.run(python_sdk(target, SDK_MODES[mode])), version)
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from mcp import types
-from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters
 
 from tests.server.servers import everything_stdio_command, free_port, start_everything_http, stop
+
+if TYPE_CHECKING:
+    from mcp import types
+    from mcp.client.stdio import StdioServerParameters
 
 pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
 
@@ -29,16 +30,23 @@ def http_url() -> Iterator[str]:
 
 
 def stdio_target() -> StdioServerParameters:
+    # the official SDK, imported here: only the interop tests pay its second of import time
+    from mcp.client.stdio import StdioServerParameters
+
     command, args = everything_stdio_command()
     return StdioServerParameters(command=command, args=args)
 
 
 async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    from mcp import types
+
     return types.ElicitResult(action="accept", content={"username": "ada", "email": "a@b.c", "name": "ada"})
 
 
 async def exercise(target: Any, mode: str) -> dict[str, Any]:
     """Connect, then list and call across tools, resources and prompts; what a user would check."""
+    from mcp.client import Client
+
     seen: dict[str, Any] = {}
     progress: list[float] = []
 

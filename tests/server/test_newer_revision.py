@@ -21,8 +21,6 @@ from typing import Any
 
 import mcpgen
 import pytest
-from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters
 
 from mcp_schema_codegen.commands.schema import adopt
 from mcp_schema_codegen.pipeline import Options, generate
@@ -208,6 +206,9 @@ def test_a_legacy_client_is_served_by_the_newer_handler(future: Path) -> None:
 
 
 def sdk_exercise(target: Any) -> dict[str, Any]:
+    # the official SDK, imported here: only the interop tests pay its second of import time
+    from mcp.client import Client
+
     async def go() -> dict[str, Any]:
         async with asyncio.timeout(TIMEOUT):
             async with Client(target, mode="auto") as client:
@@ -223,6 +224,8 @@ def sdk_exercise(target: Any) -> dict[str, Any]:
 
 
 def test_the_official_client_in_auto_mode_over_stdio(future: Path) -> None:
+    from mcp.client.stdio import StdioServerParameters
+
     seen = sdk_exercise(StdioServerParameters(command=sys.executable, args=[str(future / "future_server.py")]))
     assert seen == {"version": BASE, "tools": ["greet"], "text": f"hello sdk at {BASE} as futuremcp.v2027_03_01"}
 
