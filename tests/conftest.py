@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -11,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
 from mcp_schema_codegen.backend.cache import CACHE_DIR
 from mcp_schema_codegen.frontend.lock import Lock, load_lock
@@ -53,36 +51,30 @@ def generation_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
     patch.undo()
 
 
-def mypy_hook() -> list[str]:
-    """The arguments of the mypy hook of ``.pre-commit-config.yaml`` (what tests/test_lint.py runs)."""
-    import yaml
-
-    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
-    (entry,) = [hook["entry"] for repo in config["repos"] for hook in repo["hooks"] if hook["id"] == "mypy"]
-    command, *arguments = shlex.split(entry)
-    assert command == "mypy", entry
-    return arguments
+def build_mypy_seed(root: Path) -> list[str]:
+    """The command that builds (or waits for) the run's mypy seed, ``root/mypy-seed`` (tests/mypy_seed.py)."""
+    return [sys.executable, "-m", "tests.mypy_seed", str(root)]
 
 
-def mypy_seed(root: Path) -> Path:
-    """A mypy cache holding the lint hook's run over the repository (the standard library, pydantic,
-    httpx, mcpgen, the generator), built once per test run by whichever xdist worker needs it first.
-
-    Only ever read after it is complete (built under a file lock, then renamed into place), and every
-    mypy run gets a copy of it, never the seed itself. mypy checks each cached module against its
-    file's path, size and hash and against the run's options, so a copy is as exact as a cold cache:
-    a module whose file or options differ is analysed again.
-    """
-    seed = root / "mypy-seed"
-    with FileLock(root / "mypy-seed.lock"):
-        if not seed.is_dir():
-            building = root / "mypy-seed.building"
-            shutil.rmtree(building, ignore_errors=True)
-            command = [sys.executable, "-m", "mypy", "--cache-dir", str(building), *mypy_hook()]
-            subprocess.run(command, cwd=ROOT, capture_output=True, check=False)  # test_lint asserts its result
-            building.mkdir(exist_ok=True)
-            building.rename(seed)
-    return seed
+@pytest.fixture(scope="session", autouse=True)
+def mypy_seed_started(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Start building the run's mypy seed in the background when the first worker starts, if a
+    selected test runs mypy: the worker whose test needs it first then waits less, or not at all."""
+    root = run_root(tmp_path_factory)
+    if not any("mypy_cache" in item.fixturenames for item in request.session.items):
+        yield
+        return
+    try:
+        os.close(os.open(root / "mypy-seed.started", os.O_CREAT | os.O_EXCL))  # one builder per run
+    except FileExistsError:
+        yield
+        return
+    builder = subprocess.Popen(build_mypy_seed(root), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        builder.terminate()  # done long since in a full run; a run that stops early stops it too
+        builder.wait()
 
 
 @pytest.fixture(scope="session")
@@ -90,12 +82,17 @@ def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """``--cache-dir`` arguments for every mypy run of this session (of this xdist worker).
 
     A cold mypy run re-analyses pydantic, httpx and the standard library (several seconds): each
-    worker starts from its own copy of the run's seed (``mypy_seed``), and its runs, one at a time,
-    add to that copy. mypy checks each cached module against its file's path, size and hash and
-    against the run's options, so runs on different projects stay exact.
+    worker starts from its own copy of the run's seed (tests/mypy_seed.py: the lint hook's run,
+    built once), and its runs, one at a time, add to that copy. mypy checks each cached module
+    against its file's path, size and hash and against the run's options, so a copy is as exact as
+    a cold cache and runs on different projects stay exact.
     """
+    root = run_root(tmp_path_factory)
+    seed = root / "mypy-seed"
+    if not seed.is_dir():  # complete whenever it exists; else build it here, or wait for its builder
+        subprocess.run(build_mypy_seed(root), cwd=ROOT, check=True)
     cache = tmp_path_factory.mktemp("mypy-cache")
-    shutil.copytree(mypy_seed(run_root(tmp_path_factory)), cache, dirs_exist_ok=True)
+    shutil.copytree(seed, cache, dirs_exist_ok=True)
     return ["--cache-dir", str(cache)]
 
 
