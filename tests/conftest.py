@@ -14,6 +14,7 @@ import pytest
 from mcp_schema_codegen.backend.cache import CACHE_DIR
 from mcp_schema_codegen.frontend.lock import Lock, load_lock
 from tests.scale.redis_server import RedisServer, start_redis
+from tests.shared import shared_root
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
@@ -31,12 +32,6 @@ def lock() -> Lock:
     return load_lock(SCHEMA_DIR)
 
 
-def run_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The directory every xdist worker of this run shares (the basetemp root), for set-up done once."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
 @pytest.fixture(scope="session", autouse=True)
 def generation_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One datamodel-code-generator cache for the whole run, shared by the xdist workers.
@@ -44,7 +39,7 @@ def generation_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
     Never the user's own cache; processes the tests start inherit it. Tests of generation itself
     (the golden tree, determinism) turn it off.
     """
-    root = run_root(tmp_path_factory) / "generation-cache"
+    root = shared_root(tmp_path_factory) / "generation-cache"
     patch = pytest.MonkeyPatch()
     patch.setenv(CACHE_DIR, str(root))
     yield root
@@ -60,7 +55,7 @@ def build_mypy_seed(root: Path) -> list[str]:
 def mypy_seed_started(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Start building the run's mypy seed in the background when the first worker starts, if a
     selected test runs mypy: the worker whose test needs it first then waits less, or not at all."""
-    root = run_root(tmp_path_factory)
+    root = shared_root(tmp_path_factory)
     if not any("mypy_cache" in item.fixturenames for item in request.session.items):
         yield
         return
@@ -87,7 +82,7 @@ def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     against its file's path, size and hash and against the run's options, so a copy is as exact as
     a cold cache and runs on different projects stay exact.
     """
-    root = run_root(tmp_path_factory)
+    root = shared_root(tmp_path_factory)
     seed = root / "mypy-seed"
     if not seed.is_dir():  # complete whenever it exists; else build it here, or wait for its builder
         subprocess.run(build_mypy_seed(root), cwd=ROOT, check=True)

@@ -58,9 +58,10 @@ def project_tests(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
 
 @contextmanager
 def entry_point(root: Path, module: str) -> Iterator[Callable[[list[str]], None]]:
-    """The ``main`` of a scaffolded project's ``python -m MODULE``, imported in this process (for the
-    runner's argument checks, where no child process is under test); its modules are dropped again
-    afterwards. Starting to serve would block, so a runner that gets that far fails the test."""
+    """The ``main`` of a scaffolded project's ``python -m MODULE`` (a project on the ``mcpgen``
+    runtime), imported in this process for the runner's argument checks, where no child process is
+    under test; its modules are dropped again afterwards. Starting to serve would block, so a
+    runner that gets that far fails the test."""
 
     def serving(*args: object, **kwargs: object) -> NoReturn:
         raise AssertionError("the runner started serving instead of refusing")
