@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
@@ -148,9 +148,12 @@ def test_any_value_is_written_as_pydantic_writes_it_or_handed_to_pydantic(
 ) -> None:
     from mcpgen.v2026_07_28 import models
 
-    result = models.CallToolResult(
-        content=[text_content("hi")], result_type="complete", structured_content=structured, **extra
-    )
+    try:  # an extra key may be a field's wire name, with a value the field refuses: no such result
+        result = models.CallToolResult(
+            content=[text_content("hi")], result_type="complete", structured_content=structured, **extra
+        )
+    except ValidationError:
+        reject()
     try:
         expected = pydantic_bytes(result)
     except Exception:  # pydantic cannot write it: neither may the fast writer
