@@ -29,9 +29,9 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def types(session: nox.Session) -> None:
-    """mypy --strict on the generator and the generated package."""
+    """mypy --strict on the generator, the generated package and the benchmarks (the lint hook's run)."""
     install(session)
-    session.run("mypy", "--strict", "codegen/mcp_schema_codegen", "generated/mcpgen")
+    session.run("mypy", "--strict", "codegen/mcp_schema_codegen", "generated/mcpgen", "benchmarks")
 
 
 @nox.session
