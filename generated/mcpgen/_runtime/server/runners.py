@@ -162,9 +162,10 @@ def kind(fd: int) -> int:
 
 def pipe_like(fd: int) -> bool:
     """A pipe, or a terminal the event loop can poll (``/dev/null`` is a character device it cannot)."""
-    if kind(fd) == stat.S_IFIFO:
+    mode = kind(fd)
+    if mode == stat.S_IFIFO:
         return True
-    if kind(fd) != stat.S_IFCHR:
+    if mode != stat.S_IFCHR:
         return False
     with selectors.DefaultSelector() as selector:
         try:
