@@ -33,28 +33,10 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+from bench_serve import IN_FLIGHT, INITIALIZED, call, initialize
 
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
-}
-CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}}
-CALL["params"]["_meta"] = META  # type: ignore[index]
-LEGACY_CALL = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "tools/call",
-    "params": {"name": "echo", "arguments": {"text": "hi"}},
-}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-IN_FLIGHT = 32
+CALL, LEGACY_CALL = call(1, "modern"), call(1, "legacy")  # bench_serve's messages
+INITIALIZE = initialize()
 
 OURS_STAGES = textwrap.dedent(
     """
@@ -89,7 +71,7 @@ OURS_STAGES = textwrap.dedent(
 
 
     reply = asyncio.run(router.handle(CALL, discard, Connection()))
-    assert b'"text":"hi"' in reply.body, reply
+    assert b'"text":"hello 1"' in reply.body, reply
     c5 = time.process_time()
     print("STAGES", c0, c1 - c0, c2 - c1, c3 - c2, c4 - c3, c5 - c4)
     """
@@ -111,7 +93,8 @@ FLOOR_STAGES = textwrap.dedent(
     import orjson
     c2 = time.process_time()
     msg = orjson.loads(orjson.dumps(CALL))
-    orjson.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": "hi"}]}})
+    text = msg["params"]["arguments"]["text"]
+    orjson.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": text}]}})
     c3 = time.process_time()
     print("STAGES", c0, c1 - c0, c2 - c1, c3 - c2)
     """
