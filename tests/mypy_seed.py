@@ -5,22 +5,23 @@ tests/test_lint.py runs): the standard library, pydantic, httpx, mcpgen and the 
 part every mypy run of the suite shares. tests/conftest.py starts this in the background when a
 selected test runs mypy, and runs it (or waits for it) when such a test needs the seed first.
 
-Builders take a file lock; the one that finds no seed builds it in a directory of its own and
-renames that into place, so the seed is complete whenever it exists. A builder stopped with
-SIGTERM (a run that ends early) stops its mypy first, and the next builder starts over.
+Builders go through tests/shared.py's ``built_in``: a file lock, and the one that finds no seed
+builds it in a directory of its own and renames that into place, so the seed is complete
+whenever it exists. A builder stopped with SIGTERM (a run that ends early) stops its mypy first,
+and the next builder starts over.
 """
 
 from __future__ import annotations
 
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import yaml
-from filelock import FileLock
+
+from tests.shared import built_in
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,21 +37,18 @@ def lint_arguments() -> list[str]:
 
 def build(root: Path) -> Path:
     """``root/mypy-seed``, built unless it exists (run from the repository, like the hook)."""
-    seed = root / "mypy-seed"
-    with FileLock(root / "mypy-seed.lock"):
-        if not seed.is_dir():
-            building = root / "mypy-seed.building"
-            shutil.rmtree(building, ignore_errors=True)
-            command = [sys.executable, "-m", "mypy", "--cache-dir", str(building), *lint_arguments()]
-            mypy = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            try:
-                mypy.wait()  # its findings are test_lint's to check
-            finally:
-                mypy.kill()  # when this builder is stopped
-                mypy.wait()
-            building.mkdir(exist_ok=True)
-            building.rename(seed)
-    return seed
+    return built_in(root, "mypy-seed", run_mypy)
+
+
+def run_mypy(cache: Path) -> None:
+    """The lint hook's mypy run into the cache directory ``cache``; its findings are test_lint's."""
+    command = [sys.executable, "-m", "mypy", "--cache-dir", str(cache), *lint_arguments()]
+    mypy = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        mypy.wait()
+    finally:
+        mypy.kill()  # when this builder is stopped
+        mypy.wait()
 
 
 if __name__ == "__main__":

@@ -23,13 +23,17 @@ def shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
-    """``<shared root>/<name>``, made by ``build(directory)`` the first time any worker asks.
+    """``<shared root>/<name>``, made by ``build(directory)`` the first time any worker asks."""
+    return built_in(shared_root(tmp_path_factory), name, build)
+
+
+def built_in(root: Path, name: str, build: Callable[[Path], None]) -> Path:
+    """``root/name``, made by ``build(directory)`` unless it exists, under a file lock.
 
     ``build`` fills an empty directory; it is renamed into place only when ``build`` returns,
     so a failed build leaves nothing that a later request would take for finished (it fails
     again, with the same error, in every test that needs it).
     """
-    root = shared_root(tmp_path_factory)
     done = root / name
     with FileLock(str(root / f"{name}.lock")):
         if not done.is_dir():
