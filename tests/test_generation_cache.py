@@ -92,6 +92,30 @@ def test_the_key_covers_the_document_the_options_and_the_tool_versions(
     assert len(runs) == 4
 
 
+def test_packages_share_entries_and_each_gets_what_an_uncached_run_writes(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a description holding the very import line stays as written: only the import is rebased
+    line = "from mcpgen._runtime.wire_model import WireModel"
+    document = {
+        "$defs": {
+            "Thing": {"type": "object", "description": f"x\n{line}\n", "properties": {"a": {"type": "string"}}},
+            "Other": {"type": "object", "properties": {"thing": {"$ref": "#/$defs/Thing"}}},
+        }
+    }
+    own = {base: generate_models(document, version="x", base_class=base) for base in BASES}
+    runs = _counting_dmcg(monkeypatch)
+    cache = ModelCache(cache_dir)
+    for base in (*BASES, *BASES):
+        assert generate_models(document, version="x", base_class=base, cache=cache) == own[base]
+    assert len(runs) == 1 and len(list(cache_dir.glob("*.json"))) == 1
+    assert "from demo_mcp._runtime.wire_model import WireModel\n" in own[BASES[1]].source
+    assert own[BASES[1]].source.count(line) == 1  # the description's copy
+
+
+BASES = ("mcpgen._runtime.wire_model.WireModel", "demo_mcp._runtime.wire_model.WireModel")
+
+
 @pytest.mark.parametrize("damage", ["truncated", "other-key", "not-json"])
 def test_a_damaged_entry_is_a_miss_and_is_rewritten(
     cache_dir: Path, monkeypatch: pytest.MonkeyPatch, damage: str
