@@ -67,7 +67,10 @@ def minimum(session: nox.Session) -> None:
     read from their ``pyproject.toml`` files: a bound raised or added there is tested here."""
     install(session)
     session.install(*floors())
-    session.run("pytest", "-q", "-m", "not interop", *session.posargs)
+    # the static checks (ruff, mypy, import-linter) judge the source with the pinned toolchain and
+    # today's dependencies (the lint session); import-linter itself needs a newer click
+    static = ["--ignore=tests/test_lint.py", "--ignore=tests/test_layers.py"]
+    session.run("pytest", "-q", "-m", "not interop", *static, *session.posargs)
 
 
 def floors() -> list[str]:

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -33,7 +34,10 @@ from authlib.oauth2.rfc9207 import IssuerParameter
 from flask import Flask, g, jsonify, request
 from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
+from packaging.version import Version
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+
+SIGNS_WITH_JOSERFC = Version(metadata.version("authlib")) >= Version("1.7")
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 RESOURCE_SERVER = ("resource-server", "resource-server-secret")  # the client the MCP server introspects as
@@ -186,8 +190,11 @@ class TestAuthorizationServer:
         outer = self
 
         class Generator(JWTBearerTokenGenerator):  # type: ignore[misc]
-            def get_jwks(self) -> KeySet:
-                return KeySet([outer.key])
+            def get_jwks(self) -> KeySet | dict[str, Any]:
+                keys = KeySet([outer.key])
+                # authlib 1.7 and later sign with joserfc; 1.6 (the runtime's floor) with its own
+                # jose, which takes the JWKS as data
+                return keys if SIGNS_WITH_JOSERFC else dict(keys.as_dict(private=True))
 
             def get_audiences(self, client: Client, user: User | None, scope: str) -> str | list[str]:
                 return g.resource or client.client_id
@@ -444,7 +451,7 @@ class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
 
 class Introspection(IntrospectionEndpoint):  # type: ignore[misc]
     def __init__(self, store: TestAuthorizationServer) -> None:
-        super().__init__()
+        super().__init__(None)  # authlib 1.6 requires the server argument; register_endpoint sets it
         self.store = store
 
     def query_token(self, token: str, hint: str | None) -> Token | None:

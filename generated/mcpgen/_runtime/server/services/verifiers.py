@@ -189,7 +189,9 @@ def _claim_problem(exc: JoseError, issuer: str) -> str:
     claim = getattr(exc, "claim", None)
     if exc.error == "expired_token":
         return "the token has expired"
-    if claim == "nbf":
+    if (
+        claim == "nbf" or exc.error == "invalid_token"
+    ):  # older joserfc: nbf or iat ahead, the claim unnamed
         return "the token is not valid yet"
     if claim == "aud":
         return "the token is not for this resource"
