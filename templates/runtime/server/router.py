@@ -250,6 +250,11 @@ class Router:
         conn.close()
         return True
 
+    def known_param_headers(self, tool: str) -> dict[str, str] | None:
+        """``tool_param_headers`` of a tool already read (empty for a legacy-only server); None
+        when it must be read from the handler."""
+        return self.modern.known_param_headers(tool) if self.modern is not None else {}
+
     async def tool_param_headers(self, tool: str, meta: Any, principal: Principal | None = None) -> dict[str, str]:
         """``x-mcp-header`` annotations of ``tool`` (modern HTTP requests); empty for a legacy-only server."""
         if self.modern is None:

@@ -174,6 +174,10 @@ class ModernSession:
             subscriptions.listeners.discard(listener)
         return Reply(codec.dumps_result(request.id, request.method, {"_meta": meta}))
 
+    def known_param_headers(self, tool: str) -> dict[str, str] | None:
+        """``tool_param_headers`` of a tool already read from ``list_tools``; None otherwise."""
+        return self._param_headers.get(tool)
+
     async def tool_param_headers(self, tool: str, meta: Any, principal: Principal | None = None) -> dict[str, str]:
         """``x-mcp-header`` annotations of ``tool``'s top-level arguments: header suffix -> argument.
 

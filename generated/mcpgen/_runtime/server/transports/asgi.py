@@ -46,6 +46,7 @@ import collections
 import contextlib
 import re
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Set as AbstractSet
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -69,7 +70,8 @@ from ...jsonrpc import (
 from ..router import Connection, Reply, Router, is_legacy_initialize
 from ..services import EventStore, SessionLimitReached, SharedStateUnavailable
 from ..services.auth import Denial, Principal, ResourceServer
-from ..services.event_store import stream_kind
+from ..services.event_store import MemoryEventStore, stream_kind
+from ..services.session_store import MemorySessionStore
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -118,24 +120,40 @@ STREAM_BACKLOG = 1024  # notifications queued for a GET stream whose client does
 
 class Headers:
     """A request's headers by lower-case name (the last value of each), with the names of the
-    single-valued ones that came more than once and the total size in bytes."""
+    single-valued ones that came more than once and the total size in bytes. Values are decoded
+    (latin-1) when they are read."""
 
-    __slots__ = ("repeated", "size", "values")
+    __slots__ = ("raw", "repeated", "size")
+    raw: dict[bytes, bytes]
+    repeated: AbstractSet[str]
+    size: int
 
-    def __init__(self, raw: Iterable[tuple[bytes, bytes]]) -> None:
-        values: dict[str, str] = {}
+    def __init__(self, pairs: Iterable[tuple[bytes, bytes]]) -> None:
+        if type(pairs) is not list:
+            pairs = list(pairs)
+        raw = {key.lower(): value for key, value in pairs}
+        self.raw = raw
+        if len(raw) == len(pairs):  # no name twice (the usual case): nothing is repeated
+            self.repeated = frozenset()
+            self.size = sum(map(len, raw)) + sum(map(len, raw.values()))
+            return
         repeated: set[str] = set()
         size = 0
-        for key, value in raw:
-            name = key.decode("latin-1").lower()
+        seen: set[bytes] = set()
+        for key, value in pairs:
+            name = key.lower()
             size += len(key) + len(value)
-            if name in values and (name in SINGLE or name.startswith("mcp-")):
-                repeated.add(name)
-            values[name] = value.decode("latin-1")
-        self.values, self.repeated, self.size = values, repeated, size
+            if name in seen:
+                text = name.decode("latin-1")
+                if text in SINGLE or text.startswith("mcp-"):
+                    repeated.add(text)
+            seen.add(name)
+            raw[name] = value  # the last value of a name is the one read
+        self.repeated, self.size = repeated, size
 
     def get(self, name: str) -> str | None:
-        return self.values.get(name)
+        value = self.raw.get(name.encode())
+        return value.decode("latin-1") if value is not None else None
 
 
 def header_value(raw: str) -> str:
@@ -150,7 +168,8 @@ def header_value(raw: str) -> str:
 
 def safe_header(name: str, raw: str) -> str:
     """``raw`` trimmed, refused (-32020) when it holds a character a header value may not carry."""
-    if HEADER_SAFE.fullmatch(raw) is None:
+    # printable ASCII is safe (the usual case, without the pattern); else the pattern decides (tab)
+    if not (raw.isascii() and raw.isprintable()) and HEADER_SAFE.fullmatch(raw) is None:
         raise ProtocolError(
             HEADER_MISMATCH, f"the {name} header holds characters a header value may not carry"
         )
@@ -199,12 +218,13 @@ def is_modern(obj: Any) -> bool:
     return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
 
 
-def check_headers(obj: Any, headers: Headers) -> None:
-    """The 2026-07-28 request headers must be single, present, header-safe and match the body (-32020)."""
+def check_headers(obj: Any, headers: Headers, modern: bool) -> None:
+    """The 2026-07-28 request headers must be single, present, header-safe and match the body
+    (-32020); ``modern``: ``is_modern(obj)``."""
     for name in sorted(headers.repeated):
         if name.startswith("mcp-") and name != SESSION_ID:
             raise ProtocolError(HEADER_MISMATCH, f"the {name} header is repeated")
-    if not is_modern(obj) or "method" not in obj:
+    if not modern or "method" not in obj:
         return  # not a modern message: the codec refuses it on its own terms
     params = obj["params"]
     version = headers.get(PROTOCOL_VERSION)
@@ -223,6 +243,59 @@ def check_headers(obj: Any, headers: Headers) -> None:
         target = headers.get("mcp-name")
         if target is None or header_value(safe_header("Mcp-Name", target)) != params[key]:
             raise ProtocolError(HEADER_MISMATCH, f"Mcp-Name header does not match params.{key}")
+
+
+class Deadlines:
+    """The request tasks reading their body, each until ``timeout`` seconds after it started,
+    under one timer per event loop (instead of a timer per request: that cost a tenth of a
+    request's CPU). Every deadline is ``now + timeout``, so they come in the order they are set
+    and the timer only ever waits for the oldest. A task past its deadline is cancelled, and
+    ``expired`` tells its reader (as ``asyncio.timeout`` would: not when something else
+    cancelled it as well)."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.waiting: dict[asyncio.Task[Any], float] = {}  # oldest first
+        self.timer: asyncio.TimerHandle | None = None
+        self.cancelled: set[asyncio.Task[Any]] = set()
+
+    def start(self) -> tuple[asyncio.Task[Any], int]:
+        """The current task's deadline starts now: the task, and how many cancellations it had."""
+        task = asyncio.current_task()
+        if task is None:
+            raise RuntimeError("an ASGI request runs in a task")
+        loop = task.get_loop()
+        if loop is not self.loop:  # a new loop (an app reused across loops): nothing carries over
+            self.loop, self.waiting, self.timer, self.cancelled = loop, {}, None, set()
+        deadline = loop.time() + self.timeout
+        self.waiting[task] = deadline
+        if self.timer is None:
+            self.timer = loop.call_at(deadline, self.fire)
+        return task, task.cancelling()
+
+    def stop(self, task: asyncio.Task[Any]) -> None:
+        self.waiting.pop(task, None)
+        self.cancelled.discard(task)
+
+    def expired(self, task: asyncio.Task[Any], cancelling: int) -> bool:
+        """``task``, cancelled, was cancelled for its deadline (and by nothing else)."""
+        if task not in self.cancelled:
+            return False
+        self.cancelled.discard(task)
+        return task.uncancel() <= cancelling
+
+    def fire(self) -> None:
+        self.timer = None
+        assert self.loop is not None
+        now = self.loop.time()
+        for task, deadline in list(self.waiting.items()):
+            if deadline > now:
+                self.timer = self.loop.call_at(deadline, self.fire)
+                return
+            del self.waiting[task]
+            self.cancelled.add(task)
+            task.cancel()
 
 
 class HttpApp:
@@ -247,6 +320,12 @@ class HttpApp:
         self.auth = auth
         self.metadata_paths = frozenset(auth.metadata_paths) if auth is not None else frozenset()
         self.path = path
+        self.endpoint = path.rstrip("/")
+        self.deadlines = Deadlines(self.limits.body_timeout)
+        self.checked_hosts: dict[
+            str | None, bool
+        ] = {}  # Host and Origin values seen, allowed or not
+        self.checked_origins: dict[str | None, bool] = {}
         self.allowed_hosts = frozenset(h.lower() for h in allowed_hosts)
         self.allowed_origins = frozenset(h.lower() for h in (allowed_origins or self.allowed_hosts))
         # what the endpoint serves: GET (a session's stream) and DELETE only where sessions exist
@@ -266,7 +345,7 @@ class HttpApp:
         if scope["path"] in self.metadata_paths:
             await self.metadata(scope, send)
             return
-        if scope["path"].rstrip("/") != self.path.rstrip("/"):
+        if scope["path"].rstrip("/") != self.endpoint:
             await plain(send, 404, b"not found")
             return
         headers = Headers(scope["headers"])
@@ -281,6 +360,14 @@ class HttpApp:
             return
         if not self.origin_allowed(headers.get("origin")):
             await plain(send, 403, b"invalid Origin header")
+            return
+        services = self.router.services
+        if (
+            type(services.sessions) is MemorySessionStore
+            and type(services.events) is MemoryEventStore
+        ):
+            # this process's memory is never out of reach: no SharedStateUnavailable to answer
+            await self.route(scope["method"], headers, receive, send)
             return
         started: list[bool] = []
 
@@ -298,11 +385,9 @@ class HttpApp:
     async def route(self, method: str, headers: Headers, receive: Receive, send: ASGISend) -> None:
         if method == "POST":
             await self.post(headers, receive, send)
-        elif (
-            method in ("GET", "DELETE")
-            and self.router.legacy_versions
-            and headers.get(SESSION_ID) is not None
-        ):
+            return
+        session_id = headers.get(SESSION_ID)
+        if method in ("GET", "DELETE") and self.router.legacy_versions and session_id is not None:
             principal = await self.authorize(headers, None)
             if isinstance(principal, Denial):
                 await deny(send, principal)
@@ -317,7 +402,7 @@ class HttpApp:
                 elif method == "GET":
                     await self.stream(conn, receive, send)
                 else:
-                    await self.router.end_session(headers.values[SESSION_ID], principal)
+                    await self.router.end_session(session_id, principal)
                     await plain(send, 200, b"")
             finally:
                 await self.router.release(conn)
@@ -356,15 +441,22 @@ class HttpApp:
             await plain(send, 405, b"method not allowed", [(b"allow", b"GET, OPTIONS")])
 
     def host_allowed(self, host: str | None) -> bool:
-        if host is None:
-            return False
-        return hostname(host) in self.allowed_hosts
+        known = self.checked_hosts.get(host)
+        if known is None:
+            known = host is not None and hostname(host) in self.allowed_hosts
+            remember(self.checked_hosts, host, known)
+        return known
 
     def origin_allowed(self, origin: str | None) -> bool:
-        if origin is None:
-            return True  # not a browser
-        rest = origin.partition("://")[2]
-        return bool(rest) and hostname(rest) in self.allowed_origins
+        known = self.checked_origins.get(origin)
+        if known is None:
+            if origin is None:
+                known = True  # not a browser
+            else:
+                rest = origin.partition("://")[2]
+                known = bool(rest) and hostname(rest) in self.allowed_origins
+            remember(self.checked_origins, origin, known)
+        return known
 
     async def session(
         self, headers: Headers, rid: Any, principal: Principal | None, send: ASGISend
@@ -377,7 +469,9 @@ class HttpApp:
             )
             await error(send, 400, rid, repeated)
             return None
-        conn = await self.router.session(headers.values[SESSION_ID], principal)
+        session_id = headers.get(SESSION_ID)
+        assert session_id is not None  # the caller saw it
+        conn = await self.router.session(session_id, principal)
         if conn is None or conn.legacy is None:
             await error(
                 send, 404, rid, ProtocolError(INVALID_REQUEST, "unknown or expired session")
@@ -400,21 +494,25 @@ class HttpApp:
             return 413
         chunks: list[bytes] = []
         size = 0
+        task, cancelling = self.deadlines.start()
         try:
-            async with asyncio.timeout(self.limits.body_timeout):
-                while True:
-                    message = await receive()
-                    if message["type"] == "http.disconnect":
-                        return b""
-                    chunk = message.get("body", b"")
-                    size += len(chunk)
-                    if size > limit:
-                        return 413
-                    chunks.append(chunk)
-                    if not message.get("more_body", False):
-                        return b"".join(chunks)
-        except TimeoutError:
-            return 408
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return b""
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    return 413
+                if not message.get("more_body", False):
+                    return b"".join((*chunks, chunk)) if chunks else chunk
+                chunks.append(chunk)
+        except asyncio.CancelledError:
+            if self.deadlines.expired(task, cancelling):
+                return 408
+            raise
+        finally:
+            self.deadlines.stop(task)
 
     async def post(self, headers: Headers, receive: Receive, send: ASGISend) -> None:
         body = await self.read_body(headers, receive)
@@ -430,9 +528,10 @@ class HttpApp:
             obj = None
         else:
             unreadable = None
-        principal = await self.authorize(
-            headers, obj
-        )  # before anything reads the message for a handler
+        # before anything reads the message for a handler
+        principal = (
+            None if self.auth is None else await self.auth.check(headers.get("authorization"), obj)
+        )
         if isinstance(principal, Denial):
             await deny(send, principal)
             return
@@ -451,20 +550,26 @@ class HttpApp:
             await self.initialize(obj, principal, send)
             return
         conn: Connection | None = None
-        if headers.get(SESSION_ID) is not None and not is_modern(obj):  # a legacy session's message
+        modern = is_modern(obj)
+        if not modern and headers.get(SESSION_ID) is not None:  # a legacy session's message
             conn = await self.session(headers, rid, principal, send)
             if conn is None:
                 return
         else:  # stateless; a session id on a modern request is ignored
             try:
-                check_headers(obj, headers)
-                if isinstance(obj, dict) and obj.get("method") == "tools/call" and is_modern(obj):
+                check_headers(obj, headers, modern)
+                if modern and obj.get("method") == "tools/call":
                     params = obj["params"]
                     args = params.get("arguments")
                     if isinstance(args, dict) and type(params.get("name")) is str:
-                        name, meta = params["name"], params["_meta"]
-                        annotated = await self.router.tool_param_headers(name, meta, principal)
-                        check_param_headers(args, annotated, headers)
+                        name = params["name"]
+                        annotated = self.router.known_param_headers(name)
+                        if annotated is None:
+                            annotated = await self.router.tool_param_headers(
+                                name, params["_meta"], principal
+                            )
+                        if annotated:
+                            check_param_headers(args, annotated, headers)
             except ProtocolError as exc:
                 await error(send, 400, rid, exc)
                 return
@@ -553,7 +658,8 @@ class HttpApp:
             return  # the client went away: nothing more to send
         finally:
             stream.stop_watching()
-        if await stream.finish(reply.body):
+        if stream.started:
+            await stream.finish(reply.body)
             return
         if reply.body is None:
             await plain(send, 202, b"")
@@ -771,6 +877,15 @@ async def none_send(data: bytes) -> None:
 async def disconnected(receive: Receive) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+CHECKED = 256  # Host and Origin values whose verdict an app remembers
+
+
+def remember(verdicts: dict[str | None, bool], value: str | None, verdict: bool) -> None:
+    """Keep the verdict on a header value, for the first ``CHECKED`` values an app sees."""
+    if len(verdicts) < CHECKED:
+        verdicts[value] = verdict
 
 
 def hostname(host: str) -> str:
