@@ -41,6 +41,8 @@ import argparse
 import json
 import os
 import platform
+import selectors
+import socket
 import statistics
 import subprocess
 import sys
@@ -65,6 +67,8 @@ META = {
 }
 INFO = {"name": "bench", "version": "1"}
 IN_FLIGHT = 32
+HTTP_CONNECTIONS = 8
+HTTP_HEADERS = "accept: application/json, text/event-stream\r\ncontent-type: application/json\r\n"
 
 OURS = textwrap.dedent(
     """
@@ -169,7 +173,10 @@ FLOOR = textwrap.dedent(
     else:
         import uvicorn
 
-        uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning", lifespan="off")
+        uvicorn.run(
+            app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning", lifespan="off",
+            access_log=False, proxy_headers=False,
+        )
     """
 )
 
@@ -348,7 +355,9 @@ def pipelined(peer: Stdio, era: str, start: int, seconds: float) -> tuple[float,
 # -- HTTP --------------------------------------------------------------------------------------
 
 
-def http_first_call(command: list[str], cwd: Path, era: str) -> float:
+def http_first_call(command: list[str], cwd: Path, era: str) -> tuple[HttpPeer, float]:
+    """A fresh HTTP server child and the seconds from its spawn to the first answered tools/call
+    (legacy: after initialize); the child keeps running for the throughput loops."""
     port = free_port()
     peer = HttpPeer([*command, "http", str(port)], cwd, port, env=child_env())
     try:
@@ -356,9 +365,133 @@ def http_first_call(command: list[str], cwd: Path, era: str) -> float:
             check_answer(peer.rpc(initialize()) or {})
             peer.rpc(INITIALIZED)
         check_answer(peer.rpc(call(1, era)) or {}, 1)
-        return time.perf_counter() - peer.started
-    finally:
+        return peer, time.perf_counter() - peer.started
+    except BaseException:
         peer.close()
+        raise
+
+
+class HttpConn:
+    """One keep-alive HTTP/1.1 connection with one request outstanding at a time (a raw socket,
+    ``orjson``): the headers the transport asks for (modern: revision, method and tool name; legacy:
+    its own session, initialized on this connection, and its revision)."""
+
+    def __init__(self, port: int, era: str) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.era, self.buffer, self.rid = era, b"", 0
+        self.head = f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\n{HTTP_HEADERS}"
+        if era == "modern":
+            self.head += f"mcp-protocol-version: {MODERN}\r\nmcp-method: tools/call\r\nmcp-name: echo\r\n"
+        else:
+            headers, data = self.exchange(orjson.dumps(initialize()))
+            check_answer(HttpPeer.answer(headers, data, 0))
+            if "mcp-session-id" in headers:  # the floor keeps no sessions
+                self.head += f"mcp-session-id: {headers['mcp-session-id']}\r\n"
+            self.head += f"mcp-protocol-version: {LEGACY}\r\n"
+            self.exchange(orjson.dumps(INITIALIZED))
+
+    def send(self, rid: int) -> None:
+        body = orjson.dumps(call(rid, self.era))
+        self.rid = rid
+        self.sock.sendall(f"{self.head}content-length: {len(body)}\r\n\r\n".encode() + body)
+
+    def exchange(self, body: bytes) -> tuple[dict[str, str], bytes]:
+        """One blocking round trip (set-up only)."""
+        self.sock.sendall(f"{self.head}content-length: {len(body)}\r\n\r\n".encode() + body)
+        while (got := self.response()) is None:
+            self.receive()
+        return got
+
+    def receive(self) -> None:
+        data = self.sock.recv(1 << 16)
+        if not data:
+            raise ConnectionError("the server closed the connection")
+        self.buffer += data
+
+    def response(self) -> tuple[dict[str, str], bytes] | None:
+        """The next complete response in the buffer (its headers by lower-case name, its body)."""
+        end = self.buffer.find(b"\r\n\r\n")
+        if end < 0:
+            return None
+        lines = self.buffer[:end].decode("latin-1").split("\r\n")
+        if " 200 " not in lines[0] and " 202 " not in lines[0]:
+            raise RuntimeError(f"unexpected response: {self.buffer[:300]!r}")
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if "content-length" in headers:
+            total = end + 4 + int(headers["content-length"])
+            if len(self.buffer) < total:
+                return None
+            body, self.buffer = self.buffer[end + 4 : total], self.buffer[total:]
+            return headers, body
+        if headers.get("transfer-encoding") != "chunked":
+            raise RuntimeError(f"a response without a length: {lines}")
+        chunks, at = [], end + 4
+        while True:  # chunked: size line, data, CRLF; a zero size and a CRLF end the body
+            eol = self.buffer.find(b"\r\n", at)
+            if eol < 0:
+                return None
+            size = int(self.buffer[at:eol], 16)
+            if len(self.buffer) < eol + 2 + size + 2:
+                return None
+            chunks.append(self.buffer[eol + 2 : eol + 2 + size])
+            at = eol + 2 + size + 2
+            if size == 0:
+                self.buffer = self.buffer[at:]
+                return headers, b"".join(chunks)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def http_load(pid: int, conns: list[HttpConn], start: int, seconds: float) -> tuple[float, float, int]:
+    """Calls per second and server CPU microseconds per call, each connection keeping one
+    ``tools/call`` outstanding for about ``seconds``."""
+    selector = selectors.DefaultSelector()
+    for conn in conns:
+        selector.register(conn.sock, selectors.EVENT_READ, conn)
+    try:
+        cpu0 = cpu_ns(pid)
+        began = time.perf_counter()
+        deadline = began + seconds
+        rid = start
+        for conn in conns:
+            conn.send(rid)
+            rid += 1
+        outstanding, done = len(conns), 0
+        while outstanding:
+            for key, _ in selector.select():
+                conn = key.data
+                conn.receive()
+                while (got := conn.response()) is not None:
+                    check_answer(HttpPeer.answer(got[0], got[1], conn.rid), conn.rid)
+                    done += 1
+                    outstanding -= 1
+                    if time.perf_counter() < deadline:
+                        conn.send(rid)
+                        rid += 1
+                        outstanding += 1
+        elapsed = time.perf_counter() - began
+        cpu = cpu_ns(pid) - cpu0
+    finally:
+        selector.close()
+    return done / elapsed, cpu / done / 1000, rid
+
+
+def http_figures(peer: HttpPeer, era: str, seconds: float) -> dict[str, float]:
+    """Throughput and server CPU per call with 1 and with ``HTTP_CONNECTIONS`` connections."""
+    conns = [HttpConn(peer.port, era) for _ in range(HTTP_CONNECTIONS)]
+    try:
+        _, _, nxt = http_load(peer.proc.pid, conns[:1], 2, seconds / 5)  # warm-up
+        rate1, cpu1, nxt = http_load(peer.proc.pid, conns[:1], nxt, seconds)
+        rate_n, cpu_n, nxt = http_load(peer.proc.pid, conns, nxt, seconds)
+    finally:
+        for conn in conns:
+            conn.close()
+    return {"http1": rate1, "httpcpu1": cpu1, "httpn": rate_n, "httpcpun": cpu_n}
 
 
 # -- import of a revision package --------------------------------------------------------------
@@ -441,7 +574,13 @@ def run(rounds: int, seconds: float, progress: Callable[[str], None]) -> tuple[S
                     samples.add(f"cpu/{key}", cpu)
                 finally:
                     peer.close()
-                samples.add(f"start/http/{key}", http_first_call(commands[who], cwd, era))
+                http_peer, seconds_to_call = http_first_call(commands[who], cwd, era)
+                try:
+                    samples.add(f"start/http/{key}", seconds_to_call)
+                    for name, value in http_figures(http_peer, era, seconds).items():
+                        samples.add(f"{name}/{key}", value)
+                finally:
+                    http_peer.close()
             for version, module in IMPORTS.items():
                 wall, cpu = import_time(module)
                 samples.add(f"import/total/{version}", wall)
@@ -481,6 +620,10 @@ def report(s: Samples, rounds: int, seconds: float, loads: list[float]) -> str:
         ("stdio, 1 in flight, calls/s", "seq", ",.0f", 1, False),
         (f"stdio, {IN_FLIGHT} in flight, calls/s", "pipe", ",.0f", 1, False),
         (f"server CPU per call, stdio {IN_FLIGHT} in flight, µs", "cpu", ",.1f", 1, True),
+        ("HTTP, 1 connection, calls/s", "http1", ",.0f", 1, False),
+        (f"HTTP, {HTTP_CONNECTIONS} connections, calls/s", "httpn", ",.0f", 1, False),
+        ("server CPU per call, HTTP 1 connection, µs", "httpcpu1", ",.1f", 1, True),
+        (f"server CPU per call, HTTP {HTTP_CONNECTIONS} connections, µs", "httpcpun", ",.1f", 1, True),
     ]
     for title, key, spec, scale, _ in rows:
         for era in ("legacy", "modern"):
