@@ -350,7 +350,10 @@ class HttpApp:
         services = self.router.services
         if type(services.sessions) is MemorySessionStore and type(services.events) is MemoryEventStore:
             # this process's memory is never out of reach: no SharedStateUnavailable to answer
-            await self.route(scope["method"], headers, receive, send)
+            if scope["method"] == "POST":
+                await self.post(headers, receive, send)
+            else:
+                await self.route(scope["method"], headers, receive, send)
             return
         started: list[bool] = []
 
@@ -536,25 +539,19 @@ class HttpApp:
             except ProtocolError as exc:
                 await error(send, 400, rid, exc)
                 return
+        # a message that passed the checks: a request (or batch) is answered, else 202
         try:
-            await self.reply(obj, conn, receive, send, principal)
-        finally:
-            if conn is not None:
-                await self.router.release(conn)
-
-    async def reply(
-        self, obj: Any, conn: Connection | None, receive: Receive, send: ASGISend, principal: Principal | None
-    ) -> None:
-        """A message that passed the checks: 202 for a notification or response, else ``answer``."""
-        is_request = isinstance(obj, dict) and "id" in obj and "method" in obj
-        if not is_request and not isinstance(obj, list):
+            if (isinstance(obj, dict) and "id" in obj and "method" in obj) or isinstance(obj, list):
+                await self.answer(obj, conn, receive, send, principal)
+                return
             reply = await self.router.handle(obj, none_send, conn, principal)
             if reply.body is None:
                 await plain(send, 202, b"")
             else:
                 await respond(send, self.status(reply, conn), reply.body, [])
-            return
-        await self.answer(obj, conn, receive, send, principal)
+        finally:
+            if conn is not None:
+                await self.router.release(conn)
 
     async def initialize(self, obj: dict[str, Any], principal: Principal | None, send: ASGISend) -> None:
         """A legacy ``initialize``: the session (``principal``'s) is kept, and its id sent, only
