@@ -261,3 +261,77 @@ def test_legacy_streams_are_primed_only_where_the_revision_says_so() -> None:
     assert messages[0]["method"] == "notifications/progress" and messages[-1]["id"] == 2, messages
     assert [json.loads(e["data"]).get("method") for e in plain] == [m.get("method") for m in messages], plain
     assert all(e["id"] for e in plain)
+
+
+def test_stalled_bodies_get_408_each_at_its_own_deadline() -> None:
+    """The app's one body timer: each stalled body gets 408 its full ``body_timeout`` after its
+    own request began (not at an earlier request's deadline), a body that arrives meanwhile is
+    served, and a request cancelled by someone else is cancelled, not answered 408."""
+
+    async def go() -> tuple[list[tuple[int, float]], int, bool, HttpApp]:
+        server = Demo()
+        server.limits = Limits(body_timeout=0.4)  # type: ignore[misc]
+        app = server.asgi_app()
+        body = request(1, "tools/list")
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/mcp",
+            "headers": [(b"host", b"127.0.0.1"), *((k.encode(), v.encode()) for k, v in modern_headers(body).items())],
+        }
+        never = asyncio.Event()
+
+        async def exchange(delay: float | None) -> tuple[int, float]:
+            """One POST whose body comes after ``delay`` seconds (never, for None): status, seconds."""
+
+            async def receive() -> dict[str, Any]:
+                if delay is None:
+                    await never.wait()
+                await asyncio.sleep(delay or 0)
+                return {"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}
+
+            sent: list[dict[str, Any]] = []
+
+            async def send(message: dict[str, Any]) -> None:
+                sent.append(message)
+
+            began = asyncio.get_running_loop().time()
+            await app(scope, receive, send)
+            return sent[0]["status"], asyncio.get_running_loop().time() - began
+
+        first = asyncio.create_task(exchange(None))
+        await asyncio.sleep(0.2)  # the second stalled request begins half a timeout later
+        second = asyncio.create_task(exchange(None))
+        served = asyncio.create_task(exchange(0.1))
+        cancelled = asyncio.create_task(exchange(None))
+        await asyncio.sleep(0.05)
+        cancelled.cancel()
+        stalled = [await first, await second]
+        try:
+            await cancelled
+            was_cancelled = False
+        except asyncio.CancelledError:
+            was_cancelled = True
+        return stalled, (await served)[0], was_cancelled, app
+
+    stalled, served, was_cancelled, app = run(go())
+    for status, seconds in stalled:
+        assert status == 408 and 0.38 <= seconds < 2.0, stalled
+    assert served == 200 and was_cancelled
+    assert not app.deadlines.waiting and not app.deadlines.cancelled  # nothing left behind
+
+
+def test_host_and_origin_verdicts_stay_per_value() -> None:
+    """Host and Origin verdicts are remembered per value: a refused value stays refused after an
+    accepted one, and the other way round."""
+
+    async def go() -> list[int]:
+        app = Demo().asgi_app()
+        body = request(1, "tools/list")
+        head = modern_headers(body)
+        statuses = []
+        for extra in ({}, {"host": "evil.example:8000"}, {}, {"origin": "http://evil.example"}, {}) * 2:
+            statuses.append((await call(app, body, {**head, **extra})).status)
+        return statuses
+
+    assert run(go()) == [200, 421, 200, 403, 200] * 2
