@@ -10,13 +10,16 @@ Two breakdowns of the 2026-07-28 ``echo`` server of ``bench_serve.py``:
   parse and one dump);
 * **one call, in process** (µs, best of several loops): parsing, the codec's one-pass decode,
   the handler's two model constructions, the result's serialisation with the era's stamps,
-  ``Router.handle`` end to end, and the stdio transport's ``serve`` with 32 requests per read
-  (both eras: the legacy session at 2025-11-25); against ``orjson.loads`` + ``orjson.dumps`` of
-  the same call.
+  ``Router.handle`` end to end, the stdio transport's ``serve`` with 32 requests per read, and
+  one POST through the Streamable HTTP ASGI app (no sockets; both eras: the legacy session at
+  2025-11-25); against ``orjson.loads`` + ``orjson.dumps`` of the same call.
+
+``--asgi ERA N`` only sends N requests through the ASGI app: run it under valgrind's
+cachegrind (``--cache-sim=no``) with N and with 0 for instructions per request.
 
 Usage::
 
-    python benchmarks/profile_serve.py [--runs 9]
+    python benchmarks/profile_serve.py [--runs 9] [--asgi ERA N]
 """
 
 from __future__ import annotations
@@ -127,12 +130,10 @@ def best(fn: Callable[[], Any], n: int = 5000, loops: int = 5) -> float:
     return min(times) * 1e6
 
 
-def per_call() -> list[tuple[str, float]]:
-    from mcpgen._runtime.server.router import Connection
-    from mcpgen._runtime.server.transports.stdio import serve
+def echo_server() -> Any:
+    """``bench_serve.py``'s 2026-07-28 echo server, built in this process."""
     from mcpgen.v2026_07_28 import models as m
     from mcpgen.v2026_07_28 import server as s
-    from pydantic_core import from_json
 
     class Server(s.Server):
         name = "bench"
@@ -140,7 +141,67 @@ def per_call() -> list[tuple[str, float]]:
         async def call_tool(self, params: Any, ctx: Any) -> Any:
             return s.CallToolResult(content=[m.TextContent(type="text", text=params.arguments["text"])])
 
-    router = Server().router
+    return Server()
+
+
+HTTP_HEADERS = [
+    (b"host", b"127.0.0.1:8000"),
+    (b"accept", b"application/json, text/event-stream"),
+    (b"content-type", b"application/json"),
+]
+
+
+async def asgi_post(app: Any, headers: list[tuple[bytes, bytes]], body: bytes) -> list[dict[str, Any]]:
+    """One POST through an ASGI app in process (no sockets): what it sent."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app({"type": "http", "method": "POST", "path": "/mcp", "headers": headers}, receive, send)
+    return sent
+
+
+async def asgi_client(app: Any, era: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """The headers and body of a tools/call in ``era`` (legacy: on a session initialized here)."""
+    if era == "modern":
+        extra = [(b"mcp-protocol-version", b"2026-07-28"), (b"mcp-method", b"tools/call"), (b"mcp-name", b"echo")]
+        return HTTP_HEADERS + extra, orjson.dumps(CALL)
+    sent = await asgi_post(app, HTTP_HEADERS, orjson.dumps(INITIALIZE))
+    session = dict(sent[0]["headers"])[b"mcp-session-id"]
+    headers = [*HTTP_HEADERS, (b"mcp-session-id", session), (b"mcp-protocol-version", b"2025-11-25")]
+    await asgi_post(app, headers, orjson.dumps(INITIALIZED))
+    return headers, orjson.dumps(LEGACY_CALL)
+
+
+async def asgi_calls(era: str, n: int, loops: int = 1) -> float:
+    """``n`` tools/call requests through the server's ASGI app in process, ``loops`` times: the
+    best loop's CPU µs per request."""
+    app = echo_server().asgi_app()
+    headers, body = await asgi_client(app, era)
+    for _ in range(min(n, 200)):
+        sent = await asgi_post(app, headers, body)
+        assert sent[0]["status"] == 200, sent
+    times = []
+    for _ in range(loops):
+        start = time.process_time()
+        for _ in range(n):
+            await asgi_post(app, headers, body)
+        times.append((time.process_time() - start) / max(n, 1))
+    return min(times) * 1e6
+
+
+def per_call() -> list[tuple[str, float]]:
+    from mcpgen._runtime.server.router import Connection
+    from mcpgen._runtime.server.transports.stdio import serve
+    from mcpgen.v2026_07_28 import models as m
+    from mcpgen.v2026_07_28 import server as s
+    from pydantic_core import from_json
+
+    router = echo_server().router
     assert router.modern is not None
     codec = router.modern.codec
     line = orjson.dumps(CALL)
@@ -224,6 +285,8 @@ def per_call() -> list[tuple[str, float]]:
             f"stdio serve in process, {IN_FLIGHT} in flight, per call (legacy at 2025-11-25)",
             asyncio.run(stdio_loop("legacy")),
         ),
+        ("ASGI app in process, one POST per call (modern)", asyncio.run(asgi_calls("modern", 5000, 5))),
+        ("ASGI app in process, one POST per call (legacy at 2025-11-25)", asyncio.run(asgi_calls("legacy", 5000, 5))),
         ("floor: orjson.loads + orjson.dumps of the same call", best(floor)),
     ]
 
@@ -231,7 +294,17 @@ def per_call() -> list[tuple[str, float]]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="fresh interpreters per cold start breakdown")
+    parser.add_argument(
+        "--asgi",
+        nargs=2,
+        metavar=("ERA", "N"),
+        help="only run N tools/call requests through the ASGI app (modern or legacy): for instruction "
+        "counts, run under valgrind --tool=cachegrind --cache-sim=no with N and with 0 and divide the difference by N",
+    )
     args = parser.parse_args(argv)
+    if args.asgi:
+        asyncio.run(asgi_calls(args.asgi[0], int(args.asgi[1])))
+        return
     ours, floor = stages(OURS_STAGES, args.runs), stages(FLOOR_STAGES, args.runs)
     print(f"Cold start by stage, CPU ms, median of {args.runs} fresh interpreters:\n")
     print("| stage | ours (2026-07-28 echo server) |\n|---|---:|")
