@@ -1,5 +1,6 @@
-"""What the server benchmarks share: a free loopback port, stopping a child, and a raw keep-alive
-HTTP/1.1 client for Streamable HTTP (on a plain socket, so the client is never the bottleneck).
+"""What the server benchmarks share: a free loopback port, stopping a child, a raw keep-alive
+HTTP/1.1 client for Streamable HTTP (on a plain socket, so the client is never the bottleneck),
+and one POST through an ASGI app in process.
 
 Imported by the scripts beside it (``python benchmarks/X.py`` puts this folder on ``sys.path``).
 """
@@ -120,3 +121,17 @@ class HttpPeer:
             self.file.close()
             self.sock.close()
         stop(self.proc, terminate=True)
+
+
+async def asgi_post(app: Any, headers: list[tuple[bytes, bytes]], body: bytes) -> list[dict[str, Any]]:
+    """One POST through an ASGI app in process (no sockets): what it sent."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app({"type": "http", "method": "POST", "path": "/mcp", "headers": headers}, receive, send)
+    return sent

@@ -25,6 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "generated"))
 
+from _peers import asgi_post  # noqa: E402
 from joserfc import jwt  # noqa: E402
 from joserfc.jwk import KeySet, RSAKey  # noqa: E402
 from mcpgen._runtime.server.auth import JWTVerifier, ProtectedResource, ResourceServer, ScopePolicy  # noqa: E402
@@ -54,15 +55,7 @@ class Adder(s.Server):
 
 
 async def request(app: Any, headers: list[tuple[bytes, bytes]]) -> None:
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": BODY, "more_body": False}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    await app({"type": "http", "method": "POST", "path": "/mcp", "headers": headers}, receive, send)
+    sent = await asgi_post(app, headers, BODY)
     if sent[0]["status"] != 200:
         raise SystemExit(f"the app answered {sent[0]['status']}: {sent[1].get('body')!r}")
 

@@ -36,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+from _peers import asgi_post
 from bench_serve import IN_FLIGHT, INITIALIZED, call, initialize
 
 CALL, LEGACY_CALL = call(1, "modern"), call(1, "legacy")  # bench_serve's messages
@@ -149,20 +150,6 @@ HTTP_HEADERS = [
     (b"accept", b"application/json, text/event-stream"),
     (b"content-type", b"application/json"),
 ]
-
-
-async def asgi_post(app: Any, headers: list[tuple[bytes, bytes]], body: bytes) -> list[dict[str, Any]]:
-    """One POST through an ASGI app in process (no sockets): what it sent."""
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    await app({"type": "http", "method": "POST", "path": "/mcp", "headers": headers}, receive, send)
-    return sent
 
 
 async def asgi_client(app: Any, era: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
