@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -153,15 +154,18 @@ def test_a_stalled_body_is_408(http: HttpServer) -> None:
     http.alive()
 
 
-def test_an_idle_keep_alive_connection_is_closed(http: HttpServer) -> None:
+def serve_one_request(sock: socket.socket) -> None:
+    """A modern ``server/discover`` on ``sock``, answered 200: the connection is kept alive."""
     body = modern(1, "server/discover")
     head = "".join(f"{k}: {v}\r\n" for k, v in modern_headers(body).items()).encode()
-    import json
-
     data = json.dumps(body).encode()
+    sock.sendall(START + head + f"content-length: {len(data)}\r\n\r\n".encode() + data)
+    assert read_response(sock).status == 200
+
+
+def test_an_idle_keep_alive_connection_is_closed(http: HttpServer) -> None:
     with http.connect() as sock:
-        sock.sendall(START + head + f"content-length: {len(data)}\r\n\r\n".encode() + data)
-        assert read_response(sock).status == 200
+        serve_one_request(sock)
         started = time.monotonic()
         assert wait_closed(sock, 10) == b""
         assert time.monotonic() - started < 5
@@ -170,14 +174,8 @@ def test_an_idle_keep_alive_connection_is_closed(http: HttpServer) -> None:
 def test_a_head_stalled_after_a_served_request_gets_its_full_timeout(http: HttpServer) -> None:
     """The connection's head timer, armed when it opened and left running across keep-alive
     requests, gives a later request's head its full ``header_timeout`` from when it began."""
-    import json
-
-    body = modern(1, "server/discover")
-    head = "".join(f"{k}: {v}\r\n" for k, v in modern_headers(body).items()).encode()
-    data = json.dumps(body).encode()
     with http.connect() as sock:
-        sock.sendall(START + head + f"content-length: {len(data)}\r\n\r\n".encode() + data)
-        assert read_response(sock).status == 200
+        serve_one_request(sock)
         time.sleep(0.5)  # half the timer's wait spent (idle: below keep_alive_timeout)
         started = time.monotonic()
         sock.sendall(b"POST /mcp HTTP/1.1\r\nhost: 127.0")
