@@ -92,6 +92,9 @@ def test_the_key_covers_the_document_the_options_and_the_tool_versions(
     assert len(runs) == 4
 
 
+BASES = ("mcpgen._runtime.wire_model.WireModel", "demo_mcp._runtime.wire_model.WireModel")
+
+
 def test_packages_share_entries_and_each_gets_what_an_uncached_run_writes(
     cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -111,9 +114,6 @@ def test_packages_share_entries_and_each_gets_what_an_uncached_run_writes(
     assert len(runs) == 1 and len(list(cache_dir.glob("*.json"))) == 1
     assert "from demo_mcp._runtime.wire_model import WireModel\n" in own[BASES[1]].source
     assert own[BASES[1]].source.count(line) == 1  # the description's copy
-
-
-BASES = ("mcpgen._runtime.wire_model.WireModel", "demo_mcp._runtime.wire_model.WireModel")
 
 
 @pytest.mark.parametrize("damage", ["truncated", "other-key", "not-json"])
