@@ -32,23 +32,37 @@ def lock() -> Lock:
     return load_lock(SCHEMA_DIR)
 
 
+def kept_between_runs(config: pytest.Config, name: str) -> Path | None:
+    """A directory of pytest's cache (``.pytest_cache/d/NAME``) that the next run finds again; None
+    when the run has no cache (``-p no:cacheprovider``) or clears it (``--cache-clear``, which every
+    xdist worker repeats as it starts)."""
+    cache = getattr(config, "cache", None)
+    if cache is None or config.getoption("cacheclear", False):
+        return None
+    return Path(cache.mkdir(name))
+
+
 @pytest.fixture(scope="session", autouse=True)
-def generation_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One datamodel-code-generator cache for the whole run, shared by the xdist workers.
+def generation_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One datamodel-code-generator cache shared by the xdist workers, kept between runs in pytest's
+    cache (its entries are keyed by everything the output depends on: ``backend/cache.py``).
 
     Never the user's own cache; processes the tests start inherit it. Tests of generation itself
     (the golden tree, determinism) turn it off.
     """
-    root = shared_root(tmp_path_factory) / "generation-cache"
+    kept = kept_between_runs(request.config, "mcp-codegen-generation")
+    root = kept if kept is not None else shared_root(tmp_path_factory) / "generation-cache"
     patch = pytest.MonkeyPatch()
     patch.setenv(CACHE_DIR, str(root))
     yield root
     patch.undo()
 
 
-def build_mypy_seed(root: Path) -> list[str]:
-    """The command that builds (or waits for) the run's mypy seed, ``root/mypy-seed`` (tests/mypy_seed.py)."""
-    return [sys.executable, "-m", "tests.mypy_seed", str(root)]
+def build_mypy_seed(root: Path, config: pytest.Config) -> list[str]:
+    """The command that builds (or waits for) the run's mypy seed, ``root/mypy-seed``, from the one
+    the last run kept in pytest's cache (tests/mypy_seed.py)."""
+    kept = kept_between_runs(config, "mcp-codegen-mypy")
+    return [sys.executable, "-m", "tests.mypy_seed", str(root), *([str(kept / "seed")] if kept else [])]
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -64,7 +78,9 @@ def mypy_seed_started(request: pytest.FixtureRequest, tmp_path_factory: pytest.T
     except FileExistsError:
         yield
         return
-    builder = subprocess.Popen(build_mypy_seed(root), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    builder = subprocess.Popen(
+        build_mypy_seed(root, request.config), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         yield
     finally:
@@ -73,7 +89,7 @@ def mypy_seed_started(request: pytest.FixtureRequest, tmp_path_factory: pytest.T
 
 
 @pytest.fixture(scope="session")
-def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+def mypy_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """``--cache-dir`` arguments for every mypy run of this session (of this xdist worker).
 
     A cold mypy run re-analyses pydantic, httpx and the standard library (several seconds): each
@@ -85,7 +101,7 @@ def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     root = shared_root(tmp_path_factory)
     seed = root / "mypy-seed"
     if not seed.is_dir():  # complete whenever it exists; else build it here, or wait for its builder
-        subprocess.run(build_mypy_seed(root), cwd=ROOT, check=True)
+        subprocess.run(build_mypy_seed(root, request.config), cwd=ROOT, check=True)
     cache = tmp_path_factory.mktemp("mypy-cache")
     shutil.copytree(seed, cache, dirs_exist_ok=True)
     return ["--cache-dir", str(cache)]

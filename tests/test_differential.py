@@ -605,6 +605,7 @@ class Revision:
     validators: dict[str, Validator] = field(default_factory=dict)
     judges: dict[str, ModelJudge] = field(default_factory=dict)
     _patched: dict[tuple[str, str], Validator] = field(default_factory=dict)
+    _patched_documents: dict[str, dict[str, JSON]] = field(default_factory=dict)
 
     @property
     def version(self) -> str:
@@ -614,13 +615,20 @@ class Revision:
         """A validator for the upstream schema with the patches whose pointer matches applied."""
         key = (definition, pointer)
         if key not in self._patched:
+            self._patched[key] = schema_validator(self._patched_document(pointer), self.schema.container, definition)
+        return self._patched[key]
+
+    def _patched_document(self, pointer: str) -> dict[str, JSON]:
+        """The upstream schema with the patches whose pointer matches applied, made once per pointer
+        (the validators only read it)."""
+        if pointer not in self._patched_documents:
             patches = tuple(p for p in self.schema.patches if fnmatch.fnmatchcase(p.pointer, pointer))
             if not patches:
                 raise ValueError(f"{self.version}: no patch matches {pointer}")
             document = copy.deepcopy(self.schema.original)
             apply_patches(document, patches, self.version)
-            self._patched[key] = schema_validator(document, self.schema.container, definition)
-        return self._patched[key]
+            self._patched_documents[pointer] = document
+        return self._patched_documents[pointer]
 
     def run(self) -> None:
         original, container = self.schema.original, self.schema.container
