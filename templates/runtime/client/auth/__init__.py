@@ -25,7 +25,15 @@ from .grants import (
     Registration,
     Target,
 )
-from .metadata import ResourceMetadata, ServerMetadata, canonical_resource, discover_resource, discover_server
+from .metadata import (
+    ResourceMetadata,
+    ResourceMetadataNotFound,
+    ServerMetadata,
+    canonical_resource,
+    discover_legacy,
+    discover_resource,
+    discover_server,
+)
 from .oauth import OAuth, union_scopes
 from .redirect import AuthorizationResponse, LoopbackRedirect, Redirect, open_in_browser
 from .store import ClientInfo, FileTokenStore, MemoryTokenStore, Tokens, TokenStore
@@ -47,11 +55,13 @@ __all__ = [
     "Redirect",
     "Registration",
     "ResourceMetadata",
+    "ResourceMetadataNotFound",
     "ServerMetadata",
     "Target",
     "TokenStore",
     "Tokens",
     "canonical_resource",
+    "discover_legacy",
     "discover_resource",
     "discover_server",
     "open_in_browser",

@@ -1,14 +1,22 @@
 """Discovery: which authorization server guards an MCP server, and how to talk to it.
 
-Protected Resource Metadata (RFC 9728) comes from the challenge's ``resource_metadata`` URL,
-else from the well-known URIs (path-based, then root). Its ``resource`` must cover the MCP
-server the client asked (same origin, a path prefix), or nothing from it is used (RFC 8707:
-a token is minted for that resource). Authorization server metadata comes from the RFC 8414
-and OpenID Connect well-known URIs in the specification's order, and its ``issuer`` must be
-the identifier the URI was built from (RFC 8414 §3.3), compared as plain strings.
+The rules, by the revision they come from:
 
-Every URL an authorization server hands out must be ``https``, except on loopback hosts
-(development servers, test suites) or when the caller allows plain HTTP.
+- 2025-06-18 and later: Protected Resource Metadata (RFC 9728) comes from the challenge's
+  ``resource_metadata`` URL, else from the well-known URIs (path-based, then root). Its
+  ``resource`` must cover the MCP server the client asked (same origin, a path prefix), or
+  nothing from it is used (RFC 8707: a token is minted for that resource). Authorization
+  server metadata comes from the RFC 8414 and OpenID Connect well-known URIs of the issuer it
+  names, in the specification's order (2025-11-25 added OpenID Connect).
+- 2025-03-26, for servers that publish no Protected Resource Metadata (``discover_legacy``):
+  the authorization base URL is the MCP server's URL without its path; its RFC 8414 metadata
+  is at ``{base}/.well-known/oauth-authorization-server`` (fetched with
+  ``MCP-Protocol-Version``), and only when that answers 404 the client uses the default
+  endpoints ``{base}/authorize``, ``{base}/token`` and ``{base}/register``.
+- Every revision: metadata's ``issuer`` must be the identifier the URI was built from (RFC 8414
+  §3.3), compared as plain strings, and every URL an authorization server hands out must be
+  ``https``, except on loopback hosts (development servers, test suites) or when the caller
+  allows plain HTTP. PKCE S256 and ``state`` are the grant's (``grants``), whatever the revision.
 """
 
 from __future__ import annotations
@@ -27,6 +35,16 @@ PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 OAUTH_WELL_KNOWN = "/.well-known/oauth-authorization-server"
 OIDC_WELL_KNOWN = "/.well-known/openid-configuration"
 DEFAULT_PORTS = {"http": 80, "https": 443}
+DEFAULT_ENDPOINTS = {
+    "authorization_endpoint": "/authorize",
+    "token_endpoint": "/token",
+    "registration_endpoint": "/register",
+}
+"""2025-03-26: the endpoints, relative to the authorization base URL, of a server without metadata."""
+
+
+class ResourceMetadataNotFound(AuthorizationError):
+    """No Protected Resource Metadata at any of the places it may be (none was found, not a bad one)."""
 
 
 def canonical_resource(url: str) -> str:
@@ -70,6 +88,12 @@ def check_secure(url: str, what: str, allow_http: bool) -> str:
     if scheme == "https" or (scheme == "http" and (allow_http or is_loopback(url))):
         return url
     raise AuthorizationError(f"the {what} {url!r} is not an https URL")
+
+
+def authorization_base_url(server_url: str) -> str:
+    """2025-03-26: the MCP server's URL with its path (and query, fragment) discarded."""
+    parts = urlsplit(server_url)
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), "", "", ""))
 
 
 def resource_metadata_urls(server_url: str, hint: str | None) -> list[str]:
@@ -178,28 +202,54 @@ class ServerMetadata:
         )
 
 
-async def _fetch_json(http: httpx.AsyncClient, url: str) -> tuple[Mapping[str, Any] | None, str]:
-    """The JSON object at ``url``, or None and why not."""
+    @classmethod
+    def defaults(cls, base: str, allow_http: bool) -> ServerMetadata:
+        """2025-03-26: the default endpoints of a server at ``base`` that publishes no metadata.
+
+        The revision requires PKCE of every client and OAuth 2.1 of the server, so S256 is
+        taken as supported; the token endpoint's authentication is RFC 8414's default.
+        """
+        issuer = check_secure(base, "authorization base URL", allow_http)
+        endpoints = {key: issuer + path for key, path in DEFAULT_ENDPOINTS.items()}
+        return cls(
+            issuer=issuer,
+            token_endpoint=endpoints["token_endpoint"],
+            authorization_endpoint=endpoints["authorization_endpoint"],
+            registration_endpoint=endpoints["registration_endpoint"],
+            scopes_supported=None,
+            code_challenge_methods_supported=("S256",),
+            token_endpoint_auth_methods_supported=("client_secret_basic",),
+            iss_parameter_supported=False,
+            client_id_metadata_document_supported=False,
+            url=issuer + OAUTH_WELL_KNOWN,
+        )
+
+
+async def _fetch_json(
+    http: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None = None
+) -> tuple[Mapping[str, Any] | None, str, int | None]:
+    """The JSON object at ``url``, or None and why not; and the HTTP status, if any."""
     try:
-        response = await http.get(url, headers={"accept": "application/json"})
+        response = await http.get(url, headers={"accept": "application/json", **(headers or {})})
     except httpx.HTTPError as exc:
-        return None, f"{url}: {type(exc).__name__}"
-    if response.status_code != 200:
-        return None, f"{url}: HTTP {response.status_code}"
+        return None, f"{url}: {type(exc).__name__}", None
+    status = response.status_code
+    if status != 200:
+        return None, f"{url}: HTTP {status}", status
     try:
         doc = response.json()
     except ValueError:
-        return None, f"{url}: not JSON"
+        return None, f"{url}: not JSON", status
     if not isinstance(doc, dict):
-        return None, f"{url}: not a JSON object"
-    return doc, ""
+        return None, f"{url}: not a JSON object", status
+    return doc, "", status
 
 
 async def discover_resource(http: httpx.AsyncClient, server_url: str, hint: str | None) -> ResourceMetadata:
     """The Protected Resource Metadata of ``server_url`` (``hint``: the challenge's URL)."""
     misses = []
     for url in resource_metadata_urls(server_url, hint):
-        doc, why = await _fetch_json(http, url)
+        doc, why, _ = await _fetch_json(http, url)
         if doc is None:
             misses.append(why)
             continue
@@ -210,7 +260,7 @@ async def discover_resource(http: httpx.AsyncClient, server_url: str, hint: str 
                 f"not {canonical_resource(server_url)!r}: not used"
             )
         return metadata
-    raise AuthorizationError(f"no protected resource metadata for {server_url} ({'; '.join(misses)})")
+    raise ResourceMetadataNotFound(f"no protected resource metadata for {server_url} ({'; '.join(misses)})")
 
 
 async def discover_server(http: httpx.AsyncClient, issuer: str, allow_http: bool = False) -> ServerMetadata:
@@ -218,9 +268,31 @@ async def discover_server(http: httpx.AsyncClient, issuer: str, allow_http: bool
     check_secure(issuer, "authorization server", allow_http)
     misses = []
     for url in server_metadata_urls(issuer):
-        doc, why = await _fetch_json(http, url)
+        doc, why, _ = await _fetch_json(http, url)
         if doc is None:
             misses.append(why)
             continue
         return ServerMetadata.parse(doc, url, issuer, allow_http)
     raise AuthorizationError(f"no metadata for the authorization server {issuer} ({'; '.join(misses)})")
+
+
+async def discover_legacy(
+    http: httpx.AsyncClient, server_url: str, allow_http: bool = False, protocol_version: str | None = None
+) -> ServerMetadata:
+    """2025-03-26: the authorization server of ``server_url``, which publishes no Protected
+    Resource Metadata: RFC 8414 metadata at the authorization base URL, else (on 404 only) the
+    default endpoints there. ``protocol_version`` goes along as ``MCP-Protocol-Version``.
+
+    The metadata's ``issuer`` must be the base URL; with a lone trailing slash it names the
+    same well-known URI (RFC 8414 §3), so that spelling is accepted and kept as stated.
+    """
+    base = check_secure(authorization_base_url(server_url), "authorization base URL", allow_http)
+    url = base + OAUTH_WELL_KNOWN
+    headers = {"mcp-protocol-version": protocol_version} if protocol_version else None
+    doc, why, status = await _fetch_json(http, url, headers)
+    if doc is not None:
+        stated = doc.get("issuer")
+        return ServerMetadata.parse(doc, url, stated if stated == base + "/" else base, allow_http)
+    if status == 404:
+        return ServerMetadata.defaults(base, allow_http)
+    raise AuthorizationError(f"no authorization server metadata for {server_url} ({why})")

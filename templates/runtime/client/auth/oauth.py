@@ -3,12 +3,15 @@
 Every request carries the server's Bearer token when there is one (refreshed first when it
 has expired). A 401 starts discovery: Protected Resource Metadata (which authorization
 server, which resource), the authorization server's metadata, then the grant; the request
-is sent again with the new token. A 403 ``insufficient_scope`` re-authorizes with the union
+is sent again with the new token. A server that publishes no Protected Resource Metadata
+(and names none in its challenge) is taken to follow the 2025-03-26 rules: the
+authorization server's metadata at the MCP server's origin, else its default endpoints
+there (``metadata.discover_legacy``); the resource named is then the server's canonical URI. A 403 ``insufficient_scope`` re-authorizes with the union
 of the scopes asked before and the challenge's (step-up). A request gives up, raising
 ``AuthorizationError``, rather than authorize the same scope set twice.
 
 Scope selection: the challenge's ``scope``, else the resource metadata's
-``scopes_supported``, else none; plus ``offline_access`` when the grant wants refresh tokens
+``scopes_supported`` (when there is any), else none; plus ``offline_access`` when the grant wants refresh tokens
 and the authorization server lists it.
 
 Authorization runs one at a time (a lock): requests that meet a 401 while another one is
@@ -19,6 +22,7 @@ token endpoint) goes through its own ``httpx.AsyncClient``, never with the MCP t
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncGenerator, Generator, Mapping
 from typing import Any
@@ -28,7 +32,14 @@ import httpx
 from ..errors import AuthorizationError
 from .challenge import Challenge
 from .grants import Assertion, AuthorizationCode, ClientCredentials, Grant, JwtBearer, Registration, Target
-from .metadata import ServerMetadata, canonical_resource, discover_resource, discover_server
+from .metadata import (
+    ResourceMetadataNotFound,
+    ServerMetadata,
+    canonical_resource,
+    discover_legacy,
+    discover_resource,
+    discover_server,
+)
 from .redirect import Redirect
 from .store import MemoryTokenStore, Tokens, TokenStore
 
@@ -45,6 +56,22 @@ def union_scopes(*scopes: str | None) -> str | None:
         for item in (scope or "").split():
             seen.setdefault(item, None)
     return " ".join(seen) or None
+
+
+def protocol_version(request: httpx.Request) -> str | None:
+    """The MCP protocol version ``request`` speaks: its ``MCP-Protocol-Version`` header, else
+    the version an ``initialize`` request asks for (before the header exists), else None.
+    """
+    version = request.headers.get("mcp-protocol-version")
+    if version:
+        return version
+    try:
+        message = json.loads(request.content)
+    except (httpx.RequestNotRead, ValueError):
+        return None
+    params = message.get("params") if isinstance(message, dict) and message.get("method") == "initialize" else None
+    asked = params.get("protocolVersion") if isinstance(params, dict) else None
+    return asked if isinstance(asked, str) else None
 
 
 class OAuth(httpx.Auth):
@@ -161,7 +188,7 @@ class OAuth(httpx.Auth):
             if challenge is None:
                 return
             try:
-                tokens = await self._answer(challenge, str(request.url), server, tokens, asked)
+                tokens = await self._answer(challenge, request, server, tokens, asked)
             except AuthorizationError:
                 raise
             except Exception as exc:  # the transport reports AuthorizationError per request
@@ -210,10 +237,35 @@ class OAuth(httpx.Auth):
             log.info("refreshed the access token for %s at %s", server, tokens.issuer)
             return await self._keep(server, refreshed)
 
+    async def _locate(
+        self, http: httpx.AsyncClient, request: httpx.Request, challenge: Challenge
+    ) -> tuple[str, tuple[str, ...] | None, ServerMetadata]:
+        """The resource to authorize for, the scopes its metadata lists, and its authorization
+        server's metadata, fetched afresh (a challenge: look again).
+        """
+        url = str(request.url)
+        try:
+            resource = await discover_resource(http, url, challenge.resource_metadata)
+        except ResourceMetadataNotFound:
+            if challenge.resource_metadata is not None:
+                raise  # the server says it publishes one: the 2025-03-26 rules are not its
+            metadata = await discover_legacy(http, url, self.allow_http, protocol_version(request))
+            self._metadata[metadata.issuer] = metadata  # refreshes find it here (there may be no document)
+            return canonical_resource(url), None, metadata
+        issuer = resource.authorization_servers[0]
+        self._metadata.pop(issuer, None)
+        return resource.resource, resource.scopes_supported, await self._server_metadata(http, issuer)
+
     async def _answer(
-        self, challenge: Challenge, url: str, server: str, sent: Tokens | None, asked: set[frozenset[str]]
+        self,
+        challenge: Challenge,
+        request: httpx.Request,
+        server: str,
+        sent: Tokens | None,
+        asked: set[frozenset[str]],
     ) -> Tokens:
         """New tokens that may satisfy ``challenge``; raises when authorizing again is pointless."""
+        url = str(request.url)
         async with self._guard():
             current = await self._current(server)
             if current is not None and (sent is None or current.access_token != sent.access_token):
@@ -221,11 +273,9 @@ class OAuth(httpx.Auth):
                 if not challenge.insufficient_scope or needed <= set(current.scopes()):
                     return current  # another request authorized meanwhile
             async with self._client() as http:
-                resource = await discover_resource(http, url, challenge.resource_metadata)
-                issuer = resource.authorization_servers[0]
-                self._metadata.pop(issuer, None)  # a challenge: look again
-                metadata = await self._server_metadata(http, issuer)
-                wanted = challenge.scope or (" ".join(resource.scopes_supported) if resource.scopes_supported else None)
+                resource, scopes_supported, metadata = await self._locate(http, request, challenge)
+                issuer = metadata.issuer
+                wanted = challenge.scope or (" ".join(scopes_supported) if scopes_supported else None)
                 scope = union_scopes(sent.scope if sent is not None else None, wanted)
                 if self.grant.wants_refresh_tokens and scope and OFFLINE_ACCESS in (metadata.scopes_supported or ()):
                     scope = union_scopes(scope, OFFLINE_ACCESS)
@@ -233,7 +283,7 @@ class OAuth(httpx.Auth):
                     challenge.status == 401
                     and sent is not None
                     and sent.refresh_token is not None
-                    and (sent.issuer, sent.resource) == (metadata.issuer, resource.resource)
+                    and (sent.issuer, sent.resource) == (issuer, resource)
                     and set((scope or "").split()) <= set(sent.scopes())
                     and REFRESHED not in asked
                 ):  # the token was refused, not its scope: a refresh may do (once per request)
@@ -250,6 +300,6 @@ class OAuth(httpx.Auth):
                         + f" after authorizing scope {scope!r} with {issuer}: giving up"
                     )
                 asked.add(key)
-                log.info("authorizing %s with %s (scope %s)", resource.resource, issuer, scope)
-                target = Target(server, resource.resource, metadata, scope)
+                log.info("authorizing %s with %s (scope %s)", resource, issuer, scope)
+                target = Target(server, resource, metadata, scope)
                 return await self._keep(server, await self.grant.obtain(http, target, self.store))

@@ -28,8 +28,10 @@ from .grants import (
 )
 from .metadata import (
     ResourceMetadata,
+    ResourceMetadataNotFound,
     ServerMetadata,
     canonical_resource,
+    discover_legacy,
     discover_resource,
     discover_server,
 )
@@ -54,11 +56,13 @@ __all__ = [
     "Redirect",
     "Registration",
     "ResourceMetadata",
+    "ResourceMetadataNotFound",
     "ServerMetadata",
     "Target",
     "TokenStore",
     "Tokens",
     "canonical_resource",
+    "discover_legacy",
     "discover_resource",
     "discover_server",
     "open_in_browser",
