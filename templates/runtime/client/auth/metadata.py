@@ -201,7 +201,6 @@ class ServerMetadata:
             document=doc,
         )
 
-
     @classmethod
     def defaults(cls, base: str, allow_http: bool) -> ServerMetadata:
         """2025-03-26: the default endpoints of a server at ``base`` that publishes no metadata.

@@ -6,13 +6,14 @@ server, which resource), the authorization server's metadata, then the grant; th
 is sent again with the new token. A server that publishes no Protected Resource Metadata
 (and names none in its challenge) is taken to follow the 2025-03-26 rules: the
 authorization server's metadata at the MCP server's origin, else its default endpoints
-there (``metadata.discover_legacy``); the resource named is then the server's canonical URI. A 403 ``insufficient_scope`` re-authorizes with the union
-of the scopes asked before and the challenge's (step-up). A request gives up, raising
+there (``metadata.discover_legacy``); the resource named is then the server's canonical
+URI. A 403 ``insufficient_scope`` re-authorizes with the union of the scopes asked before
+and the challenge's (step-up). A request gives up, raising
 ``AuthorizationError``, rather than authorize the same scope set twice.
 
 Scope selection: the challenge's ``scope``, else the resource metadata's
-``scopes_supported`` (when there is any), else none; plus ``offline_access`` when the grant wants refresh tokens
-and the authorization server lists it.
+``scopes_supported`` (when there is any), else none; plus ``offline_access`` when the
+grant wants refresh tokens and the authorization server lists it.
 
 Authorization runs one at a time (a lock): requests that meet a 401 while another one is
 authorizing wait for it and use its token. OAuth traffic (discovery, registration, the
@@ -62,7 +63,7 @@ def protocol_version(request: httpx.Request) -> str | None:
     """The MCP protocol version ``request`` speaks: its ``MCP-Protocol-Version`` header, else
     the version an ``initialize`` request asks for (before the header exists), else None.
     """
-    version = request.headers.get("mcp-protocol-version")
+    version: str | None = request.headers.get("mcp-protocol-version")
     if version:
         return version
     try:
