@@ -37,6 +37,7 @@ class Site:
     prm: dict[str, Any] | None = None
     challenge: str = 'Bearer realm="mcp"'
     prefix: str = ""
+    lifetime: int = 3600
     seen: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
@@ -58,8 +59,12 @@ class Site:
             return httpx.Response(201, json={"client_id": "c1", "client_secret": "s1", **body})
         if path == f"{self.prefix}/token" and request.method == "POST":
             form = parse_qs(request.content.decode())
+            if form["grant_type"] == ["refresh_token"]:
+                assert form["refresh_token"] == ["r1"], form
+                return httpx.Response(200, json={"access_token": "minted", "token_type": "Bearer", "expires_in": 3600})
             assert form["code"] == ["the-code"] and form["code_verifier"], form
-            return httpx.Response(200, json={"access_token": "minted", "token_type": "Bearer", "expires_in": 60})
+            tokens = {"access_token": "minted", "token_type": "Bearer", "expires_in": self.lifetime}
+            return httpx.Response(200, json={**tokens, "refresh_token": "r1"})
         return httpx.Response(404, text="not found")
 
     def urls(self) -> list[str]:
@@ -105,6 +110,23 @@ def test_a_server_without_metadata_gets_the_default_endpoints_at_its_base_url() 
     assert visited.startswith(f"{BASE}/authorize?")
     assert query["code_challenge_method"] == ["S256"] and query["code_challenge"] and query["state"]
     assert query["client_id"] == ["c1"]
+
+
+def test_tokens_from_the_default_endpoints_are_refreshed_there() -> None:
+    site, browser = Site(lifetime=10), Browser()  # expired at once (within the 30 s leeway)
+
+    async def twice() -> list[int]:
+        transport = httpx.MockTransport(site)
+        auth = OAuth(browser, http_options={"transport": transport})
+        async with httpx.AsyncClient(transport=transport, auth=auth) as client:
+            first = await client.post(SERVER, json=INITIALIZE)
+            del site.seen[:]
+            second = await client.post(SERVER, json=INITIALIZE)
+            return [first.status_code, second.status_code]
+
+    assert asyncio.run(twice()) == [200, 200]
+    assert site.urls() == [f"POST {BASE}/token", f"POST {SERVER}"]  # no discovery again, one login
+    assert len(browser.visited) == 1
 
 
 def test_metadata_at_the_authorization_base_url_names_the_endpoints() -> None:

@@ -251,7 +251,8 @@ class OAuth(httpx.Auth):
             if challenge.resource_metadata is not None:
                 raise  # the server says it publishes one: the 2025-03-26 rules are not its
             metadata = await discover_legacy(http, url, self.allow_http, protocol_version(request))
-            self._metadata[metadata.issuer] = metadata  # refreshes find it here (there may be no document)
+            # refreshes find it here (a server without metadata has no document to find again)
+            self._metadata[metadata.issuer] = metadata
             return canonical_resource(url), None, metadata
         issuer = resource.authorization_servers[0]
         self._metadata.pop(issuer, None)
