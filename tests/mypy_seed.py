@@ -29,7 +29,7 @@ from pathlib import Path
 import yaml
 from filelock import FileLock
 
-from tests.shared import built_in
+from tests.shared import built_in, copy_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,7 +54,7 @@ def run_mypy(cache: Path, kept: Path | None = None) -> None:
     if kept is not None:
         with FileLock(f"{kept}.lock"):
             if kept.is_dir():
-                shutil.copytree(kept, cache, dirs_exist_ok=True)
+                copy_of(kept, cache)
     command = [sys.executable, "-m", "mypy", "--cache-dir", str(cache), *lint_arguments()]
     mypy = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
