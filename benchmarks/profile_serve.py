@@ -2,7 +2,8 @@
 
 Two breakdowns of the 2026-07-28 ``echo`` server of ``bench_serve.py``:
 
-* **cold start, by stage** (CPU ms, ``time.process_time``, median of fresh interpreters):
+* **cold start, by stage** (CPU ms, ``time.process_time``, and ``VmRSS`` after each stage; medians
+  of fresh interpreters):
   interpreter start, ``import asyncio``, pydantic as the runtime imports it, the runtime and
   the revision package, pydantic's plugin discovery (``importlib.metadata`` over every
   installed distribution, at the first model build), and the first ``tools/call`` (the models
@@ -42,14 +43,24 @@ from bench_serve import IN_FLIGHT, INITIALIZED, call, initialize
 CALL, LEGACY_CALL = call(1, "modern"), call(1, "legacy")  # bench_serve's messages
 INITIALIZE = initialize()
 
+RSS = textwrap.dedent(
+    """
+    def rss():
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
+    """
+)
 OURS_STAGES = textwrap.dedent(
     """
     import time
     c0 = time.process_time()
+    r0 = rss()
     import asyncio
     c1 = time.process_time()
+    r1 = rss()
     from pydantic import BaseModel, ConfigDict, Field, StrictStr, TypeAdapter  # as the runtime and models do
     c2 = time.process_time()
+    r2 = rss()
     from mcpgen.v2026_07_28 import models as m
     from mcpgen.v2026_07_28 import server as s
     from mcpgen._runtime.server.router import Connection
@@ -64,10 +75,12 @@ OURS_STAGES = textwrap.dedent(
 
     router = Server().router
     c3 = time.process_time()
+    r3 = rss()
     from pydantic.plugin._loader import get_plugins
 
     list(get_plugins())
     c4 = time.process_time()
+    r4 = rss()
 
 
     async def discard(data):
@@ -77,7 +90,9 @@ OURS_STAGES = textwrap.dedent(
     reply = asyncio.run(router.handle(CALL, discard, Connection()))
     assert b'"text":"hello 1"' in reply.body, reply
     c5 = time.process_time()
+    r5 = rss()
     print("STAGES", c0, c1 - c0, c2 - c1, c3 - c2, c4 - c3, c5 - c4)
+    print("RSS", r0, r1, r2, r3, r4, r5)
     """
 )
 OURS_NAMES = (
@@ -92,32 +107,42 @@ FLOOR_STAGES = textwrap.dedent(
     """
     import time
     c0 = time.process_time()
+    r0 = rss()
     import asyncio
     c1 = time.process_time()
+    r1 = rss()
     import orjson
     c2 = time.process_time()
+    r2 = rss()
     msg = orjson.loads(orjson.dumps(CALL))
     text = msg["params"]["arguments"]["text"]
     orjson.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": text}]}})
     c3 = time.process_time()
+    r3 = rss()
     print("STAGES", c0, c1 - c0, c2 - c1, c3 - c2)
+    print("RSS", r0, r1, r2, r3)
     """
 )
 FLOOR_NAMES = ("interpreter start", "import asyncio", "import orjson", "first call")
 
 
-def stages(source: str, runs: int) -> list[float]:
-    """Median CPU ms of each stage over ``runs`` fresh interpreters (bytecode caching on)."""
+def stages(source: str, runs: int) -> tuple[list[float], list[float]]:
+    """Over ``runs`` fresh interpreters (bytecode caching on): the median CPU ms of each stage, and
+    the median RSS in MiB after it (``VmRSS``)."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    code = f"CALL = {CALL!r}\n" + source
+    code = f"CALL = {CALL!r}\n" + RSS + source
     subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True)  # write the .pyc files
-    rows = []
+    cpu, rss = [], []
     for _ in range(runs):
         out = subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True, text=True)
-        line = next(x for x in out.stdout.splitlines() if x.startswith("STAGES"))
-        rows.append([float(v) * 1000 for v in line.split()[1:]])
-    return [statistics.median(r[i] for r in rows) for i in range(len(rows[0]))]
+        lines = out.stdout.splitlines()
+        cpu.append([float(v) * 1000 for v in next(x for x in lines if x.startswith("STAGES")).split()[1:]])
+        rss.append([float(v) for v in next(x for x in lines if x.startswith("RSS")).split()[1:]])
+    return (
+        [statistics.median(r[i] for r in cpu) for i in range(len(cpu[0]))],
+        [statistics.median(r[i] for r in rss) for i in range(len(rss[0]))],
+    )
 
 
 def best(fn: Callable[[], Any], n: int = 5000, loops: int = 5) -> float:
@@ -292,16 +317,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.asgi:
         asyncio.run(asgi_calls(args.asgi[0], int(args.asgi[1])))
         return
-    ours, floor = stages(OURS_STAGES, args.runs), stages(FLOOR_STAGES, args.runs)
-    print(f"Cold start by stage, CPU ms, median of {args.runs} fresh interpreters:\n")
-    print("| stage | ours (2026-07-28 echo server) |\n|---|---:|")
-    for name, value in zip(OURS_NAMES, ours, strict=True):
-        print(f"| {name} | {value:.1f} |")
-    print(f"| **total** | **{sum(ours):.1f}** |\n")
-    print("| stage | floor (asyncio + orjson) |\n|---|---:|")
-    for name, value in zip(FLOOR_NAMES, floor, strict=True):
-        print(f"| {name} | {value:.1f} |")
-    print(f"| **total** | **{sum(floor):.1f}** |\n")
+    for title, (cpu, rss), names in (
+        ("ours (2026-07-28 echo server)", stages(OURS_STAGES, args.runs), OURS_NAMES),
+        ("floor (asyncio + orjson)", stages(FLOOR_STAGES, args.runs), FLOOR_NAMES),
+    ):
+        print(f"Cold start by stage, {title}: CPU ms and RSS after it, medians of {args.runs} fresh interpreters:\n")
+        print("| stage | CPU ms | RSS after, MiB |\n|---|---:|---:|")
+        for name, ms, mib in zip(names, cpu, rss, strict=True):
+            print(f"| {name} | {ms:.1f} | {mib:.1f} |")
+        print(f"| **total** | **{sum(cpu):.1f}** | **{rss[-1]:.1f}** |\n")
     print("One tools/call in process, CPU µs, best of 5 loops of 5,000:\n")
     print("| step | µs |\n|---|---:|")
     for name, value in per_call():
