@@ -10,7 +10,9 @@ Two breakdowns of the 2026-07-28 ``echo`` server of ``bench_serve.py``:
   it touches: classes, validators, the call); the floor's stages beside it (``orjson``, one
   parse and one dump);
 * **one call, in process** (µs, best of several loops): parsing, the codec's one-pass decode,
-  the handler's two model constructions, the result's serialisation with the era's stamps,
+  the handler's two model constructions, the result's serialisation with the era's stamps, what
+  pydantic alone takes to validate the message and to serialise the result (the part of a call
+  no server validating with these models avoids),
   ``Router.handle`` end to end, the stdio transport's ``serve`` with 32 requests per read, and
   one POST through the Streamable HTTP ASGI app (no sockets; both eras: the legacy session at
   2025-11-25); against ``orjson.loads`` + ``orjson.dumps`` of the same call.
@@ -220,6 +222,12 @@ def per_call() -> list[tuple[str, float]]:
     obj = from_json(line)
     result = s.CallToolResult(content=[m.TextContent(type="text", text="hi")])
     conn = Connection()
+    spec = codec.methods.request("tools/call")
+    assert spec is not None and spec.message is not None
+    message_validator = spec.message.__pydantic_validator__
+    message_validator.validate_python(obj, by_alias=True, by_name=False)  # built (deferred until now)
+    validate_message = spec.message.__pydantic_validator__.validate_python
+    to_json = type(result).__pydantic_serializer__.to_json
 
     async def discard(data: bytes) -> None:
         pass
@@ -290,6 +298,14 @@ def per_call() -> list[tuple[str, float]]:
         (
             "encode: dumps_result (serialise once, stamp serverInfo)",
             best(lambda: codec.dumps_result(1, "tools/call", result)),
+        ),
+        (
+            "pydantic alone: the request's definition validating the parsed message (envelope included)",
+            best(lambda: validate_message(obj, by_alias=True, by_name=False)),
+        ),
+        (
+            "pydantic alone: its serializer writing the result (to_json, wire names, unset left out)",
+            best(lambda: to_json(result, by_alias=True, exclude_unset=True)),
         ),
         ("Router.handle end to end, parse included", asyncio.run(handle_loop(5000))),
         (f"stdio serve in process, {IN_FLIGHT} in flight, per call (modern)", asyncio.run(stdio_loop("modern"))),
