@@ -385,6 +385,7 @@ USER_ERRORS = {
     "scaffold-not-empty": UserError(("scaffold", "demo"), ("not empty",), _file("demo", "")),
     "scaffold-unknown-revision": UserError(("scaffold", "demo", "--version", "2031-01-01"), ("not in the lock",)),
     "regen-outside-a-project": UserError(("regen",), ("[tool.mcp-codegen]",)),
+    "check-with-nothing-generated": UserError(("check",), ("generated/mcpgen does not exist", "mcp-codegen generate")),
     "bad-config-key": UserError(
         ("generate", "--all"), ("bogus",), _file("pyproject.toml", "[tool.mcp-codegen]\nbogus = 1\n")
     ),

@@ -226,7 +226,7 @@ def check(
     full: bool,
     no_cache: bool,
 ) -> int:
-    """Exit 1 with a diff if the generated tree is stale or hand-edited.
+    """Exit 1 with a diff if the generated tree is stale or hand-edited (2 if there is none).
 
     Compares the manifest with the present lock, schema bytes, patches, overlay, templates and
     toolchain, and every file's hash; when something differs (or with --full) it regenerates
