@@ -336,8 +336,10 @@ async def fuzz_http(rng: random.Random, rounds: int | None, seconds: float | Non
         if server.proc.poll() is not None:
             figures.findings.append(f"the HTTP server exited with {server.proc.returncode}")
         log = server.stderr().decode(errors="replace")
-        if "Traceback" in log or "Exception in ASGI application" in log:
-            figures.findings.append(f"a traceback in the HTTP server's log: {log[-3000:]}")
+        starts = [log.find(mark) for mark in ("Exception in ASGI application", "Traceback")]
+        first = min((at for at in starts if at >= 0), default=-1)
+        if first >= 0:  # the traceback itself, not the tail of the log (uvicorn warns per bad request)
+            figures.findings.append(f"a traceback in the HTTP server's log: {log[first : first + 6000]}")
 
 
 def alive_http(server: HttpServer, figures: Figures) -> None:
