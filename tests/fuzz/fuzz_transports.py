@@ -32,6 +32,7 @@ import base64
 import copy
 import json
 import random
+import re
 import sys
 import time
 from collections import Counter
@@ -336,10 +337,19 @@ async def fuzz_http(rng: random.Random, rounds: int | None, seconds: float | Non
         if server.proc.poll() is not None:
             figures.findings.append(f"the HTTP server exited with {server.proc.returncode}")
         log = server.stderr().decode(errors="replace")
-        starts = [log.find(mark) for mark in ("Exception in ASGI application", "Traceback")]
-        first = min((at for at in starts if at >= 0), default=-1)
-        if first >= 0:  # the traceback itself, not the tail of the log (uvicorn warns per bad request)
-            figures.findings.append(f"a traceback in the HTTP server's log: {log[first : first + 6000]}")
+        figures.handler_failures += len(TOOL_RAISED.findall(log))
+        stray = next((m.start() for m in STRAY.finditer(log) if not TOOL_RAISED.match(log, m.start())), -1)
+        if stray >= 0:  # the traceback itself, not the tail of the log (uvicorn warns per bad request)
+            figures.findings.append(f"a traceback in the HTTP server's log: {log[stray : stray + 6000]}")
+
+
+# the App logs a tool's own exception with its traceback (the call answers isError: true): expected,
+# counted as a handler failure; any other traceback (uvicorn's "Exception in ASGI application" is
+# one) is a finding
+TOOL_RAISED = re.compile(r"mcp server: the tool '[^'\n]*' raised:\nTraceback")
+STRAY = re.compile(
+    r"^(?:mcp server: the tool '[^'\n]*' raised:\n)?Traceback|Exception in ASGI application", re.MULTILINE
+)
 
 
 def alive_http(server: HttpServer, figures: Figures) -> None:
