@@ -7,13 +7,18 @@ with an RSA key published at ``/jwks``, and the RFC 9207 ``iss`` on authorizatio
 What authlib leaves to the application is here: in-memory clients, codes and tokens, a user
 who approves every request at once (the tests play the browser), and RFC 8707 resource
 indicators (the ``resource`` of the authorization request is the token's ``aud``; a token
-request naming another resource is refused with ``invalid_target``).
+request naming another resource is refused with ``invalid_target``). With ``dpop=True`` it
+binds tokens to the key of the DPoP proof a token request carries (RFC 9449 §5, checked here
+with joserfc, independently of the runtime's checker): ``cnf.jkt`` in the JWT and in
+introspection, ``token_type: DPoP``, refresh only with the same key; ``dpop_nonce=True``
+demands its nonce first (``use_dpop_nonce``, §8).
 
 Every request is recorded in ``requests`` so tests can assert what the client sent.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -32,8 +37,9 @@ from authlib.oauth2.rfc7662 import IntrospectionEndpoint
 from authlib.oauth2.rfc9068 import JWTBearerTokenGenerator
 from authlib.oauth2.rfc9207 import IssuerParameter
 from flask import Flask, g, jsonify, request
-from joserfc import jwt
-from joserfc.jwk import KeySet, RSAKey
+from joserfc import jws, jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import KeySet, RSAKey, import_key
 from packaging.version import Version
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
@@ -121,6 +127,8 @@ class Token(TokenMixin):  # type: ignore[misc]
     resource: str | None
     issued_at: float
     expires_in: int
+    jkt: str | None = None
+    """The thumbprint of the DPoP key the tokens are bound to."""
     revoked: bool = False
     """The whole grant (a refresh rotates it away)."""
     access_revoked: bool = False
@@ -168,7 +176,11 @@ class TestAuthorizationServer:
         access_ttl: int = 3600,
         subject: str = "user-1",
         registration: bool = True,
+        dpop: bool = False,
+        dpop_nonce: bool = False,
     ) -> None:
+        self.dpop = dpop
+        self.dpop_nonce = generate_token(16) if dpop_nonce else None
         self.scopes = scopes
         self.access_ttl = access_ttl
         self.subject = subject
@@ -198,6 +210,11 @@ class TestAuthorizationServer:
 
             def get_audiences(self, client: Client, user: User | None, scope: str) -> str | list[str]:
                 return g.resource or client.client_id
+
+            def get_extra_claims(
+                self, client: Client, grant_type: str, user: User | None, scope: str
+            ) -> dict[str, Any]:
+                return {"cnf": {"jkt": g.jkt}} if g.jkt else {}
 
         generator = Generator(self.issuer, refresh_token_generator=refresh_token, expires_generator=self._expires_in)
         self.oauth.register_token_generator("default", generator)
@@ -267,7 +284,26 @@ class TestAuthorizationServer:
         }
         if self.registration_open:
             doc["registration_endpoint"] = f"{issuer}/register"
+        if self.dpop:
+            doc["dpop_signing_alg_values_supported"] = ["ES256", "PS256"]
         return doc
+
+    def proof_key(self, proof: str) -> str:
+        """The thumbprint of a valid token-request proof's key; raises ``ValueError`` saying why not."""
+        header = jws.extract_compact(proof.encode("ascii")).headers()
+        if header.get("typ") != "dpop+jwt" or header.get("alg") not in ("ES256", "PS256"):
+            raise ValueError("typ or alg")
+        key = import_key(header["jwk"])
+        if key.is_private:
+            raise ValueError("a private key in the proof")
+        claims = jwt.decode(proof, key, algorithms=[header["alg"]]).claims
+        if claims.get("htm") != "POST" or claims.get("htu") != f"{self.issuer}/token":
+            raise ValueError(f"htm {claims.get('htm')!r} htu {claims.get('htu')!r}")
+        if not isinstance(claims.get("jti"), str) or abs(time.time() - claims.get("iat", 0)) > 60:
+            raise ValueError("jti or iat")
+        if self.dpop_nonce is not None and claims.get("nonce") != self.dpop_nonce:
+            raise LookupError("use_dpop_nonce")
+        return str(key.thumbprint())
 
     def _build(self) -> Flask:
         app = Flask("test-authorization-server")
@@ -281,8 +317,11 @@ class TestAuthorizationServer:
                 params.update({k: str(v) for k, v in (request.get_json(silent=True) or {}).items()})
             if request.authorization is not None:
                 params["authorization"] = request.authorization.type
+            if request.headers.get("dpop") is not None:
+                params["dpop"] = request.headers["dpop"]
             outer.requests.append((request.method, request.path, params))
             g.resource = None
+            g.jkt = None
 
         server.register_grant(CodeGrant, [CodeChallenge(required=True)])
         server.register_grant(RefreshGrant)
@@ -313,6 +352,7 @@ class TestAuthorizationServer:
         def token() -> Any:
             wanted = request.form.get("resource")
             grant_type = request.form.get("grant_type")
+            old = None
             if grant_type == "authorization_code":
                 code = outer.codes.get(request.form.get("code", ""))
                 bound = code.resource if code else None
@@ -324,7 +364,25 @@ class TestAuthorizationServer:
             if wanted is not None and bound is not None and wanted != bound:
                 return jsonify(error="invalid_target", error_description="not the resource authorized"), 400
             g.resource = bound
-            return server.create_token_response()
+            proof = request.headers.get("dpop")
+            if outer.dpop and proof is not None:
+                try:
+                    g.jkt = outer.proof_key(proof)
+                except LookupError:
+                    answer = jsonify(error="use_dpop_nonce", error_description="a nonce is required")
+                    return answer, 400, {"DPoP-Nonce": outer.dpop_nonce}
+                except (ValueError, KeyError, TypeError, JoseError) as exc:
+                    return jsonify(error="invalid_dpop_proof", error_description=str(exc)), 400
+            if grant_type == "refresh_token" and old is not None and old.jkt != g.jkt:
+                return jsonify(
+                    error="invalid_grant", error_description="refresh with the key the token is bound to"
+                ), 400
+            response = server.create_token_response()
+            if g.jkt is not None and response.status_code == 200:
+                answer = response.get_json()
+                answer["token_type"] = "DPoP"
+                response.set_data(json.dumps(answer))
+            return response
 
         @app.post("/register")
         def register() -> Any:
@@ -351,6 +409,7 @@ class TestAuthorizationServer:
             resource=g.resource,
             issued_at=time.time(),
             expires_in=token.get("expires_in", self.access_ttl),
+            jkt=g.jkt,
         )
         self.tokens[record.access_token] = record
         if record.refresh_token:
@@ -471,7 +530,8 @@ class Introspection(IntrospectionEndpoint):  # type: ignore[misc]
             "iss": self.store.issuer,
             "exp": int(token.issued_at + token.expires_in),
             "iat": int(token.issued_at),
-            "token_type": "Bearer",
+            "token_type": "DPoP" if token.jkt else "Bearer",
+            **({"cnf": {"jkt": token.jkt}} if token.jkt else {}),
         }
 
 

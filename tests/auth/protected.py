@@ -106,7 +106,10 @@ class Observed:
 
         async def watch(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in message.get("headers", [])}
+                headers: dict[str, str] = {}
+                for k, v in message.get("headers", []):  # a repeated header: its values joined (RFC 9110 §5.3)
+                    name, value = k.decode("latin-1").lower(), v.decode("latin-1")
+                    headers[name] = f"{headers[name]}, {value}" if name in headers else value
                 method = None
                 with contextlib.suppress(ValueError, AttributeError):
                     method = json.loads(bytes(body)).get("method")

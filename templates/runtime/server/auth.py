@@ -16,8 +16,10 @@ app: set ``auth`` on the server class, or pass ``auth=`` to ``asgi_app()`` / ``r
 The app then serves the Protected Resource Metadata, verifies the bearer token of every request
 before any handler runs, answers 401/403 with the ``WWW-Authenticate`` challenge, and gives the
 handler the ``Principal`` in ``ctx.principal``; legacy sessions and MRTR ``requestState`` are
-bound to the principal. The pieces live in the services layer (``services/auth.py``,
-``services/verifiers.py``).
+bound to the principal. ``ResourceServer(..., dpop=DPoPProofs())`` also takes DPoP-bound
+tokens (RFC 9449), each request with its proof; ``DPoPProofs(required=True)`` takes nothing
+else, ``nonce=True`` makes clients prove recency with a server nonce. The pieces live in the
+services layer (``services/auth.py``, ``services/verifiers.py``, ``services/dpop.py``).
 """
 
 from .services.auth import (
@@ -25,32 +27,39 @@ from .services.auth import (
     Denial,
     InvalidToken,
     Principal,
+    ProofError,
     ProtectedResource,
     ResourceServer,
     ScopePolicy,
     TokenVerifier,
     VerifierUnavailable,
     audiences_of,
+    bound_key,
     principal_of,
     scopes_of,
     www_authenticate,
 )
+from .services.dpop import PROOF_ALGORITHMS, DPoPProofs
 from .services.verifiers import ASYMMETRIC_ALGORITHMS, IntrospectionVerifier, JWTVerifier
 
 __all__ = [
     "ASYMMETRIC_ALGORITHMS",
     "PRM_WELL_KNOWN",
+    "PROOF_ALGORITHMS",
+    "DPoPProofs",
     "Denial",
     "IntrospectionVerifier",
     "InvalidToken",
     "JWTVerifier",
     "Principal",
+    "ProofError",
     "ProtectedResource",
     "ResourceServer",
     "ScopePolicy",
     "TokenVerifier",
     "VerifierUnavailable",
     "audiences_of",
+    "bound_key",
     "principal_of",
     "scopes_of",
     "www_authenticate",

@@ -55,10 +55,14 @@ def parse_www_authenticate(values: Iterable[str]) -> list[tuple[str, dict[str, s
 
 @dataclass(frozen=True)
 class Challenge:
-    """A Bearer challenge on a 401 (authorization needed) or a 403 ``insufficient_scope``."""
+    """A challenge on a 401 (authorization needed) or a 403 ``insufficient_scope``: Bearer
+    (RFC 6750) or DPoP (RFC 9449 §7.1), whose parameters are alike.
+    """
 
     status: int
     params: Mapping[str, str]
+    schemes: frozenset[str] = frozenset()
+    """Every scheme the response's challenges offer, lower-cased (``bearer``, ``dpop``, ...)."""
 
     @property
     def error(self) -> str | None:
@@ -79,18 +83,30 @@ class Challenge:
     def insufficient_scope(self) -> bool:
         return self.status == 403 and self.error == "insufficient_scope"
 
+    @property
+    def dpop(self) -> bool:
+        """The server accepts DPoP-bound tokens (it offers the ``DPoP`` scheme, RFC 9449 §7.1)."""
+        return "dpop" in self.schemes
+
+    @property
+    def dpop_only(self) -> bool:
+        """DPoP is the only scheme offered: a Bearer token will not do."""
+        return self.schemes == {"dpop"}
+
     @classmethod
-    def of(cls, response: httpx.Response) -> Challenge | None:
+    def of(cls, response: httpx.Response, scheme: str = "bearer") -> Challenge | None:
         """The challenge a response poses, or None when it poses none we act on: any 401,
-        and a 403 whose Bearer challenge says ``insufficient_scope``.
+        and a 403 whose challenge says ``insufficient_scope``. The parameters are those of the
+        ``scheme`` challenge (the kind of token sent), else Bearer's, else DPoP's, else the first's.
         """
         if response.status_code not in (401, 403):
             return None
         challenges = parse_www_authenticate(response.headers.get_list("www-authenticate"))
-        bearer = next((params for scheme, params in challenges if scheme == "bearer"), None)
-        if bearer is None:
-            bearer = challenges[0][1] if challenges else {}
-        challenge = cls(response.status_code, bearer)
+        offered = dict(reversed(challenges))  # the first challenge of each scheme
+        params = next((offered[s] for s in (scheme, "bearer", "dpop") if s in offered), None)
+        if params is None:
+            params = challenges[0][1] if challenges else {}
+        challenge = cls(response.status_code, params, frozenset(offered))
         if response.status_code == 403 and not challenge.insufficient_scope:
             return None
         return challenge

@@ -223,6 +223,11 @@ class ServerMetadata:
             url=issuer + OAUTH_WELL_KNOWN,
         )
 
+    @property
+    def dpop_signing_alg_values_supported(self) -> tuple[str, ...] | None:
+        """The DPoP proof algorithms the server accepts (RFC 9449 §5.1); None when it does not say."""
+        return _strings(self.document, "dpop_signing_alg_values_supported")
+
 
 async def _fetch_json(
     http: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None = None

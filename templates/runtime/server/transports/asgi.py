@@ -100,6 +100,7 @@ SINGLE = frozenset(
         "host",
         "origin",
         "authorization",
+        "dpop",
         "content-length",
         "mcp-protocol-version",
         "mcp-session-id",
@@ -374,7 +375,7 @@ class HttpApp:
             return
         session_id = headers.get(SESSION_ID)
         if method in ("GET", "DELETE") and self.router.legacy_versions and session_id is not None:
-            principal = await self.authorize(headers, None)
+            principal = await self.authorize(method, headers, None)
             if isinstance(principal, Denial):
                 await deny(send, principal)
                 return
@@ -405,11 +406,13 @@ class HttpApp:
 
     # -- checks ------------------------------------------------------------------------------
 
-    async def authorize(self, headers: Headers, message: Any) -> Principal | Denial | None:
+    async def authorize(self, method: str, headers: Headers, message: Any) -> Principal | Denial | None:
         """The request's ``Principal`` (None on an unprotected server), or the ``Denial`` to send."""
         if self.auth is None:
             return None
-        return await self.auth.check(headers.get("authorization"), message)
+        proof = headers.get("dpop")
+        proofs = () if proof is None else (proof, proof) if "dpop" in headers.repeated else (proof,)
+        return await self.auth.check(headers.get("authorization"), message, method=method, dpop=proofs)
 
     async def metadata(self, scope: Scope, send: ASGISend) -> None:
         """The Protected Resource Metadata: public, readable from any origin (browser clients)."""
@@ -506,7 +509,7 @@ class HttpApp:
         else:
             unreadable = None
         # before anything reads the message for a handler
-        principal = None if self.auth is None else await self.auth.check(headers.get("authorization"), obj)
+        principal = await self.authorize("POST", headers, obj)
         if isinstance(principal, Denial):
             await deny(send, principal)
             return

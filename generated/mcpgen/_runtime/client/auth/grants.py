@@ -39,6 +39,7 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc.jwk import import_key
 
 from ..errors import AuthorizationError
+from .dpop import USE_DPOP_NONCE, Prover
 from .metadata import ServerMetadata, is_loopback
 from .redirect import AuthorizationResponse, LoopbackRedirect, Redirect
 from .store import ClientInfo, Tokens, TokenStore
@@ -61,6 +62,8 @@ class Target:
     """The RFC 8707 ``resource`` value: the protected resource metadata's ``resource``."""
     metadata: ServerMetadata
     scope: str | None
+    dpop: Prover | None = None
+    """Bind the token to this key (RFC 9449): a proof goes with the token request."""
 
 
 @dataclass(frozen=True)
@@ -139,10 +142,16 @@ class Grant(abc.ABC):
     ) -> Tokens: ...
 
     async def refresh(
-        self, http: httpx.AsyncClient, tokens: Tokens, metadata: ServerMetadata, store: TokenStore
+        self,
+        http: httpx.AsyncClient,
+        tokens: Tokens,
+        metadata: ServerMetadata,
+        store: TokenStore,
+        dpop: Prover | None = None,
     ) -> Tokens | None:
         """New tokens from ``tokens.refresh_token``, or None when there is none or the server
-        refuses it (the caller then obtains tokens anew).
+        refuses it (the caller then obtains tokens anew). ``dpop``: the key a DPoP-bound
+        token's refresh proves (RFC 9449 §5).
         """
         if tokens.refresh_token is None:
             return None
@@ -158,10 +167,13 @@ class Grant(abc.ABC):
                 "refresh_token",
                 refresh_token=tokens.refresh_token,
                 resource=tokens.resource,
+                dpop=dpop,
             )
         except AuthorizationError:
             return None
-        return tokens_from(answer, metadata.issuer, tokens.resource, tokens.scope, previous=tokens)
+        return tokens_from(
+            answer, metadata.issuer, tokens.resource, tokens.scope, previous=tokens, dpop=dpop
+        )
 
     def signing_key(self) -> Any:
         """The key for ``private_key_jwt``, when this client authenticates with one."""
@@ -290,8 +302,9 @@ class AuthorizationCode(Grant):
             redirect_uri=redirect_uri,
             code_verifier=verifier,
             resource=target.resource,
+            dpop=target.dpop,
         )
-        return tokens_from(answer, metadata.issuer, target.resource, target.scope)
+        return tokens_from(answer, metadata.issuer, target.resource, target.scope, dpop=target.dpop)
 
 
 class ClientCredentials(Grant):
@@ -312,8 +325,11 @@ class ClientCredentials(Grant):
             "client_credentials",
             scope=target.scope,
             resource=target.resource,
+            dpop=target.dpop,
         )
-        return tokens_from(answer, target.metadata.issuer, target.resource, target.scope)
+        return tokens_from(
+            answer, target.metadata.issuer, target.resource, target.scope, dpop=target.dpop
+        )
 
 
 Assertion = Callable[[httpx.AsyncClient, Target], Awaitable[str]]
@@ -348,8 +364,11 @@ class JwtBearer(Grant):
             assertion=assertion,
             scope=target.scope,
             resource=target.resource,
+            dpop=target.dpop,
         )
-        return tokens_from(answer, target.metadata.issuer, target.resource, target.scope)
+        return tokens_from(
+            answer, target.metadata.issuer, target.resource, target.scope, dpop=target.dpop
+        )
 
 
 @dataclass(frozen=True)
@@ -485,11 +504,14 @@ async def token_request(
     client: ClientInfo,
     signing_key: Any,
     grant_type: str,
+    dpop: Prover | None = None,
     **params: Any,
 ) -> dict[str, Any]:
     """POST a grant to the token endpoint, authenticated as ``client``; the token response.
 
     ``private_key_jwt`` signs an assertion whose audience is the issuer (RFC 7523bis).
+    ``dpop``: the request carries a proof of that key, and a DPoP token is accepted; a
+    ``use_dpop_nonce`` answer is retried once with the server's nonce (RFC 9449 §8).
     """
     method: Any = client.token_endpoint_auth_method
     secret: Any = client.client_secret
@@ -506,23 +528,41 @@ async def token_request(
         secret = signing_key
     elif method not in ("none", *SECRET_METHODS):
         raise AuthorizationError(f"unsupported token endpoint authentication method {method!r}")
-    body = prepare_token_request(grant_type, "", **params)
-    headers = {"accept": "application/json", "content-type": "application/x-www-form-urlencoded"}
-    url, headers, body = ClientAuth(client.client_id, secret, method).prepare(
-        "POST", metadata.token_endpoint, headers, body
-    )
-    try:
-        response = await http.post(url, content=body, headers=headers)
-    except httpx.HTTPError as exc:
-        raise AuthorizationError(f"the token request to {url} failed: {exc!r}") from exc
-    answer = _json_object(response)
+    for attempt in (1, 2):
+        body = prepare_token_request(
+            grant_type, "", **params
+        )  # afresh: a client assertion is single-use
+        headers = {
+            "accept": "application/json",
+            "content-type": "application/x-www-form-urlencoded",
+        }
+        url, headers, body = ClientAuth(client.client_id, secret, method).prepare(
+            "POST", metadata.token_endpoint, headers, body
+        )
+        if dpop is not None:
+            headers["dpop"] = dpop.proof("POST", url)
+        try:
+            response = await http.post(url, content=body, headers=headers)
+        except httpx.HTTPError as exc:
+            raise AuthorizationError(f"the token request to {url} failed: {exc!r}") from exc
+        answer = _json_object(response)
+        nonce = dpop.remember(url, response) if dpop is not None else None
+        if not (
+            attempt == 1
+            and nonce
+            and response.status_code == 400
+            and answer.get("error") == USE_DPOP_NONCE
+        ):
+            break
     if response.status_code != 200 or not isinstance(answer.get("access_token"), str):
         why = _oauth_error(response, answer)
         raise AuthorizationError(f"the token endpoint {url} refused the {grant_type} grant: {why}")
     token_type = answer.get("token_type")
-    if not isinstance(token_type, str) or token_type.lower() != "bearer":
+    kinds = ("bearer", "dpop") if dpop is not None else ("bearer",)
+    if not isinstance(token_type, str) or token_type.lower() not in kinds:
+        uses = "Bearer or DPoP" if dpop is not None else "Bearer"
         raise AuthorizationError(
-            f"the token endpoint {url} issued a {token_type!r} token; this client uses Bearer"
+            f"the token endpoint {url} issued a {token_type!r} token; this client uses {uses}"
         )
     return answer
 
@@ -540,9 +580,11 @@ def tokens_from(
     resource: str,
     requested: str | None,
     previous: Tokens | None = None,
+    dpop: Prover | None = None,
 ) -> Tokens:
     """A token response as ``Tokens``: a refresh token or scope the response leaves out is
-    carried over from ``previous`` (the server did not rotate it) or the request.
+    carried over from ``previous`` (the server did not rotate it) or the request. A DPoP
+    token records the thumbprint of the key it is bound to (``dpop``'s).
     """
     try:
         lifetime: float | None = float(answer["expires_in"])
@@ -550,11 +592,13 @@ def tokens_from(
         lifetime = None
     scope = answer.get("scope")
     refresh = answer.get("refresh_token")
+    bound = dpop is not None and str(answer.get("token_type")).lower() == "dpop"
     return Tokens(
         access_token=answer["access_token"],
         issuer=issuer,
         resource=resource,
-        token_type="Bearer",
+        token_type="DPoP" if bound else "Bearer",
+        dpop_jkt=dpop.key.thumbprint if bound and dpop is not None else None,
         refresh_token=refresh
         if isinstance(refresh, str)
         else (previous.refresh_token if previous else None),

@@ -16,6 +16,14 @@ Scope selection: the challenge's ``scope``, else the resource metadata's
 ``scopes_supported`` (when there is any), else none; plus ``offline_access`` when the
 grant wants refresh tokens and the authorization server lists it.
 
+DPoP (RFC 9449, ``dpop``): by default the client binds its tokens to a key it holds when the
+MCP server offers the ``DPoP`` scheme (in its challenge, or its resource metadata lists DPoP
+algorithms or requires bound tokens) and the authorization server lists an algorithm this
+client signs with, or when the MCP server offers nothing else. Bound tokens go out as
+``Authorization: DPoP`` with a fresh proof per request; a ``use_dpop_nonce`` challenge is
+answered once with the server's nonce (``dpop.DPoP``). ``dpop=True`` asks for bound tokens from
+every authorization server that may issue them, ``dpop=False`` never.
+
 Authorization runs one at a time (a lock): requests that meet a 401 while another one is
 authorizing wait for it and use its token. OAuth traffic (discovery, registration, the
 token endpoint) goes through its own ``httpx.AsyncClient``, never with the MCP token.
@@ -33,6 +41,7 @@ import httpx
 
 from ..errors import AuthorizationError
 from .challenge import Challenge
+from .dpop import USE_DPOP_NONCE, DPoP, Prover
 from .grants import (
     Assertion,
     AuthorizationCode,
@@ -43,6 +52,7 @@ from .grants import (
     Target,
 )
 from .metadata import (
+    ResourceMetadata,
     ResourceMetadataNotFound,
     ServerMetadata,
     canonical_resource,
@@ -98,6 +108,11 @@ class OAuth(httpx.Auth):
     ``client_name``. ``OAuth.client_credentials(...)`` is for machine clients,
     ``OAuth.jwt_bearer(...)`` for clients holding an assertion from another identity provider.
 
+    ``dpop``: None binds tokens to a key (RFC 9449) when the MCP server offers DPoP, True
+    whenever the authorization server can, False never; ``dpop_key`` (a private key, PEM or
+    JWK) is the key, for tokens that outlive the process in a ``FileTokenStore`` (default: a
+    new ES256 key for this object's life).
+
     ``store`` keeps registrations and tokens (default: in memory). ``allow_http`` lets OAuth
     talk to non-loopback servers over plain HTTP (never do this in production).
     ``http_options`` configure the OAuth ``httpx.AsyncClient`` (``verify``, ``proxy``, ...).
@@ -119,6 +134,8 @@ class OAuth(httpx.Auth):
         timeout: float = 30.0,
         http_options: Mapping[str, Any] | None = None,
         grant: Grant | None = None,
+        dpop: bool | None = None,
+        dpop_key: str | Mapping[str, Any] | None = None,
     ) -> None:
         self.grant: Grant = grant or AuthorizationCode(
             redirect,
@@ -134,6 +151,8 @@ class OAuth(httpx.Auth):
         self._tokens: dict[str, Tokens | None] = {}
         self._metadata: dict[str, ServerMetadata] = {}
         self._lock: asyncio.Lock | None = None
+        self.dpop = dpop
+        self._dpop = DPoP(dpop_key)
 
     @classmethod
     def client_credentials(
@@ -200,19 +219,69 @@ class OAuth(httpx.Auth):
         server = canonical_resource(str(request.url))
         tokens = await self._usable_tokens(server)
         asked: set[frozenset[str]] = set()
+        nonces: set[str] = set()
         while True:
-            if tokens is not None:
-                request.headers["authorization"] = f"Bearer {tokens.access_token}"
+            prover = self._present(request, tokens)
             response = yield request
-            challenge = Challenge.of(response)
+            nonce = prover.remember(request.url, response) if prover is not None else None
+            challenge = Challenge.of(response, "dpop" if prover is not None else "bearer")
             if challenge is None:
                 return
+            if challenge.error == USE_DPOP_NONCE and nonce is not None and nonce not in nonces:
+                nonces.add(nonce)  # RFC 9449 §9: again, with the nonce the server just gave
+                continue
             try:
                 tokens = await self._answer(challenge, request, server, tokens, asked)
             except AuthorizationError:
                 raise
             except Exception as exc:  # the transport reports AuthorizationError per request
                 raise AuthorizationError(f"authorizing {server} failed: {exc}") from exc
+
+    def _present(self, request: httpx.Request, tokens: Tokens | None) -> Prover | None:
+        """Put ``tokens`` on ``request``: Bearer, or DPoP with a fresh proof (then its prover)."""
+        request.headers.pop("dpop", None)
+        if tokens is None:
+            return None
+        prover = self._prover_of(tokens)
+        if prover is None:
+            request.headers["authorization"] = f"Bearer {tokens.access_token}"
+            return None
+        request.headers["authorization"] = f"DPoP {tokens.access_token}"
+        request.headers["dpop"] = prover.proof(request.method, request.url, tokens.access_token)
+        return prover
+
+    def _prover_of(self, tokens: Tokens) -> Prover | None:
+        """The prover of a DPoP token's key (None for a Bearer token)."""
+        if tokens.token_type != "DPoP":
+            return None
+        key = self._dpop.holding(tokens.dpop_jkt)
+        return Prover(self._dpop, key) if key is not None else None
+
+    def _prover_for(
+        self,
+        challenge: Challenge,
+        resource: str,
+        resource_metadata: ResourceMetadata | None,
+        metadata: ServerMetadata,
+    ) -> Prover | None:
+        """The key to bind new tokens to, or None for Bearer tokens (see the module's docstring)."""
+        if self.dpop is False:
+            return None
+        document = resource_metadata.document if resource_metadata is not None else {}
+        required = challenge.dpop_only or document.get("dpop_bound_access_tokens_required") is True
+        offered = (
+            required or challenge.dpop or bool(document.get("dpop_signing_alg_values_supported"))
+        )
+        algs = metadata.dpop_signing_alg_values_supported
+        if not (required or (algs and (offered or self.dpop))):
+            return None
+        key = self._dpop.key_for(algs)
+        if key is None and required:
+            raise AuthorizationError(
+                f"{resource} requires DPoP-bound tokens, and {metadata.issuer} "
+                f"accepts proofs signed with {', '.join(algs or ())} only: this client signs none of them"
+            )
+        return Prover(self._dpop, key) if key is not None else None
 
     def _client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, **self.http_options)
@@ -224,7 +293,18 @@ class OAuth(httpx.Auth):
 
     async def _current(self, server: str) -> Tokens | None:
         if server not in self._tokens:
-            self._tokens[server] = await self.store.get_tokens(server)
+            tokens = await self.store.get_tokens(server)
+            if (
+                tokens is not None
+                and tokens.token_type == "DPoP"
+                and self._prover_of(tokens) is None
+            ):
+                log.info(
+                    "the stored DPoP token for %s is bound to a key this client no longer holds",
+                    server,
+                )
+                tokens = None
+            self._tokens[server] = tokens
         return self._tokens[server]
 
     async def _keep(self, server: str, tokens: Tokens) -> Tokens:
@@ -251,7 +331,9 @@ class OAuth(httpx.Auth):
                     metadata = await self._server_metadata(http, tokens.issuer)
                 except AuthorizationError:
                     return tokens
-                refreshed = await self.grant.refresh(http, tokens, metadata, self.store)
+                refreshed = await self.grant.refresh(
+                    http, tokens, metadata, self.store, self._prover_of(tokens)
+                )
             if refreshed is None:
                 return tokens
             log.info("refreshed the access token for %s at %s", server, tokens.issuer)
@@ -259,9 +341,9 @@ class OAuth(httpx.Auth):
 
     async def _locate(
         self, http: httpx.AsyncClient, request: httpx.Request, challenge: Challenge
-    ) -> tuple[str, tuple[str, ...] | None, ServerMetadata]:
-        """The resource to authorize for, the scopes its metadata lists, and its authorization
-        server's metadata, fetched afresh (a challenge: look again).
+    ) -> tuple[str, ResourceMetadata | None, ServerMetadata]:
+        """The resource to authorize for, its metadata (None for a 2025-03-26 server without
+        any), and its authorization server's metadata, fetched afresh (a challenge: look again).
         """
         url = str(request.url)
         try:
@@ -275,11 +357,7 @@ class OAuth(httpx.Auth):
             return canonical_resource(url), None, metadata
         issuer = resource.authorization_servers[0]
         self._metadata.pop(issuer, None)
-        return (
-            resource.resource,
-            resource.scopes_supported,
-            await self._server_metadata(http, issuer),
-        )
+        return resource.resource, resource, await self._server_metadata(http, issuer)
 
     async def _answer(
         self,
@@ -298,7 +376,10 @@ class OAuth(httpx.Auth):
                 if not challenge.insufficient_scope or needed <= set(current.scopes()):
                     return current  # another request authorized meanwhile
             async with self._client() as http:
-                resource, scopes_supported, metadata = await self._locate(http, request, challenge)
+                resource, resource_metadata, metadata = await self._locate(http, request, challenge)
+                scopes_supported = (
+                    resource_metadata.scopes_supported if resource_metadata is not None else None
+                )
                 issuer = metadata.issuer
                 wanted = challenge.scope or (
                     " ".join(scopes_supported) if scopes_supported else None
@@ -319,7 +400,9 @@ class OAuth(httpx.Auth):
                     and REFRESHED not in asked
                 ):  # the token was refused, not its scope: a refresh may do (once per request)
                     asked.add(REFRESHED)
-                    refreshed = await self.grant.refresh(http, sent, metadata, self.store)
+                    refreshed = await self.grant.refresh(
+                        http, sent, metadata, self.store, self._prover_of(sent)
+                    )
                     if refreshed is not None:
                         log.info("refreshed the access token for %s at %s", server, issuer)
                         return await self._keep(server, refreshed)
@@ -332,5 +415,6 @@ class OAuth(httpx.Auth):
                     )
                 asked.add(key)
                 log.info("authorizing %s with %s (scope %s)", resource, issuer, scope)
-                target = Target(server, resource, metadata, scope)
+                prover = self._prover_for(challenge, resource, resource_metadata, metadata)
+                target = Target(server, resource, metadata, scope, prover)
                 return await self._keep(server, await self.grant.obtain(http, target, self.store))

@@ -39,6 +39,8 @@ class Tokens:
     expires_at: float | None = None
     scope: str | None = None
     """The scopes granted (as the token response says, else as requested)."""
+    dpop_jkt: str | None = None
+    """A DPoP token (``token_type`` ``DPoP``): the thumbprint of the key it is bound to."""
 
     def expired(self, leeway: float = 30.0) -> bool:
         return self.expires_at is not None and time.time() + leeway >= self.expires_at

@@ -13,7 +13,8 @@ What the HTTP transport puts in front of every handler when a server is protecte
 - ``ResourceServer``: all of it for one request: the ``Principal`` the handler sees in its
   ``Context``, or the ``Denial`` to send instead (401 with a ``WWW-Authenticate`` challenge
   naming the metadata and the scopes, 403 ``insufficient_scope``, 503 when the verifier cannot
-  reach the authorization server).
+  reach the authorization server). With ``dpop`` (``dpop.DPoPProofs``) it also takes
+  DPoP-bound tokens (RFC 9449) and offers the ``DPoP`` scheme beside ``Bearer`` (or alone).
 
 Nothing here logs or keeps a token. Authorization applies to HTTP only: a stdio server takes
 its credentials from its environment (the specification's rule), so the stdio transport has
@@ -23,10 +24,13 @@ no ``ResourceServer``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:  # dpop.py needs joserfc (the auth extra); every server imports this module
+    from .dpop import DPoPProofs
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 _TOKEN68 = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750 §2.1: what a Bearer credential may be
@@ -64,6 +68,15 @@ class InvalidToken(Exception):
 
 class VerifierUnavailable(Exception):
     """The verifier could not decide (the JWKS or introspection endpoint is unreachable)."""
+
+
+class ProofError(Exception):
+    """A DPoP proof this server does not accept: ``error`` is ``invalid_dpop_proof`` or
+    ``use_dpop_nonce``; the message goes into ``error_description``."""
+
+    def __init__(self, error: str, description: str) -> None:
+        super().__init__(description)
+        self.error = error
 
 
 class TokenVerifier(Protocol):
@@ -117,11 +130,27 @@ def principal_of(claims: Mapping[str, Any]) -> Principal:
 
 def bearer_token(authorization: str) -> str | None:
     """The token of an ``Authorization: Bearer <token>`` header value (the scheme in any case)."""
+    scheme, token = credentials(authorization)
+    return token if scheme == "bearer" else None
+
+
+def credentials(authorization: str) -> tuple[str | None, str | None]:
+    """The scheme (``bearer`` or ``dpop``) and token of an ``Authorization`` header value;
+    ``(None, None)`` for any other scheme or a malformed token."""
     scheme, _, rest = authorization.partition(" ")
-    if scheme.lower() != "bearer":
-        return None
+    scheme = scheme.lower()
     token = rest.strip(" ")
-    return token if _TOKEN68.fullmatch(token) is not None else None
+    if scheme not in ("bearer", "dpop") or _TOKEN68.fullmatch(token) is None:
+        return None, None
+    return scheme, token
+
+
+def bound_key(claims: Mapping[str, Any]) -> str | None:
+    """The ``cnf.jkt`` of a token's claims (a JWT's, or an introspection answer's): the
+    thumbprint of the DPoP key the token is bound to, if any."""
+    cnf = claims.get("cnf")
+    jkt = cnf.get("jkt") if isinstance(cnf, Mapping) else None
+    return jkt if isinstance(jkt, str) and jkt else None
 
 
 @dataclass(frozen=True)
@@ -180,9 +209,14 @@ def www_authenticate(
     scope: Iterable[str] | None = None,
     error: str | None = None,
     description: str | None = None,
+    scheme: str = "Bearer",
+    algs: Iterable[str] | None = None,
 ) -> str:
-    """A ``WWW-Authenticate`` Bearer challenge (RFC 6750 §3, RFC 9728 §5.1)."""
+    """A ``WWW-Authenticate`` challenge (RFC 6750 §3, RFC 9728 §5.1): Bearer, or DPoP with
+    the proof algorithms accepted (RFC 9449 §7.1)."""
     params = [("resource_metadata", resource_metadata)]
+    if algs is not None:
+        params.append(("algs", " ".join(algs)))
     scopes = sorted(set(scope or ()))
     if scopes:
         params.append(("scope", " ".join(scopes)))
@@ -190,7 +224,7 @@ def www_authenticate(
         params.append(("error", error))
     if description:
         params.append(("error_description", description))
-    return "Bearer " + ", ".join(
+    return f"{scheme} " + ", ".join(
         f'{name}="{_CHALLENGE_TEXT.sub("", value)}"' for name, value in params
     )
 
@@ -254,11 +288,14 @@ class Denial:
     www_authenticate: str | None
     error: str | None
     description: str
+    more: tuple[tuple[bytes, bytes], ...] = ()
+    """Further headers: a second challenge (DPoP beside Bearer), a ``DPoP-Nonce``."""
 
     def headers(self) -> list[tuple[bytes, bytes]]:
         headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
         if self.www_authenticate is not None:
             headers.append((b"www-authenticate", self.www_authenticate.encode("latin-1")))
+        headers.extend(self.more)
         return headers
 
     def body(self) -> dict[str, str]:
@@ -277,6 +314,11 @@ class ResourceServer:
 
     When ``metadata`` sets no ``scopes_supported``, the document lists the policy's default
     scopes (what any request needs), if any.
+
+    ``dpop`` (a ``dpop.DPoPProofs``) takes DPoP-bound tokens too, each request with its proof
+    (the document then lists the proof algorithms, and says when bound tokens are required);
+    a DPoP-bound token presented as Bearer is refused. Challenges offer ``Bearer`` and
+    ``DPoP``, or ``DPoP`` alone when it is required; the error goes on the scheme the request used.
     """
 
     def __init__(
@@ -284,10 +326,13 @@ class ResourceServer:
         verifier: TokenVerifier,
         metadata: ProtectedResource,
         scopes: ScopePolicy | None = None,
+        *,
+        dpop: DPoPProofs | None = None,
     ) -> None:
         self.verifier = verifier
         self.metadata = metadata
         self.scopes = scopes or ScopePolicy()
+        self.dpop = dpop
 
     def __repr__(self) -> str:
         return f"ResourceServer({self.verifier!r}, {self.metadata.resource!r})"
@@ -303,41 +348,122 @@ class ResourceServer:
         doc = self.metadata.document()
         if "scopes_supported" not in doc and self.scopes.default:
             doc["scopes_supported"] = sorted(self.scopes.default)
+        if self.dpop is not None:
+            doc["dpop_signing_alg_values_supported"] = list(self.dpop.algorithms)
+            if self.dpop.required:
+                doc["dpop_bound_access_tokens_required"] = True
         return doc
 
     def deny(
-        self, status: int, error: str | None, description: str, scope: Iterable[str] | None = None
+        self,
+        status: int,
+        error: str | None,
+        description: str,
+        scope: Iterable[str] | None = None,
+        *,
+        scheme: str = "bearer",
+        nonce: bool = False,
     ) -> Denial:
-        """A refusal with its challenge; one without an error code (no credentials at all)
-        carries no error information in the challenge (RFC 6750 §3.1).
+        """A refusal with its challenges; the error (with its description) goes on ``scheme``'s,
+        and one without an error code (no credentials at all) carries no error information in
+        the challenge (RFC 6750 §3.1). ``nonce``: a fresh ``DPoP-Nonce`` goes along.
         """
         said = description if error is not None else None
-        challenge = www_authenticate(
-            self.metadata.metadata_url, scope=scope, error=error, description=said
-        )
-        return Denial(status, challenge, error, description)
+        url = self.metadata.metadata_url
+        dpop = self.dpop
+        challenges = []
+        if dpop is None or not dpop.required:
+            mine = scheme == "bearer"
+            challenges.append(
+                www_authenticate(
+                    url,
+                    scope=scope,
+                    error=error if mine else None,
+                    description=said if mine else None,
+                )
+            )
+        if dpop is not None:
+            mine = scheme == "dpop" or dpop.required
+            challenges.append(
+                www_authenticate(
+                    url,
+                    scope=scope,
+                    error=error if mine else None,
+                    description=said if mine else None,
+                    scheme="DPoP",
+                    algs=dpop.algorithms,
+                )
+            )
+        more = [(b"www-authenticate", challenge.encode("latin-1")) for challenge in challenges[1:]]
+        if nonce and dpop is not None:
+            more.append((b"dpop-nonce", dpop.new_nonce().encode("ascii")))
+        return Denial(status, challenges[0], error, description, tuple(more))
 
-    async def check(self, authorization: str | None, message: Any = None) -> Principal | Denial:
+    async def check(
+        self,
+        authorization: str | None,
+        message: Any = None,
+        *,
+        method: str = "POST",
+        dpop: Sequence[str] = (),
+    ) -> Principal | Denial:
         """``authorization``: the request's ``Authorization`` header (None when absent);
-        ``message``: its parsed JSON-RPC body (None for a GET or DELETE, or an unreadable body)."""
+        ``message``: its parsed JSON-RPC body (None for a GET or DELETE, or an unreadable body);
+        ``method``: the HTTP method; ``dpop``: the values of its ``DPoP`` headers."""
         required = self.scopes.for_message(message)
         if authorization is None:
             return self.deny(401, None, "authorization required", required)
-        token = bearer_token(authorization)
-        if token is None:
+        scheme, token = credentials(authorization)
+        proofs = self.dpop
+        if token is None or scheme is None or (scheme == "dpop" and proofs is None):
+            said = "no Bearer token" if proofs is None else "no Bearer or DPoP token"
             return self.deny(
-                401, "invalid_token", "the Authorization header holds no Bearer token", required
+                401, "invalid_token", f"the Authorization header holds {said}", required
+            )
+        if scheme == "bearer" and proofs is not None and proofs.required:
+            return self.deny(
+                401,
+                "invalid_token",
+                "this server takes DPoP-bound tokens only",
+                required,
+                scheme="dpop",
             )
         try:
             principal = await self.verifier.verify(token)
         except InvalidToken as exc:
-            return self.deny(401, "invalid_token", str(exc), required)
+            return self.deny(401, "invalid_token", str(exc), required, scheme=scheme)
         except VerifierUnavailable:
             return Denial(
                 503, None, "temporarily_unavailable", "the token cannot be verified right now"
             )
+        jkt = bound_key(principal.claims)
+        if scheme == "bearer" and jkt is not None and proofs is not None:  # RFC 9449 §7.2
+            return self.deny(
+                401, "invalid_token", "a DPoP-bound token presented as a Bearer token", required
+            )
+        if scheme == "dpop":
+            assert proofs is not None
+            if jkt is None:
+                return self.deny(
+                    401,
+                    "invalid_token",
+                    "the token is not bound to a DPoP key",
+                    required,
+                    scheme=scheme,
+                )
+            try:
+                proofs.check(
+                    dpop, method=method, uri=self.metadata.resource, access_token=token, jkt=jkt
+                )
+            except ProofError as exc:
+                nonce = exc.error == "use_dpop_nonce"
+                return self.deny(401, exc.error, str(exc), required, scheme=scheme, nonce=nonce)
         if required - self.scopes.effective(principal.scopes):
             return self.deny(
-                403, "insufficient_scope", "the token lacks scopes this request needs", required
+                403,
+                "insufficient_scope",
+                "the token lacks scopes this request needs",
+                required,
+                scheme=scheme,
             )
         return principal

@@ -1,0 +1,182 @@
+"""DPoP proofs at the resource server (RFC 9449 §4.3, §7, §9; needs the ``auth`` extra).
+
+A ``ResourceServer`` given ``dpop=DPoPProofs(...)`` accepts DPoP-bound access tokens: the
+request says ``Authorization: DPoP <token>`` and carries one ``DPoP`` header, a proof JWT the
+client signed with the key the token is bound to (its ``cnf.jkt``). ``DPoPProofs.check``
+verifies the proof the way RFC 9449 §4.3 lists:
+
+- one well-formed JWT, ``typ`` ``dpop+jwt``, signed with one of ``algorithms`` (asymmetric:
+  never ``none``, never a MAC) by the public key in its ``jwk`` header (no private parts);
+- ``htm`` the request's method, ``htu`` this resource's URI (the MCP endpoint: the
+  ``ProtectedResource``'s ``resource``, compared without query, fragment or trailing slash);
+- ``iat`` within ``max_age`` seconds of now (``leeway`` ahead for clock skew), a ``jti`` not
+  seen before in that window (kept per process, at most ``remember`` of them);
+- ``ath`` the SHA-256 of the token presented, and the key's thumbprint the token's ``cnf.jkt``;
+- with ``nonce=True``, a ``nonce`` this server issued within ``nonce_seconds`` (stateless: a
+  timestamp and its HMAC under ``nonce_secret``; give every worker the same secret).
+
+A refused proof is 401 ``invalid_dpop_proof``; a missing or stale nonce 401 ``use_dpop_nonce``
+with a fresh ``DPoP-Nonce`` header. ``required=True`` refuses Bearer tokens altogether; either
+way a DPoP-bound token presented as Bearer is refused (RFC 9449 §7.2). The JOSE work is joserfc's.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+import struct
+import time
+from collections import OrderedDict
+from collections.abc import Collection, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from joserfc import jws, jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import import_key
+
+from .auth import ProofError
+
+PROOF_ALGORITHMS = ("ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "RS256", "RS384", "RS512")
+"""The proof algorithms accepted by default: public-key signatures only."""
+_PRIVATE = frozenset({"d", "p", "q", "dp", "dq", "qi", "oth", "k"})  # JWK members of a private or secret key
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def normalized_uri(url: str) -> str:
+    """``url`` as ``htu`` is compared (RFC 9449 §4.3, RFC 3986 §6.2): scheme and host
+    lower-cased, the default port dropped, no query, fragment or trailing slash."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    port = parts.port
+    netloc = host if port is None or port == _DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
+    return f"{scheme}://{netloc}{parts.path.rstrip('/')}"
+
+
+def token_hash(access_token: str) -> str:
+    """``ath``: base64url of the token's SHA-256, unpadded."""
+    return _b64(hashlib.sha256(access_token.encode("ascii", "surrogateescape")).digest())
+
+
+class DPoPProofs:
+    """The DPoP policy and proof checker of one resource server (see the module's docstring)."""
+
+    def __init__(
+        self,
+        *,
+        required: bool = False,
+        algorithms: Collection[str] = PROOF_ALGORITHMS,
+        max_age: int = 300,
+        leeway: int = 30,
+        remember: int = 100_000,
+        nonce: bool = False,
+        nonce_seconds: int = 300,
+        nonce_secret: bytes | None = None,
+    ) -> None:
+        if "none" in algorithms or any(alg.startswith("HS") for alg in algorithms):
+            raise ValueError("DPoP proofs are public-key signatures: no 'none', no HMAC")
+        self.required = required
+        self.algorithms = tuple(algorithms)
+        self.max_age = max_age
+        self.leeway = leeway
+        self.remember = remember
+        self.nonce = nonce
+        self.nonce_seconds = nonce_seconds
+        self._secret = nonce_secret if nonce_secret is not None else secrets.token_bytes(32)
+        self._seen: OrderedDict[str, float] = OrderedDict()  # jti -> when it may be forgotten
+
+    def __repr__(self) -> str:
+        return f"DPoPProofs(required={self.required}, nonce={self.nonce})"
+
+    # -- nonces ------------------------------------------------------------------------
+
+    def new_nonce(self) -> str:
+        """A nonce for ``DPoP-Nonce``: the time, and its HMAC under this server's secret."""
+        stamp = struct.pack(">Q", int(time.time()))
+        return _b64(stamp + hmac.new(self._secret, stamp, hashlib.sha256).digest()[:16])
+
+    def _nonce_ok(self, nonce: Any) -> bool:
+        if not isinstance(nonce, str) or len(nonce) > 64:
+            return False
+        try:
+            raw = _unb64(nonce)
+        except ValueError:
+            return False
+        if len(raw) != 24:
+            return False
+        stamp, mac = raw[:8], raw[8:]
+        if not hmac.compare_digest(mac, hmac.new(self._secret, stamp, hashlib.sha256).digest()[:16]):
+            return False
+        age = time.time() - float(struct.unpack(">Q", stamp)[0])
+        return -self.leeway <= age <= self.nonce_seconds
+
+    # -- proofs ------------------------------------------------------------------------
+
+    def check(self, proofs: Sequence[str], *, method: str, uri: str, access_token: str, jkt: str | None) -> None:
+        """Accept the request's ``DPoP`` header values ``proofs`` for ``access_token`` (bound to
+        ``jkt``) sent as ``method`` to ``uri``, or raise ``ProofError``."""
+        if len(proofs) != 1 or "," in proofs[0]:
+            raise ProofError("invalid_dpop_proof", "a request carries exactly one DPoP proof")
+        proof = proofs[0]
+        try:
+            header = jws.extract_compact(proof.encode("ascii")).headers()
+        except (JoseError, ValueError, UnicodeError) as exc:
+            raise ProofError("invalid_dpop_proof", "the DPoP proof is not a signed JWT") from exc
+        if header.get("typ") != "dpop+jwt":
+            raise ProofError("invalid_dpop_proof", "the DPoP proof's typ is not dpop+jwt")
+        alg = header.get("alg")
+        if alg not in self.algorithms:
+            raise ProofError(
+                "invalid_dpop_proof", f"the DPoP proof is signed with {alg!r}, which this server does not accept"
+            )
+        jwk = header.get("jwk")
+        if not isinstance(jwk, dict) or _PRIVATE & jwk.keys():
+            raise ProofError("invalid_dpop_proof", "the DPoP proof's jwk is not a public key")
+        try:
+            key = import_key(jwk)
+            claims = jwt.decode(proof, key, algorithms=[alg]).claims
+        except (JoseError, ValueError, TypeError) as exc:
+            raise ProofError("invalid_dpop_proof", "the DPoP proof's signature does not verify") from exc
+        if claims.get("htm") != method:
+            raise ProofError("invalid_dpop_proof", "the DPoP proof's htm is not this request's method")
+        htu = claims.get("htu")
+        if not isinstance(htu, str) or "?" in htu or "#" in htu or normalized_uri(htu) != normalized_uri(uri):
+            raise ProofError("invalid_dpop_proof", "the DPoP proof's htu is not this resource's URI")
+        iat = claims.get("iat")
+        now = time.time()
+        if not isinstance(iat, (int, float)) or isinstance(iat, bool) or not -self.leeway <= now - iat <= self.max_age:
+            raise ProofError("invalid_dpop_proof", "the DPoP proof's iat is missing or not recent")
+        if claims.get("ath") != token_hash(access_token):
+            raise ProofError("invalid_dpop_proof", "the DPoP proof's ath does not match the access token")
+        if jkt is None or not hmac.compare_digest(key.thumbprint(), jkt):
+            raise ProofError("invalid_dpop_proof", "the DPoP proof is not signed by the key the token is bound to")
+        jti = claims.get("jti")
+        if not isinstance(jti, str) or not jti or len(jti) > 256:
+            raise ProofError("invalid_dpop_proof", "the DPoP proof has no jti")
+        if self.nonce and not self._nonce_ok(claims.get("nonce")):
+            raise ProofError("use_dpop_nonce", "this server requires a DPoP nonce it issued recently")
+        self._remember(f"{jkt}\x00{jti}", now)
+
+    def _remember(self, jti: str, now: float) -> None:
+        """Refuse a proof seen before (its ``jti`` for its key); keep the rest for ``max_age``."""
+        seen = self._seen
+        while seen and next(iter(seen.values())) < now:
+            seen.popitem(last=False)
+        if jti in seen:
+            raise ProofError("invalid_dpop_proof", "the DPoP proof was used before")
+        seen[jti] = now + self.max_age + self.leeway
+        while len(seen) > self.remember:
+            seen.popitem(last=False)

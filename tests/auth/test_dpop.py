@@ -1,0 +1,520 @@
+"""DPoP (RFC 9449): tokens bound to the client's key, proved on every request.
+
+End to end: our OAuth client, our protected server (``ResourceServer(dpop=DPoPProofs(...))``)
+and the test authorization server binding tokens to the proof's key (checked there with
+joserfc, independently of the runtime), in both eras, with and without server nonces. The
+conformance suite's ``auth/dpop`` and ``auth/dpop-nonce`` scenarios check the client against
+another implementation (``tests/client/test_conformance.py``).
+
+Then the resource server's checks one by one: every way a proof can be wrong gets 401 with the
+right error on the ``DPoP`` challenge and runs nothing, and the client's proofs and key choice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import json
+import struct
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import pytest
+from joserfc import jwt
+from joserfc.jwk import ECKey, OctKey, RSAKey
+from mcpgen import connect
+from mcpgen._runtime.client import AuthorizationError, BaseClient
+from mcpgen._runtime.client.auth import FileTokenStore, LoopbackRedirect, OAuth, parse_www_authenticate
+from mcpgen._runtime.client.auth.dpop import DPoP, DPoPKey, htu, token_hash
+from mcpgen._runtime.server.auth import (
+    Denial,
+    DPoPProofs,
+    IntrospectionVerifier,
+    JWTVerifier,
+    Principal,
+    ProtectedResource,
+    ResourceServer,
+    ScopePolicy,
+    bound_key,
+)
+
+from tests.auth.authorization_server import RESOURCE_SERVER, TestAuthorizationServer, serving
+from tests.auth.protected import Notes, Observed, listening_socket
+from tests.auth.protected import serving as serve_app
+
+ERAS = ["2026-07-28", "2025-11-25"]
+POLICY = ScopePolicy(default=frozenset({"mcp:read"}), tools={"write_note": frozenset({"mcp:write"})})
+
+
+async def browse(url: str) -> None:
+    async with httpx.AsyncClient(follow_redirects=True, timeout=10.0) as browser:
+        response = await browser.get(url)
+    assert response.status_code == 200, response.text
+
+
+async def no_browser(url: str) -> None:
+    raise AssertionError(f"the client asked the user to authorize again: {url}")
+
+
+@asynccontextmanager
+async def endpoint(
+    server: TestAuthorizationServer, dpop: DPoPProofs | None, *, introspect: bool = False
+) -> AsyncIterator[tuple[str, Observed, Notes]]:
+    sock = listening_socket()
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    resource = ProtectedResource(url, (server.issuer,), scopes_supported=("mcp:read",))
+    verifier: JWTVerifier | IntrospectionVerifier
+    if introspect:
+        client_id, secret = RESOURCE_SERVER
+        verifier = IntrospectionVerifier(
+            endpoint=f"{server.issuer}/introspect", audience=url, client_id=client_id, client_secret=secret
+        )
+    else:
+        verifier = JWTVerifier(issuer=server.issuer, audience=url, jwks_uri=f"{server.issuer}/jwks")
+    notes = Notes()
+    observed = Observed(notes.asgi_app(auth=ResourceServer(verifier, resource, POLICY, dpop=dpop)))
+    async with serve_app(observed, sock):
+        yield url, observed, notes
+
+
+async def call(client: BaseClient, tool: str, **arguments: Any) -> str:
+    result = await client.request("tools/call", {"name": tool, "arguments": arguments})
+    return str(result.content[0].text)
+
+
+def schemes(header: str | None) -> list[str]:
+    return [scheme for scheme, _ in parse_www_authenticate([header or ""])]
+
+
+# -- end to end ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("nonce", [False, True], ids=["no-nonce", "nonces"])
+@pytest.mark.parametrize("version", ERAS)
+def test_bound_tokens_end_to_end(version: str, nonce: bool) -> None:
+    """Discovery sees DPoP offered, the token request carries a proof (and meets the
+    authorization server's nonce), every MCP request a fresh proof (and meets the server's),
+    the step-up to ``mcp:write`` goes through the DPoP challenge."""
+
+    async def go(server: TestAuthorizationServer) -> tuple[Observed, Notes]:
+        async with endpoint(server, DPoPProofs(required=True, nonce=nonce)) as (url, observed, notes):
+            auth = OAuth(LoopbackRedirect(open_browser=browse), client_name="dpop client")
+            async with await connect(url, versions=[version], auth=auth, cache=None) as client:
+                assert await call(client, "read_notes") == "(none)"
+                assert await call(client, "write_note", text="bound") == "bound"  # step-up
+            return observed, notes
+
+    for server in serving(dpop=True, dpop_nonce=nonce):
+        observed, notes = asyncio.run(go(server))
+        tokens = server.seen("/token")
+        assert [t["grant_type"] for t in tokens] == ["authorization_code"] * (3 if nonce else 2)
+        assert all("dpop" in t for t in tokens)
+        keys = {t.jkt for t in server.tokens.values()}
+        assert len(keys) == 1 and None not in keys  # one key for both grants
+    (jkt,) = keys
+    principals = notes.principals()
+    assert principals and all(bound_key(p.claims) == jkt for p in principals)
+    refused = observed.refused()
+    assert all(schemes(r.www_authenticate) == ["dpop"] for r in refused)  # required: DPoP alone
+    errors = [parse_www_authenticate([r.www_authenticate or ""])[0][1].get("error") for r in refused]
+    assert "insufficient_scope" in errors
+    if nonce:
+        assert errors.count("use_dpop_nonce") == 1  # the nonce then serves every request
+    else:
+        assert "use_dpop_nonce" not in errors
+
+
+def test_bound_tokens_through_introspection() -> None:
+    """The binding comes from the introspection answer's ``cnf`` as well as from a JWT's."""
+
+    async def go(server: TestAuthorizationServer) -> list[Principal]:
+        async with endpoint(server, DPoPProofs(required=True), introspect=True) as (url, _, notes):
+            auth = OAuth(LoopbackRedirect(open_browser=browse))
+            async with await connect(url, auth=auth, cache=None) as client:
+                assert await call(client, "read_notes") == "(none)"
+            return notes.principals()
+
+    for server in serving(dpop=True):
+        principals = asyncio.run(go(server))
+        (jkt,) = {t.jkt for t in server.tokens.values()}
+    assert principals and all(bound_key(p.claims) == jkt for p in principals)
+
+
+def test_a_bound_token_is_refreshed_with_the_same_key(tmp_path: Any) -> None:
+    """A stored DPoP token whose key the client holds (``dpop_key``) survives a restart and
+    is refreshed with a proof of that key; without the key it is dropped, not presented."""
+    key = ECKey.generate_key("P-256").as_pem(private=True).decode()
+    path = tmp_path / "oauth.json"
+
+    async def go(server: TestAuthorizationServer) -> None:
+        async with endpoint(server, DPoPProofs()) as (url, observed, _):
+            first = OAuth(LoopbackRedirect(open_browser=browse), store=FileTokenStore(path), dpop_key=key)
+            async with await connect(url, auth=first, cache=None) as client:
+                await call(client, "read_notes")
+            saved = json.loads(path.read_text())
+            (record,) = saved["tokens"].values()
+            assert record["token_type"] == "DPoP" and record["dpop_jkt"]
+            record["expires_at"] = time.time() - 60
+            path.write_text(json.dumps(saved))
+            later = OAuth(LoopbackRedirect(open_browser=no_browser), store=FileTokenStore(path), dpop_key=key)
+            async with await connect(url, auth=later, cache=None) as client:
+                await call(client, "read_notes")
+            assert [r.status for r in observed.refused()] == [401]  # only the very first request
+            other = OAuth(LoopbackRedirect(open_browser=browse), store=FileTokenStore(path))  # a new key
+            async with await connect(url, auth=other, cache=None) as client:
+                await call(client, "read_notes")
+
+    for server in serving(dpop=True):
+        asyncio.run(go(server))
+        grants = [t["grant_type"] for t in server.seen("/token")]
+        assert grants == ["authorization_code", "refresh_token", "authorization_code"]
+        assert all("dpop" in t for t in server.seen("/token"))
+        keys = [t.jkt for t in server.tokens.values()]
+        assert len(set(keys)) == 2  # the given key (code, then refresh), then the new one
+
+
+def test_bearer_tokens_where_the_resource_server_offers_no_dpop() -> None:
+    """An authorization server able to bind is not enough: the MCP server must offer DPoP."""
+
+    async def go(server: TestAuthorizationServer) -> list[Principal]:
+        async with endpoint(server, None) as (url, observed, notes):
+            auth = OAuth(LoopbackRedirect(open_browser=browse))
+            async with await connect(url, auth=auth, cache=None) as client:
+                await call(client, "read_notes")
+            assert all(schemes(r.www_authenticate) == ["bearer"] for r in observed.refused())
+            return notes.principals()
+
+    for server in serving(dpop=True):
+        principals = asyncio.run(go(server))
+        assert all("dpop" not in t for t in server.seen("/token"))
+    assert principals and all(bound_key(p.claims) is None for p in principals)
+
+
+def test_offered_beside_bearer_dpop_is_preferred_and_can_be_declined() -> None:
+    async def go(server: TestAuthorizationServer, dpop: bool | None) -> list[Principal]:
+        async with endpoint(server, DPoPProofs()) as (url, observed, notes):
+            auth = OAuth(LoopbackRedirect(open_browser=browse), dpop=dpop)
+            async with await connect(url, auth=auth, cache=None) as client:
+                await call(client, "read_notes")
+            assert all(schemes(r.www_authenticate) == ["bearer", "dpop"] for r in observed.refused())
+            return notes.principals()
+
+    for server in serving(dpop=True):
+        bound = asyncio.run(go(server, None))
+        bearer = asyncio.run(go(server, False))
+    assert bound and all(bound_key(p.claims) is not None for p in bound)
+    assert bearer and all(bound_key(p.claims) is None for p in bearer)
+
+
+def test_a_client_that_declines_dpop_gives_up_where_it_is_required() -> None:
+    async def go(server: TestAuthorizationServer) -> None:
+        async with endpoint(server, DPoPProofs(required=True)) as (url, _, _):
+            auth = OAuth(LoopbackRedirect(open_browser=browse), dpop=False)
+            with pytest.raises(AuthorizationError):
+                async with await connect(url, auth=auth, cache=None) as client:
+                    await call(client, "read_notes")
+
+    for server in serving(dpop=True):
+        asyncio.run(go(server))
+        assert len(server.seen("/authorize")) == 1  # one try, then the loop guard
+
+
+# -- the resource server's checks ---------------------------------------------------------
+
+RESOURCE = "https://mcp.example.com/mcp"
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[TestAuthorizationServer]:
+    yield from serving()
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class Setup:
+    """A resource server with DPoP, a client key, and a token bound to it."""
+
+    def __init__(self, server: TestAuthorizationServer, **options: Any) -> None:
+        self.proofs = DPoPProofs(**options)
+        verifier = JWTVerifier(issuer=server.issuer, audience=RESOURCE, jwks_uri=f"{server.issuer}/jwks")
+        self.guard = ResourceServer(verifier, ProtectedResource(RESOURCE, (server.issuer,)), POLICY, dpop=self.proofs)
+        self.key = DPoPKey.generate("ES256")
+        self.server = server
+        self.token = self.mint(self.key.thumbprint)
+
+    def mint(self, jkt: str | None) -> str:
+        claims = {"aud": RESOURCE, "scope": "mcp:read", **({"cnf": {"jkt": jkt}} if jkt else {})}
+        return self.server.mint(claims)
+
+    def claims(self, **changes: Any) -> dict[str, Any]:
+        claims = {
+            "jti": base64.b64encode(hashlib.sha256(str(time.perf_counter_ns()).encode()).digest()).decode(),
+            "htm": "POST",
+            "htu": RESOURCE,
+            "iat": int(time.time()),
+            "ath": token_hash(self.token),
+        }
+        claims.update(changes)
+        return {k: v for k, v in claims.items() if v is not None}
+
+    def sign(self, claims: dict[str, Any], header: dict[str, Any] | None = None, key: Any = None) -> str:
+        head = {"typ": "dpop+jwt", "alg": "ES256", "jwk": self.key.public_jwk, **(header or {})}
+        return jwt.encode(head, claims, key or self.key.key, algorithms=[head["alg"]])
+
+    def decide(self, proofs: tuple[str, ...], *, token: str | None = None, scheme: str = "DPoP") -> Principal | Denial:
+        authorization = f"{scheme} {token or self.token}"
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        return asyncio.run(self.guard.check(authorization, message, method="POST", dpop=proofs))
+
+
+def refused(result: Principal | Denial, error: str, description: str) -> Denial:
+    assert isinstance(result, Denial), result
+    assert result.status == 401 and result.error == error, result
+    assert description in result.description, result.description
+    challenges = parse_www_authenticate([v.decode() for k, v in result.headers() if k == b"www-authenticate"])
+    dpop = dict(challenges)["dpop"]
+    assert dpop["error"] == error and dpop["algs"].split()[0] == "ES256"
+    return result
+
+
+def test_a_good_proof_is_accepted(issuer: TestAuthorizationServer) -> None:
+    setup = Setup(issuer)
+    principal = setup.decide((setup.key.proof("POST", RESOURCE + "/", access_token=setup.token),))
+    assert isinstance(principal, Principal) and bound_key(principal.claims) == setup.key.thumbprint
+    again = setup.decide((setup.key.proof("POST", RESOURCE, access_token=setup.token),))
+    assert isinstance(again, Principal)  # a fresh proof for the same token
+
+
+def bad_proofs(setup: Setup) -> list[tuple[str, tuple[str, ...], str]]:
+    other = ECKey.generate_key("P-256")
+    secret = OctKey.generate_key(256)
+    good = setup.sign(setup.claims())
+    private = dict(setup.key.key.as_dict(private=True))
+    return [
+        ("no proof", (), "exactly one DPoP proof"),
+        ("two proofs", (good, setup.sign(setup.claims())), "exactly one DPoP proof"),
+        ("joined by a proxy", (f"{good}, {good}",), "exactly one DPoP proof"),
+        ("not a JWT", ("not-a-jwt",), "not a signed JWT"),
+        ("typ JWT", (setup.sign(setup.claims(), {"typ": "JWT"}),), "typ is not dpop+jwt"),
+        (
+            "alg none",
+            (
+                f"{b64(json.dumps({'typ': 'dpop+jwt', 'alg': 'none', 'jwk': setup.key.public_jwk}).encode())}."
+                f"{b64(json.dumps(setup.claims()).encode())}.",
+            ),
+            "does not accept",
+        ),
+        (
+            "HMAC",
+            (jwt.encode({"typ": "dpop+jwt", "alg": "HS256", "jwk": {"kty": "oct"}}, setup.claims(), secret),),
+            "does not accept",
+        ),
+        ("private key in jwk", (setup.sign(setup.claims(), {"jwk": private}),), "not a public key"),
+        ("signed by another key", (setup.sign(setup.claims(), key=other),), "signature does not verify"),
+        ("htm", (setup.sign(setup.claims(htm="GET")),), "htm"),
+        ("htu another path", (setup.sign(setup.claims(htu="https://mcp.example.com/other")),), "htu"),
+        ("htu another host", (setup.sign(setup.claims(htu="https://evil.example.com/mcp")),), "htu"),
+        ("htu with a query", (setup.sign(setup.claims(htu=RESOURCE + "?a=b")),), "htu"),
+        ("iat old", (setup.sign(setup.claims(iat=int(time.time()) - 600)),), "iat"),
+        ("iat ahead", (setup.sign(setup.claims(iat=int(time.time()) + 120)),), "iat"),
+        ("iat missing", (setup.sign(setup.claims(iat=None)),), "iat"),
+        ("ath missing", (setup.sign(setup.claims(ath=None)),), "ath"),
+        ("ath of another token", (setup.sign(setup.claims(ath=token_hash("another"))),), "ath"),
+        ("jti missing", (setup.sign(setup.claims(jti=None)),), "jti"),
+    ]
+
+
+BAD = [
+    "no proof",
+    "two proofs",
+    "joined by a proxy",
+    "not a JWT",
+    "typ JWT",
+    "alg none",
+    "HMAC",
+    "private key in jwk",
+    "signed by another key",
+    "htm",
+    "htu another path",
+    "htu another host",
+    "htu with a query",
+    "iat old",
+    "iat ahead",
+    "iat missing",
+    "ath missing",
+    "ath of another token",
+    "jti missing",
+]
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_every_bad_proof_is_refused(issuer: TestAuthorizationServer, case: str) -> None:
+    setup = Setup(issuer)
+    cases = {name: (proofs, description) for name, proofs, description in bad_proofs(setup)}
+    assert sorted(cases) == sorted(BAD)
+    proofs, description = cases[case]
+    refused(setup.decide(proofs), "invalid_dpop_proof", description)
+
+
+def test_a_proof_is_good_once(issuer: TestAuthorizationServer) -> None:
+    setup = Setup(issuer)
+    proof = setup.sign(setup.claims())
+    assert isinstance(setup.decide((proof,)), Principal)
+    refused(setup.decide((proof,)), "invalid_dpop_proof", "used before")
+
+
+def test_the_proof_key_must_be_the_one_the_token_is_bound_to(issuer: TestAuthorizationServer) -> None:
+    setup = Setup(issuer)
+    stranger = DPoPKey.generate("ES256")
+    proof = stranger.proof("POST", RESOURCE, access_token=setup.token)  # a stolen token, the thief's key
+    refused(setup.decide((proof,)), "invalid_dpop_proof", "bound to")
+
+
+def test_bearer_and_dpop_tokens_stay_in_their_schemes(issuer: TestAuthorizationServer) -> None:
+    setup = Setup(issuer)
+    bound_as_bearer = setup.decide((), scheme="Bearer")  # RFC 9449 §7.2: a stolen bound token as Bearer
+    assert isinstance(bound_as_bearer, Denial) and bound_as_bearer.error == "invalid_token"
+    assert "presented as a Bearer token" in bound_as_bearer.description
+    plain = setup.mint(None)
+    assert isinstance(setup.decide((), token=plain, scheme="Bearer"), Principal)  # DPoP offered, not required
+    proof = setup.key.proof("POST", RESOURCE, access_token=plain)
+    unbound = setup.decide((proof,), token=plain)
+    assert isinstance(unbound, Denial) and "not bound to a DPoP key" in unbound.description
+    required = Setup(issuer, required=True)
+    denial = required.decide((), token=required.mint(None), scheme="Bearer")
+    assert isinstance(denial, Denial) and "DPoP-bound tokens only" in denial.description
+    assert schemes(denial.www_authenticate) == ["dpop"] and len(denial.more) == 0
+
+
+def test_nonces(issuer: TestAuthorizationServer) -> None:
+    secret = b"s" * 32
+    setup = Setup(issuer, nonce=True, nonce_secret=secret)
+    denial = refused(setup.decide((setup.sign(setup.claims()),)), "use_dpop_nonce", "nonce")
+    (nonce,) = [v.decode() for k, v in denial.headers() if k == b"dpop-nonce"]
+    assert isinstance(setup.decide((setup.sign(setup.claims(nonce=nonce)),)), Principal)
+    forged = b64(base64.urlsafe_b64decode(nonce + "==")[:8] + b"\x00" * 16)
+    refused(setup.decide((setup.sign(setup.claims(nonce=forged)),)), "use_dpop_nonce", "nonce")
+    stamp = struct.pack(">Q", int(time.time()) - 3600)
+    stale = b64(stamp + hmac.new(secret, stamp, hashlib.sha256).digest()[:16])
+    refused(setup.decide((setup.sign(setup.claims(nonce=stale)),)), "use_dpop_nonce", "nonce")
+    other_worker = Setup(issuer, nonce=True, nonce_secret=secret)  # the same secret: its nonces are good here
+    assert isinstance(setup.decide((setup.sign(setup.claims(nonce=other_worker.proofs.new_nonce())),)), Principal)
+
+
+def test_the_metadata_and_challenges_advertise_dpop(issuer: TestAuthorizationServer) -> None:
+    offered = Setup(issuer).guard
+    assert offered.document()["dpop_signing_alg_values_supported"][0] == "ES256"
+    assert "dpop_bound_access_tokens_required" not in offered.document()
+    assert Setup(issuer, required=True).guard.document()["dpop_bound_access_tokens_required"] is True
+    denial = asyncio.run(offered.check(None, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+    assert isinstance(denial, Denial)
+    values = [v.decode() for k, v in denial.headers() if k == b"www-authenticate"]
+    assert [scheme for scheme, _ in parse_www_authenticate(values)] == ["bearer", "dpop"]
+    assert all("error" not in params for _, params in parse_www_authenticate(values))
+    with pytest.raises(ValueError, match="no 'none', no HMAC"):
+        DPoPProofs(algorithms=("ES256", "HS256"))
+
+
+def test_proofs_over_http_for_each_method(issuer: TestAuthorizationServer) -> None:
+    """Through the transport: the method and the repeated-header rule come from the request."""
+    from tests.auth.protected import served_in_thread
+
+    proofs = DPoPProofs()
+    sock = listening_socket()
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    verifier = JWTVerifier(issuer=issuer.issuer, audience=url, jwks_uri=f"{issuer.issuer}/jwks")
+    app = Notes().asgi_app(auth=ResourceServer(verifier, ProtectedResource(url, (issuer.issuer,)), POLICY, dpop=proofs))
+    key = DPoPKey.generate("ES256")
+    token = issuer.mint({"aud": url, "scope": "mcp:read", "cnf": {"jkt": key.thumbprint}})
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/list",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        },
+    }
+    modern = {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+        "accept": "application/json, text/event-stream",
+    }
+    with served_in_thread(app, sock), httpx.Client(timeout=10) as http:
+        auth = {"authorization": f"DPoP {token}"}
+        ok = http.post(url, json=body, headers={**modern, **auth, "dpop": key.proof("POST", url, access_token=token)})
+        assert ok.status_code == 200, ok.text
+        wrong_method = http.post(
+            url, json=body, headers={**modern, **auth, "dpop": key.proof("GET", url, access_token=token)}
+        )
+        assert wrong_method.status_code == 401 and "htm" in wrong_method.json()["error_description"]
+        twice = [("dpop", key.proof("POST", url, access_token=token)) for _ in range(2)]
+        repeated = http.post(url, json=body, headers=[*modern.items(), *auth.items(), *twice])
+        assert repeated.status_code == 401 and "exactly one" in repeated.json()["error_description"]
+        metadata = http.get(url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")).json()
+        assert metadata["dpop_signing_alg_values_supported"][0] == "ES256"
+
+
+# -- the client's proofs --------------------------------------------------------------------
+
+
+def test_a_client_proof_has_what_rfc_9449_asks() -> None:
+    key = DPoPKey.generate("ES256")
+    proof = key.proof("post", "https://MCP.example.com/mcp?x=1#frag", access_token="tok", nonce="n-1")
+    decoded = jwt.decode(proof, key.key, algorithms=["ES256"])
+    assert decoded.header["typ"] == "dpop+jwt" and decoded.header["alg"] == "ES256"
+    assert "d" not in decoded.header["jwk"] and decoded.header["jwk"]["kty"] == "EC"
+    claims = decoded.claims
+    assert claims["htm"] == "POST" and claims["htu"] == "https://mcp.example.com/mcp"
+    assert claims["ath"] == token_hash("tok") and claims["nonce"] == "n-1"
+    assert abs(claims["iat"] - time.time()) < 5 and len(claims["jti"]) >= 22
+    assert key.proof("POST", "https://x/mcp") != key.proof("POST", "https://x/mcp")  # a new jti each time
+    assert htu("https://x") == "https://x/"
+
+
+def test_the_client_picks_an_algorithm_the_server_lists() -> None:
+    dpop = DPoP()
+    assert dpop.key_for(None).alg == "ES256"  # type: ignore[union-attr]
+    assert dpop.key_for(("RS512", "PS256")).alg == "PS256"  # type: ignore[union-attr]
+    assert dpop.key_for(("none", "HS256")) is None
+    assert dpop.key_for(()) is None
+    rsa = DPoP(RSAKey.generate_key(2048).as_pem(private=True).decode())
+    assert rsa.key_for(("ES256", "RS256")).alg == "RS256"  # type: ignore[union-attr]
+    assert rsa.key_for(("ES256",)) is None
+    for wrong in (ECKey.generate_key("P-256").as_dict(private=False), "not a key", OctKey.generate_key(256).as_dict()):
+        with pytest.raises(ValueError, match="private key"):
+            DPoP(wrong)
+
+
+def test_the_client_retries_a_token_request_once_with_the_nonce() -> None:
+    """Against the test authorization server's nonce: one challenge, one retry, a bound token."""
+    from mcpgen._runtime.client.auth import ServerMetadata
+    from mcpgen._runtime.client.auth.dpop import Prover
+    from mcpgen._runtime.client.auth.grants import ClientCredentials, Registration, Target
+
+    from tests.auth.authorization_server import Client
+
+    for server in serving(dpop=True, dpop_nonce=True):
+        server.add_client(Client("machine", "secret", [], ["client_credentials"], "client_secret_basic", "mcp:read"))
+
+        async def go(server: TestAuthorizationServer = server) -> Any:
+            grant = ClientCredentials(Registration("machine", "secret"))
+            async with httpx.AsyncClient() as http:
+                metadata = ServerMetadata.parse(server.metadata(), server.issuer, server.issuer, False)
+                prover = Prover(DPoP(), DPoPKey.generate("ES256"))
+                target = Target(RESOURCE, RESOURCE, metadata, "mcp:read", prover)
+                return await grant.obtain(http, target, None), prover  # type: ignore[arg-type]
+
+        tokens, prover = asyncio.run(go())
+        assert tokens.token_type == "DPoP" and tokens.dpop_jkt == prover.key.thumbprint
+        assert len(server.seen("/token")) == 2  # the challenge, then the retry
+        assert prover.dpop.nonce(server.issuer) == server.dpop_nonce
