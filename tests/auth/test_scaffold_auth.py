@@ -1,7 +1,7 @@
 """``mcp-codegen scaffold NAME --auth``: a server whose HTTP side is an OAuth 2.1 protected resource.
 
 The project's own tests (``tests/test_auth.py``: a key and a JWKS of their own, the server over
-HTTP with its settings in the environment; metadata, 401, refused tokens, 403, a good call) pass
+HTTP with its settings in the environment; metadata, 401, refused tokens, 403, a good call, DPoP) pass
 in both eras, with the runtime from ``mcpgen`` and vendored; the project is ``mypy --strict``
 clean; without its settings the HTTP server refuses to start, in one sentence.
 """
@@ -47,7 +47,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_protected_scaffold_passes_its_own_tests(project: Path) -> None:
     done = project_tests(project)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "9 passed" in done.stdout  # 7 over HTTP with tokens, stdio, ruff
+    assert "10 passed" in done.stdout  # 8 over HTTP with tokens (one with DPoP), stdio, ruff
 
 
 def test_the_protected_scaffold_is_typed_strictly(project: Path, mypy_cache: list[str]) -> None:
@@ -80,6 +80,14 @@ def test_without_its_settings_the_http_server_does_not_start(
     with entry_point(project, "notes") as serve, pytest.raises(SystemExit) as exited:
         serve(["--http", "--port", "1"])
     assert exited.value.code == 2 and "MCP_AUTH_RESOURCE is not an http(s) URL" in capsys.readouterr().err
+    monkeypatch.setenv("MCP_AUTH_RESOURCE", "https://mcp.example.com/mcp")
+    monkeypatch.setenv("MCP_AUTH_DPOP", "yes")
+    with entry_point(project, "notes") as serve, pytest.raises(SystemExit) as exited:
+        serve(["--http", "--port", "1"])
+    assert (
+        exited.value.code == 2
+        and "MCP_AUTH_DPOP is one of off, offered, required, not 'yes'" in capsys.readouterr().err
+    )
 
 
 def test_a_legacy_protected_scaffold_with_a_vendored_runtime(tmp_path: Path) -> None:
@@ -94,4 +102,4 @@ def test_a_legacy_protected_scaffold_with_a_vendored_runtime(tmp_path: Path) -> 
     )
     done = project_tests(root)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "9 passed" in done.stdout  # the legacy conversation: initialize with the token, then the call
+    assert "10 passed" in done.stdout  # the legacy conversation: initialize with the token, then the call

@@ -398,7 +398,7 @@ def scaffold(name: str, version: str | None, directory: Path, vendor_runtime: bo
     package NAME_mcp/ (generator-owned), a server module with typed handlers to fill in, a test
     and a README. With --auth, its auth.py makes the HTTP server an OAuth 2.1 protected
     resource, configured by MCP_AUTH_ISSUER, MCP_AUTH_RESOURCE, MCP_AUTH_JWKS_URL and
-    MCP_AUTH_SCOPES, with a test of its own.
+    MCP_AUTH_SCOPES (and MCP_AUTH_DPOP: off, offered or required), with a test of its own.
 
     \b
     Examples:
