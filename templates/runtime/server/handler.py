@@ -10,15 +10,18 @@ registry; the server serves that revision and every older one in the registry.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from ..codec import Revision
 from ..versions import VersionRegistry
 from .router import Router
 from .runners import run_http, run_stdio
-from .services import Limits, ResourceServer
+from .services import Limits
 from .services.request_state import DEFAULT_TTL
-from .transports.asgi import HttpApp
+
+if TYPE_CHECKING:
+    from .services.auth import ResourceServer
+    from .transports.asgi import HttpApp
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -121,6 +124,8 @@ class HandlerBase:
         """Streamable HTTP as an ASGI app (see ``HttpApp`` for the options; ``auth`` defaults
         to the server's; ``limits`` apply)."""
         options.setdefault("auth", self.auth)
+        from .transports.asgi import HttpApp  # not on the stdio path
+
         return HttpApp(self.router, **options)
 
     def run_http(self, host: str = "127.0.0.1", port: int = 8000, *, workers: int = 1, **options: Any) -> None:

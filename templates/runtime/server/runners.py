@@ -36,11 +36,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 from .router import Router
 from .services import Limits
-from .transports.asgi import HttpApp
 from .transports.stdio import READ_CHUNK, serve
 
 if TYPE_CHECKING:
     import uvicorn
+
+    from .transports.asgi import HttpApp
 
 
 class Coalescer:
@@ -314,6 +315,8 @@ def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, worke
             check_reachable(router.redis_url)
         except SharedStateUnavailable as exc:
             refuse(str(exc))
+    from .transports.asgi import HttpApp  # not on the stdio path
+
     config = uvicorn_config(HttpApp(router, **options), host, port)
     if workers == 1:
         serve_uvicorn(router, config)

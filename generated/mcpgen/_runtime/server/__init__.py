@@ -21,10 +21,15 @@ Subclass a generated ``<package>.vYYYY_MM_DD.server.Server`` and call ``run_stdi
 ``run_http()`` or ``asgi_app()`` on an instance.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .handler import HandlerBase, unimplemented
 from .kernel import Application, Kernel, Reply
 from .router import Connection, Router
-from .services import Context, Limits, Principal, RequestStateSealer, ResourceServer, Services
+from .services import Context, Limits, RequestStateSealer, Services
+
+if TYPE_CHECKING:
+    from .services.auth import Principal, ResourceServer
 
 __all__ = [
     "Application",
@@ -41,3 +46,13 @@ __all__ = [
     "Services",
     "unimplemented",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``Principal`` and ``ResourceServer``, imported on first use: a server that is not
+    protected never loads ``services.auth`` (its dataclasses cost milliseconds at start)."""
+    if name in ("Principal", "ResourceServer"):
+        from .services import auth
+
+        return getattr(auth, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .auth import Principal, ResourceServer
 from .bus import Change, MemoryBus, SubscriptionBus
 from .context import LOG_LEVELS, Context, Send
 from .event_store import EventStore, MemoryEventStore
@@ -29,6 +28,9 @@ from .limits import Limits
 from .request_state import RequestStateSealer
 from .session_store import MemorySessionStore, Session, SessionLimitReached, SessionStore, SharedStateUnavailable
 from .subscriptions import Listener, Subscriber, Subscriptions
+
+if TYPE_CHECKING:
+    from .auth import Principal, ResourceServer
 
 
 @dataclass
@@ -127,3 +129,13 @@ __all__ = [
     "SubscriptionBus",
     "Subscriptions",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``Principal`` and ``ResourceServer``, imported on first use: a server that is not
+    protected never loads ``services.auth`` (its dataclasses cost milliseconds at start)."""
+    if name in ("Principal", "ResourceServer"):
+        from . import auth
+
+        return getattr(auth, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

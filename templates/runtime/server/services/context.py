@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from pydantic import MISSING, BaseModel
 
 from ...jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError, dumps, notification_envelope
-from .auth import Principal
 from .inputs import (
     Direct,
     Elicitation,
@@ -22,6 +21,9 @@ from .inputs import (
     sampled,
     sampling_params,
 )
+
+if TYPE_CHECKING:
+    from .auth import Principal
 
 M = TypeVar("M", bound=BaseModel)
 

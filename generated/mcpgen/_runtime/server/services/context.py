@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from pydantic import MISSING, BaseModel
 
@@ -14,7 +14,6 @@ from ...jsonrpc import (
     dumps,
     notification_envelope,
 )
-from .auth import Principal
 from .inputs import (
     Direct,
     Elicitation,
@@ -28,6 +27,9 @@ from .inputs import (
     sampled,
     sampling_params,
 )
+
+if TYPE_CHECKING:
+    from .auth import Principal
 
 M = TypeVar("M", bound=BaseModel)
 
