@@ -11,7 +11,8 @@ request naming another resource is refused with ``invalid_target``). With ``dpop
 binds tokens to the key of the DPoP proof a token request carries (RFC 9449 §5, checked here
 with joserfc, independently of the runtime's checker): ``cnf.jkt`` in the JWT and in
 introspection, ``token_type: DPoP``, refresh only with the same key; ``dpop_nonce=True``
-demands its nonce first (``use_dpop_nonce``, §8).
+demands its nonce first (``use_dpop_nonce``, §8); ``dpop_bearer=True`` binds only the refresh
+token and issues Bearer access tokens (what §5 allows for a public client).
 
 Every request is recorded in ``requests`` so tests can assert what the client sent.
 """
@@ -178,8 +179,10 @@ class TestAuthorizationServer:
         registration: bool = True,
         dpop: bool = False,
         dpop_nonce: bool = False,
+        dpop_bearer: bool = False,
     ) -> None:
         self.dpop = dpop
+        self.dpop_bearer = dpop_bearer
         self.dpop_nonce = generate_token(16) if dpop_nonce else None
         self.scopes = scopes
         self.access_ttl = access_ttl
@@ -214,7 +217,7 @@ class TestAuthorizationServer:
             def get_extra_claims(
                 self, client: Client, grant_type: str, user: User | None, scope: str
             ) -> dict[str, Any]:
-                return {"cnf": {"jkt": g.jkt}} if g.jkt else {}
+                return {"cnf": {"jkt": g.jkt}} if g.jkt and not outer.dpop_bearer else {}
 
         generator = Generator(self.issuer, refresh_token_generator=refresh_token, expires_generator=self._expires_in)
         self.oauth.register_token_generator("default", generator)
@@ -378,7 +381,7 @@ class TestAuthorizationServer:
                     error="invalid_grant", error_description="refresh with the key the token is bound to"
                 ), 400
             response = server.create_token_response()
-            if g.jkt is not None and response.status_code == 200:
+            if g.jkt is not None and response.status_code == 200 and not outer.dpop_bearer:
                 answer = response.get_json()
                 answer["token_type"] = "DPoP"
                 response.set_data(json.dumps(answer))
@@ -530,8 +533,8 @@ class Introspection(IntrospectionEndpoint):  # type: ignore[misc]
             "iss": self.store.issuer,
             "exp": int(token.issued_at + token.expires_in),
             "iat": int(token.issued_at),
-            "token_type": "DPoP" if token.jkt else "Bearer",
-            **({"cnf": {"jkt": token.jkt}} if token.jkt else {}),
+            "token_type": "DPoP" if token.jkt and not self.store.dpop_bearer else "Bearer",
+            **({"cnf": {"jkt": token.jkt}} if token.jkt and not self.store.dpop_bearer else {}),
         }
 
 

@@ -178,6 +178,46 @@ def test_a_bound_token_is_refreshed_with_the_same_key(tmp_path: Any) -> None:
         assert len(set(keys)) == 2  # the given key (code, then refresh), then the new one
 
 
+def test_a_bearer_token_whose_refresh_token_is_bound_refreshes_with_the_key() -> None:
+    """RFC 9449 §5: a server may issue a Bearer access token to a public client and still bind
+    its refresh token to the proof's key; the refresh then proves that key."""
+
+    async def go(server: TestAuthorizationServer) -> list[Principal]:
+        async with endpoint(server, DPoPProofs()) as (url, _, notes):
+            auth = OAuth(LoopbackRedirect(open_browser=browse))
+            async with await connect(url, auth=auth, cache=None) as client:
+                await call(client, "read_notes")
+                (tokens,) = [t for t in auth._tokens.values() if t is not None]
+                assert tokens.token_type == "Bearer" and tokens.dpop_jkt is not None
+                tokens.expires_at = time.time() - 60  # an hour later
+                await call(client, "read_notes")
+            return notes.principals()
+
+    for server in serving(dpop=True, dpop_bearer=True):
+        principals = asyncio.run(go(server))
+        grants = [t["grant_type"] for t in server.seen("/token")]
+        assert grants == ["authorization_code", "refresh_token"]
+        assert all("dpop" in t for t in server.seen("/token"))  # the AS refuses a refresh without the key
+    assert len(principals) >= 2 and all(bound_key(p.claims) is None for p in principals)
+
+
+def test_a_server_that_never_takes_a_nonce_ends_in_an_error_not_a_loop() -> None:
+    """Every nonce refused (a misconfigured fleet: workers that do not share the nonce secret)."""
+
+    async def go(server: TestAuthorizationServer) -> Observed:
+        async with endpoint(server, DPoPProofs(required=True, nonce=True, nonce_seconds=-3600)) as (url, observed, _):
+            auth = OAuth(LoopbackRedirect(open_browser=browse))
+            with pytest.raises(AuthorizationError, match="keeps refusing this client's DPoP nonces"):
+                async with await connect(url, auth=auth, cache=None) as client:
+                    await call(client, "read_notes")
+            return observed
+
+    for server in serving(dpop=True):
+        observed = asyncio.run(go(server))
+    nonce_refusals = [r for r in observed.refused() if "use_dpop_nonce" in (r.www_authenticate or "")]
+    assert 1 <= len(nonce_refusals) <= 2
+
+
 def test_bearer_tokens_where_the_resource_server_offers_no_dpop() -> None:
     """An authorization server able to bind is not enough: the MCP server must offer DPoP."""
 
@@ -290,6 +330,29 @@ def test_a_good_proof_is_accepted(issuer: TestAuthorizationServer) -> None:
     assert isinstance(principal, Principal) and bound_key(principal.claims) == setup.key.thumbprint
     again = setup.decide((setup.key.proof("POST", RESOURCE, access_token=setup.token),))
     assert isinstance(again, Principal)  # a fresh proof for the same token
+    spelled = setup.sign(setup.claims(), {"typ": "application/DPoP+JWT"})  # RFC 7515 §4.1.9
+    assert isinstance(setup.decide((spelled,)), Principal)
+    port = setup.sign(setup.claims(htu="HTTPS://MCP.example.com:443/mcp"))  # the default port, any case
+    assert isinstance(setup.decide((port,)), Principal)
+
+
+def test_htu_is_the_endpoint_even_where_the_resource_names_the_server(issuer: TestAuthorizationServer) -> None:
+    """A resource may be less specific than the endpoint (``https://host`` for ``/mcp``): the
+    proof names the URL the request went to, which is the resource's host and the app's path."""
+    proofs = DPoPProofs()
+    verifier = JWTVerifier(issuer=issuer.issuer, audience="https://mcp.example.com", jwks_uri=f"{issuer.issuer}/jwks")
+    guard = ResourceServer(verifier, ProtectedResource("https://mcp.example.com", (issuer.issuer,)), dpop=proofs)
+    key = DPoPKey.generate("ES256")
+    token = issuer.mint({"aud": "https://mcp.example.com", "cnf": {"jkt": key.thumbprint}})
+
+    def decide(url: str, path: str | None = "/mcp") -> Principal | Denial:
+        proof = key.proof("POST", url, access_token=token)
+        return asyncio.run(guard.check(f"DPoP {token}", None, method="POST", path=path, dpop=(proof,)))
+
+    assert isinstance(decide("https://mcp.example.com/mcp"), Principal)
+    assert isinstance(decide("https://mcp.example.com"), Principal)  # the resource itself
+    assert isinstance(decide("https://evil.example.com/mcp"), Denial)  # never the Host a client names
+    assert isinstance(decide("https://mcp.example.com/other"), Denial)
 
 
 def bad_proofs(setup: Setup) -> list[tuple[str, tuple[str, ...], str]]:
@@ -328,6 +391,9 @@ def bad_proofs(setup: Setup) -> list[tuple[str, tuple[str, ...], str]]:
         ("ath missing", (setup.sign(setup.claims(ath=None)),), "ath"),
         ("ath of another token", (setup.sign(setup.claims(ath=token_hash("another"))),), "ath"),
         ("jti missing", (setup.sign(setup.claims(jti=None)),), "jti"),
+        ("htu port out of range", (setup.sign(setup.claims(htu="https://mcp.example.com:99999/mcp")),), "htu"),
+        ("htu unclosed IPv6 bracket", (setup.sign(setup.claims(htu="https://[::1/mcp")),), "htu"),
+        ("iat beyond any float", (setup.sign(setup.claims(iat=10**400)),), "iat"),
     ]
 
 
@@ -351,6 +417,9 @@ BAD = [
     "ath missing",
     "ath of another token",
     "jti missing",
+    "htu port out of range",
+    "htu unclosed IPv6 bracket",
+    "iat beyond any float",
 ]
 
 
@@ -375,6 +444,15 @@ def test_the_proof_key_must_be_the_one_the_token_is_bound_to(issuer: TestAuthori
     stranger = DPoPKey.generate("ES256")
     proof = stranger.proof("POST", RESOURCE, access_token=setup.token)  # a stolen token, the thief's key
     refused(setup.decide((proof,)), "invalid_dpop_proof", "bound to")
+
+
+def test_a_bound_token_as_bearer_is_refused_even_where_dpop_is_off(issuer: TestAuthorizationServer) -> None:
+    setup = Setup(issuer)
+    plain = ResourceServer(setup.guard.verifier, setup.guard.metadata, POLICY)  # no dpop=
+    refused = asyncio.run(plain.check(f"Bearer {setup.token}", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+    assert isinstance(refused, Denial) and refused.error == "invalid_token"
+    assert "presented as a Bearer token" in refused.description
+    assert isinstance(asyncio.run(plain.check(f"Bearer {setup.mint(None)}", None)), Principal)
 
 
 def test_bearer_and_dpop_tokens_stay_in_their_schemes(issuer: TestAuthorizationServer) -> None:
@@ -479,6 +557,8 @@ def test_a_client_proof_has_what_rfc_9449_asks() -> None:
     assert abs(claims["iat"] - time.time()) < 5 and len(claims["jti"]) >= 22
     assert key.proof("POST", "https://x/mcp") != key.proof("POST", "https://x/mcp")  # a new jti each time
     assert htu("https://x") == "https://x/"
+    assert htu("https://user:secret@Host.example:443/mcp?q") == "https://host.example/mcp"  # no password in proofs
+    assert htu("http://[::1]:8080/mcp") == "http://[::1]:8080/mcp"
 
 
 def test_the_client_picks_an_algorithm_the_server_lists() -> None:
@@ -487,9 +567,32 @@ def test_the_client_picks_an_algorithm_the_server_lists() -> None:
     assert dpop.key_for(("RS512", "PS256")).alg == "PS256"  # type: ignore[union-attr]
     assert dpop.key_for(("none", "HS256")) is None
     assert dpop.key_for(()) is None
-    rsa = DPoP(RSAKey.generate_key(2048).as_pem(private=True).decode())
-    assert rsa.key_for(("ES256", "RS256")).alg == "RS256"  # type: ignore[union-attr]
+    assert dpop.key_for(("ES256", "ES384"), ("ES384",)).alg == "ES384"  # type: ignore[union-attr]  # both servers'
+    assert dpop.key_for(None, ("ES512",)).alg == "ES512"  # type: ignore[union-attr]
+    pem = RSAKey.generate_key(2048).as_pem(private=True).decode()
+    rsa = DPoP(pem)
+    bound = rsa.key_for(("ES256", "RS256"))
+    assert bound is not None and bound.alg == "RS256"
     assert rsa.key_for(("ES256",)) is None
+    restarted = DPoP(pem)  # PS256 and RS256 share the key's thumbprint: the token records which
+    assert restarted.holding(bound.thumbprint, "RS256").alg == "RS256"  # type: ignore[union-attr]
+    assert restarted.holding(bound.thumbprint, "ES256") is None
+    assert DPoP().holding(bound.thumbprint) is None
+
+
+def test_a_given_jwk_proves_with_its_public_members_only(issuer: TestAuthorizationServer) -> None:
+    """A private JWK with ``key_ops``, ``kid`` and ``alg``: the proof's ``jwk`` carries only the
+    public key (a verifier honouring ``key_ops: [sign]`` would refuse it), and ``alg`` is obeyed."""
+    jwk = {**ECKey.generate_key("P-256").as_dict(private=True), "key_ops": ["sign"], "kid": "k1", "alg": "ES256"}
+    dpop = DPoP(jwk)
+    key = dpop.key_for(("ES256", "PS256"))
+    assert key is not None and sorted(key.public_jwk) == ["crv", "kty", "x", "y"]
+    setup = Setup(issuer)
+    token = setup.mint(key.thumbprint)
+    assert isinstance(setup.decide((key.proof("POST", RESOURCE, access_token=token),), token=token), Principal)
+    rsa = {**RSAKey.generate_key(2048).as_dict(private=True), "alg": "RS256"}
+    assert DPoP(rsa).key_for(("PS256", "RS256")).alg == "RS256"  # type: ignore[union-attr]
+    assert DPoP(rsa).key_for(("PS256",)) is None
     for wrong in (ECKey.generate_key("P-256").as_dict(private=False), "not a key", OctKey.generate_key(256).as_dict()):
         with pytest.raises(ValueError, match="private key"):
             DPoP(wrong)
@@ -517,4 +620,5 @@ def test_the_client_retries_a_token_request_once_with_the_nonce() -> None:
         tokens, prover = asyncio.run(go())
         assert tokens.token_type == "DPoP" and tokens.dpop_jkt == prover.key.thumbprint
         assert len(server.seen("/token")) == 2  # the challenge, then the retry
-        assert prover.dpop.nonce(server.issuer) == server.dpop_nonce
+        assert prover.dpop.nonce(f"{server.issuer}/token") == server.dpop_nonce
+        assert prover.dpop.nonce(f"{server.issuer}/mcp") is None  # nonces are per endpoint

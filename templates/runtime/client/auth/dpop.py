@@ -6,14 +6,16 @@ to the key's thumbprint and says ``token_type: DPoP``. Every request to the MCP 
 ``Authorization: DPoP <token>`` and a fresh proof for that request: ``htm`` and ``htu`` (the
 method and URL, without query or fragment), ``ath`` (the token's SHA-256) and a new ``jti``.
 A server that wants a nonce answers ``use_dpop_nonce`` with a ``DPoP-Nonce`` header (400 from
-the token endpoint, 401 from the MCP server); the request is sent again once with it, and
-later proofs to that origin carry the latest nonce a response gave (RFC 9449 §8, §9).
+the token endpoint, 401 from the MCP server); the request is sent again with it, and later
+proofs to that endpoint carry the latest nonce a response gave (RFC 9449 §8, §9).
 
-Keys are asymmetric only (never ``none`` or a MAC): ES256 unless the authorization server lists
-others, then the first of ES256, ES384, ES512, PS256, RS256 it lists. A key given to ``DPoP``
-(PEM or JWK, private) is used for every algorithm its type signs; its tokens survive a restart
-of the client when the token store keeps them. Without one, keys live as long as the
-``DPoP`` object, and tokens bound to a key it no longer holds are discarded, not presented.
+Keys are asymmetric only (never ``none`` or a MAC): the first of ES256, ES384, ES512, PS256,
+RS256 that both servers accept (each list, when given). A key given to ``DPoP`` (PEM or JWK,
+private) is used for every algorithm its type signs (only its ``alg``, when a JWK names one);
+its tokens survive a restart of the client when the token store keeps them (with the algorithm:
+an RSA key has one thumbprint for two). Without one, keys live as long as the ``DPoP`` object,
+and tokens bound to a key it no longer holds are discarded, not presented. A proof's ``jwk``
+carries the public key's members and nothing else.
 
 Signing is joserfc's.
 """
@@ -37,18 +39,23 @@ ALGORITHMS = ("ES256", "ES384", "ES512", "PS256", "RS256")
 """The proof algorithms this client signs with, in order of preference."""
 _CURVES = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521"}
 USE_DPOP_NONCE = "use_dpop_nonce"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_PUBLIC = {"EC": ("kty", "crv", "x", "y"), "RSA": ("kty", "n", "e")}
+"""The members a proof's ``jwk`` carries: the public key and nothing else (no ``key_ops``,
+``alg`` or ``kid`` a verifier could trip on)."""
 
 
 def htu(url: str | httpx.URL) -> str:
-    """A proof's ``htu``: the request URL without query and fragment (RFC 9449 §4.2)."""
+    """A proof's ``htu``: the request URL without query and fragment (RFC 9449 §4.2), nor user
+    information, nor a default port (RFC 3986 §6.2.3)."""
     parts = urlsplit(str(url))
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", "", ""))
-
-
-def origin(url: str | httpx.URL) -> str:
-    """The server a nonce belongs to: scheme, host and port."""
-    parts = urlsplit(str(url))
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    port = parts.port
+    netloc = host if port is None or port == _DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
+    return urlunsplit((scheme, netloc, parts.path or "/", "", ""))
 
 
 def token_hash(access_token: str) -> str:
@@ -85,7 +92,8 @@ class DPoPKey:
         if alg not in self.signs():
             raise ValueError(f"a {key.key_type} key does not sign {alg}")
         self.alg = alg
-        self.public_jwk: dict[str, Any] = dict(key.as_dict(private=False))
+        public = key.as_dict(private=False)
+        self.public_jwk: dict[str, Any] = {name: public[name] for name in _PUBLIC[key.key_type]}
         self.thumbprint: str = key.thumbprint()
         """``jkt``: the key's RFC 7638 SHA-256 thumbprint, which a bound token's ``cnf`` names."""
 
@@ -137,21 +145,25 @@ class DPoP:
     def __init__(self, key: str | Mapping[str, Any] | None = None) -> None:
         self._keys: dict[str, DPoPKey] = {}
         self._given: Any = None
+        self._given_alg: Any = None
         if key is not None:
             self._given = private_key(key)
+            self._given_alg = key.get("alg") if isinstance(key, Mapping) else None  # a JWK may name its one alg
         self._nonces: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"DPoP(keys={sorted(self._keys.values(), key=repr)!r})"
 
-    def key_for(self, algs_supported: tuple[str, ...] | None) -> DPoPKey | None:
-        """The key to bind a new token with at a server listing ``algs_supported`` (None: it
-        does not say, and ES256 is tried); None when this client signs none of them.
+    def key_for(self, *lists: tuple[str, ...] | None) -> DPoPKey | None:
+        """The key to bind a new token with, signing with an algorithm every list names (the
+        authorization server's, the MCP server's; None: that server does not say); None when
+        this client signs none of them.
         """
-        for alg in ALGORITHMS if algs_supported is None else [a for a in ALGORITHMS if a in algs_supported]:
-            key = self._key(alg)
-            if key is not None:
-                return key
+        for alg in ALGORITHMS:
+            if all(algs is None or alg in algs for algs in lists):
+                key = self._key(alg)
+                if key is not None:
+                    return key
         return None
 
     def _key(self, alg: str) -> DPoPKey | None:
@@ -159,6 +171,8 @@ class DPoP:
             return self._keys[alg]
         if self._given is None:
             key = DPoPKey.generate(alg)
+        elif self._given_alg is not None and self._given_alg != alg:
+            return None
         else:
             try:
                 key = DPoPKey(self._given, alg)
@@ -167,29 +181,29 @@ class DPoP:
         self._keys[alg] = key
         return key
 
-    def holding(self, thumbprint: str | None) -> DPoPKey | None:
-        """The key with this thumbprint, when this client still holds it."""
+    def holding(self, thumbprint: str | None, alg: str | None = None) -> DPoPKey | None:
+        """The key with this thumbprint, signing with ``alg`` (None: any), when this client
+        still holds it (an RSA key has one thumbprint for PS256 and RS256)."""
         if thumbprint is None:
             return None
-        for key in self._keys.values():
-            if key.thumbprint == thumbprint:
+        for name in ALGORITHMS if alg is None else (alg,):
+            key = self._keys.get(name)
+            if key is None and self._given is not None and name in ALGORITHMS:
+                key = self._key(name)
+            if key is not None and key.thumbprint == thumbprint:
                 return key
-        if self._given is not None:
-            for alg in ALGORITHMS:
-                given = self._key(alg)
-                if given is not None and given.thumbprint == thumbprint:
-                    return given
         return None
 
     def nonce(self, url: str | httpx.URL) -> str | None:
-        """The latest nonce the server at ``url`` gave, if any."""
-        return self._nonces.get(origin(url))
+        """The latest nonce the server at ``url`` gave, if any (kept per endpoint: an MCP server
+        and its authorization server often share an origin, and each has its own nonces)."""
+        return self._nonces.get(htu(url))
 
     def remember(self, url: str | httpx.URL, response: httpx.Response) -> str | None:
         """Keep the ``DPoP-Nonce`` a response carries; returns it (None when it carries none)."""
         nonce: str | None = response.headers.get("dpop-nonce")
         if nonce:
-            self._nonces[origin(url)] = nonce
+            self._nonces[htu(url)] = nonce
             return nonce
         return None
 

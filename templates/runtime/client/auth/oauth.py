@@ -20,7 +20,7 @@ MCP server offers the ``DPoP`` scheme (in its challenge, or its resource metadat
 algorithms or requires bound tokens) and the authorization server lists an algorithm this
 client signs with, or when the MCP server offers nothing else. Bound tokens go out as
 ``Authorization: DPoP`` with a fresh proof per request; a ``use_dpop_nonce`` challenge is
-answered once with the server's nonce (``dpop.DPoP``). ``dpop=True`` asks for bound tokens from
+answered with the server's nonce, at most twice per request (``dpop.DPoP``). ``dpop=True`` asks for bound tokens from
 every authorization server that may issue them, ``dpop=False`` never.
 
 Authorization runs one at a time (a lock): requests that meet a 401 while another one is
@@ -200,7 +200,7 @@ class OAuth(httpx.Auth):
         server = canonical_resource(str(request.url))
         tokens = await self._usable_tokens(server)
         asked: set[frozenset[str]] = set()
-        nonces: set[str] = set()
+        nonces: set[str] = set()  # the nonces this request was retried with
         while True:
             prover = self._present(request, tokens)
             response = yield request
@@ -208,7 +208,12 @@ class OAuth(httpx.Auth):
             challenge = Challenge.of(response, "dpop" if prover is not None else "bearer")
             if challenge is None:
                 return
-            if challenge.error == USE_DPOP_NONCE and nonce is not None and nonce not in nonces:
+            if challenge.error == USE_DPOP_NONCE and prover is not None:
+                if nonce is None or nonce in nonces or len(nonces) >= 2:
+                    raise AuthorizationError(
+                        f"{server} keeps refusing this client's DPoP nonces"
+                        + (f" ({len(nonces)} tried)" if nonces else " and gives none")
+                    )
                 nonces.add(nonce)  # RFC 9449 §9: again, with the nonce the server just gave
                 continue
             try:
@@ -233,9 +238,11 @@ class OAuth(httpx.Auth):
 
     def _prover_of(self, tokens: Tokens) -> Prover | None:
         """The prover of a DPoP token's key (None for a Bearer token)."""
-        if tokens.token_type != "DPoP":
-            return None
-        key = self._dpop.holding(tokens.dpop_jkt)
+        return self._refresh_prover(tokens) if tokens.token_type == "DPoP" else None
+
+    def _refresh_prover(self, tokens: Tokens) -> Prover | None:
+        """The prover of the key the tokens were got with, when there was one and it is still held."""
+        key = self._dpop.holding(tokens.dpop_jkt, tokens.dpop_alg)
         return Prover(self._dpop, key) if key is not None else None
 
     def _prover_for(
@@ -250,11 +257,16 @@ class OAuth(httpx.Auth):
         algs = metadata.dpop_signing_alg_values_supported
         if not (required or (algs and (offered or self.dpop))):
             return None
-        key = self._dpop.key_for(algs)
+        # the MCP server's own list, from its metadata or its challenge's algs (RFC 9449 §7.1)
+        listed = document.get("dpop_signing_alg_values_supported")
+        theirs = challenge.params.get("algs", "").split() if challenge.dpop else []
+        accepted = tuple(listed) if isinstance(listed, list) and listed else tuple(theirs) or None
+        key = self._dpop.key_for(algs, accepted)
         if key is None and required:
             raise AuthorizationError(
-                f"{resource} requires DPoP-bound tokens, and {metadata.issuer} "
-                f"accepts proofs signed with {', '.join(algs or ())} only: this client signs none of them"
+                f"{resource} requires DPoP-bound tokens, and no proof algorithm this client signs with is "
+                f"accepted by both it ({', '.join(accepted or ('any',))}) and {metadata.issuer} "
+                f"({', '.join(algs or ('any',))})"
             )
         return Prover(self._dpop, key) if key is not None else None
 
@@ -299,7 +311,7 @@ class OAuth(httpx.Auth):
                     metadata = await self._server_metadata(http, tokens.issuer)
                 except AuthorizationError:
                     return tokens
-                refreshed = await self.grant.refresh(http, tokens, metadata, self.store, self._prover_of(tokens))
+                refreshed = await self.grant.refresh(http, tokens, metadata, self.store, self._refresh_prover(tokens))
             if refreshed is None:
                 return tokens
             log.info("refreshed the access token for %s at %s", server, tokens.issuer)
@@ -358,7 +370,7 @@ class OAuth(httpx.Auth):
                     and REFRESHED not in asked
                 ):  # the token was refused, not its scope: a refresh may do (once per request)
                     asked.add(REFRESHED)
-                    refreshed = await self.grant.refresh(http, sent, metadata, self.store, self._prover_of(sent))
+                    refreshed = await self.grant.refresh(http, sent, metadata, self.store, self._refresh_prover(sent))
                     if refreshed is not None:
                         log.info("refreshed the access token for %s at %s", server, issuer)
                         return await self._keep(server, refreshed)

@@ -305,9 +305,10 @@ class ResourceServer:
     scopes (what any request needs), if any.
 
     ``dpop`` (a ``dpop.DPoPProofs``) takes DPoP-bound tokens too, each request with its proof
-    (the document then lists the proof algorithms, and says when bound tokens are required);
-    a DPoP-bound token presented as Bearer is refused. Challenges offer ``Bearer`` and
-    ``DPoP``, or ``DPoP`` alone when it is required; the error goes on the scheme the request used.
+    (the document then lists the proof algorithms, and says when bound tokens are required).
+    A DPoP-bound token (``cnf.jkt``) presented as Bearer is refused, with or without ``dpop``.
+    Challenges offer ``Bearer`` and ``DPoP``, or ``DPoP`` alone when it is required; the error
+    goes on the scheme the request used.
     """
 
     def __init__(
@@ -342,6 +343,17 @@ class ResourceServer:
             if self.dpop.required:
                 doc["dpop_bound_access_tokens_required"] = True
         return doc
+
+    def request_uris(self, path: str | None) -> tuple[str, ...]:
+        """The names of the URI a request to ``path`` was sent to: the resource, and its scheme
+        and host (this server's public address; never the ``Host`` header) with ``path`` (a
+        resource may name the server rather than its endpoint; an app mounted under a prefix
+        sees a shorter path than the resource's)."""
+        resource = self.metadata.resource
+        if path is None:
+            return (resource,)
+        parts = urlsplit(resource)
+        return (resource, f"{parts.scheme}://{parts.netloc}{path}")
 
     def deny(
         self,
@@ -384,11 +396,18 @@ class ResourceServer:
         return Denial(status, challenges[0], error, description, tuple(more))
 
     async def check(
-        self, authorization: str | None, message: Any = None, *, method: str = "POST", dpop: Sequence[str] = ()
+        self,
+        authorization: str | None,
+        message: Any = None,
+        *,
+        method: str = "POST",
+        path: str | None = None,
+        dpop: Sequence[str] = (),
     ) -> Principal | Denial:
         """``authorization``: the request's ``Authorization`` header (None when absent);
         ``message``: its parsed JSON-RPC body (None for a GET or DELETE, or an unreadable body);
-        ``method``: the HTTP method; ``dpop``: the values of its ``DPoP`` headers."""
+        ``method`` and ``path``: the HTTP method and the path the request was sent to (None: the
+        resource's own); ``dpop``: the values of its ``DPoP`` headers."""
         required = self.scopes.for_message(message)
         if authorization is None:
             return self.deny(401, None, "authorization required", required)
@@ -406,14 +425,14 @@ class ResourceServer:
         except VerifierUnavailable:
             return Denial(503, None, "temporarily_unavailable", "the token cannot be verified right now")
         jkt = bound_key(principal.claims)
-        if scheme == "bearer" and jkt is not None and proofs is not None:  # RFC 9449 §7.2
+        if scheme == "bearer" and jkt is not None:  # RFC 9449 §7.2; without DPoP too: it would undo the binding
             return self.deny(401, "invalid_token", "a DPoP-bound token presented as a Bearer token", required)
         if scheme == "dpop":
             assert proofs is not None
             if jkt is None:
                 return self.deny(401, "invalid_token", "the token is not bound to a DPoP key", required, scheme=scheme)
             try:
-                proofs.check(dpop, method=method, uri=self.metadata.resource, access_token=token, jkt=jkt)
+                proofs.check(dpop, method=method, uri=self.request_uris(path), access_token=token, jkt=jkt)
             except ProofError as exc:
                 nonce = exc.error == "use_dpop_nonce"
                 return self.deny(401, exc.error, str(exc), required, scheme=scheme, nonce=nonce)

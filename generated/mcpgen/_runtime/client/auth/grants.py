@@ -583,8 +583,9 @@ def tokens_from(
     dpop: Prover | None = None,
 ) -> Tokens:
     """A token response as ``Tokens``: a refresh token or scope the response leaves out is
-    carried over from ``previous`` (the server did not rotate it) or the request. A DPoP
-    token records the thumbprint of the key it is bound to (``dpop``'s).
+    carried over from ``previous`` (the server did not rotate it) or the request. Tokens got
+    with a proof (``dpop``) record its key: a DPoP access token is bound to it, and a public
+    client's refresh token may be even when the server issues a Bearer access token (RFC 9449 §5).
     """
     try:
         lifetime: float | None = float(answer["expires_in"])
@@ -598,7 +599,8 @@ def tokens_from(
         issuer=issuer,
         resource=resource,
         token_type="DPoP" if bound else "Bearer",
-        dpop_jkt=dpop.key.thumbprint if bound and dpop is not None else None,
+        dpop_jkt=dpop.key.thumbprint if dpop is not None else None,
+        dpop_alg=dpop.key.alg if dpop is not None else None,
         refresh_token=refresh
         if isinstance(refresh, str)
         else (previous.refresh_token if previous else None),

@@ -40,7 +40,10 @@ class Tokens:
     scope: str | None = None
     """The scopes granted (as the token response says, else as requested)."""
     dpop_jkt: str | None = None
-    """A DPoP token (``token_type`` ``DPoP``): the thumbprint of the key it is bound to."""
+    """Tokens got with a DPoP proof: the thumbprint of its key (a ``DPoP`` access token is bound
+    to it; the refresh token may be, whatever the access token's type)."""
+    dpop_alg: str | None = None
+    """The algorithm that key signed with."""
 
     def expired(self, leeway: float = 30.0) -> bool:
         return self.expires_at is not None and time.time() + leeway >= self.expires_at

@@ -316,9 +316,10 @@ class ResourceServer:
     scopes (what any request needs), if any.
 
     ``dpop`` (a ``dpop.DPoPProofs``) takes DPoP-bound tokens too, each request with its proof
-    (the document then lists the proof algorithms, and says when bound tokens are required);
-    a DPoP-bound token presented as Bearer is refused. Challenges offer ``Bearer`` and
-    ``DPoP``, or ``DPoP`` alone when it is required; the error goes on the scheme the request used.
+    (the document then lists the proof algorithms, and says when bound tokens are required).
+    A DPoP-bound token (``cnf.jkt``) presented as Bearer is refused, with or without ``dpop``.
+    Challenges offer ``Bearer`` and ``DPoP``, or ``DPoP`` alone when it is required; the error
+    goes on the scheme the request used.
     """
 
     def __init__(
@@ -353,6 +354,17 @@ class ResourceServer:
             if self.dpop.required:
                 doc["dpop_bound_access_tokens_required"] = True
         return doc
+
+    def request_uris(self, path: str | None) -> tuple[str, ...]:
+        """The names of the URI a request to ``path`` was sent to: the resource, and its scheme
+        and host (this server's public address; never the ``Host`` header) with ``path`` (a
+        resource may name the server rather than its endpoint; an app mounted under a prefix
+        sees a shorter path than the resource's)."""
+        resource = self.metadata.resource
+        if path is None:
+            return (resource,)
+        parts = urlsplit(resource)
+        return (resource, f"{parts.scheme}://{parts.netloc}{path}")
 
     def deny(
         self,
@@ -405,11 +417,13 @@ class ResourceServer:
         message: Any = None,
         *,
         method: str = "POST",
+        path: str | None = None,
         dpop: Sequence[str] = (),
     ) -> Principal | Denial:
         """``authorization``: the request's ``Authorization`` header (None when absent);
         ``message``: its parsed JSON-RPC body (None for a GET or DELETE, or an unreadable body);
-        ``method``: the HTTP method; ``dpop``: the values of its ``DPoP`` headers."""
+        ``method`` and ``path``: the HTTP method and the path the request was sent to (None: the
+        resource's own); ``dpop``: the values of its ``DPoP`` headers."""
         required = self.scopes.for_message(message)
         if authorization is None:
             return self.deny(401, None, "authorization required", required)
@@ -437,7 +451,9 @@ class ResourceServer:
                 503, None, "temporarily_unavailable", "the token cannot be verified right now"
             )
         jkt = bound_key(principal.claims)
-        if scheme == "bearer" and jkt is not None and proofs is not None:  # RFC 9449 §7.2
+        if (
+            scheme == "bearer" and jkt is not None
+        ):  # RFC 9449 §7.2; without DPoP too: it would undo the binding
             return self.deny(
                 401, "invalid_token", "a DPoP-bound token presented as a Bearer token", required
             )
@@ -453,7 +469,7 @@ class ResourceServer:
                 )
             try:
                 proofs.check(
-                    dpop, method=method, uri=self.metadata.resource, access_token=token, jkt=jkt
+                    dpop, method=method, uri=self.request_uris(path), access_token=token, jkt=jkt
                 )
             except ProofError as exc:
                 nonce = exc.error == "use_dpop_nonce"

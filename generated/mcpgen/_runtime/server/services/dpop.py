@@ -8,10 +8,12 @@ verifies the proof the way RFC 9449 §4.3 lists:
 
 - one well-formed JWT, ``typ`` ``dpop+jwt``, signed with one of ``algorithms`` (asymmetric:
   never ``none``, never a MAC) by the public key in its ``jwk`` header (no private parts);
-- ``htm`` the request's method, ``htu`` this resource's URI (the MCP endpoint: the
-  ``ProtectedResource``'s ``resource``, compared without query, fragment or trailing slash);
+- ``htm`` the request's method, ``htu`` the request's URI: the ``ProtectedResource``'s
+  ``resource``, or its scheme and host (this server's public address, never the ``Host`` a
+  client sends) with the app's endpoint path, compared without query, fragment or trailing slash;
 - ``iat`` within ``max_age`` seconds of now (``leeway`` ahead for clock skew), a ``jti`` not
-  seen before in that window (kept per process, at most ``remember`` of them);
+  seen before in that window (kept per process, at most ``remember`` of them: past that, the
+  oldest are forgotten early, which more than ``remember / max_age`` proofs a second would need);
 - ``ath`` the SHA-256 of the token presented, and the key's thumbprint the token's ``cnf.jkt``;
 - with ``nonce=True``, a ``nonce`` this server issued within ``nonce_seconds`` (stateless: a
   timestamp and its HMAC under ``nonce_secret``; give every worker the same secret).
@@ -69,6 +71,14 @@ def normalized_uri(url: str) -> str:
     return f"{scheme}://{netloc}{parts.path.rstrip('/')}"
 
 
+def same_uri(htu: str, uri: str) -> bool:
+    """``htu`` names ``uri`` once both are normalized; an unparseable ``htu`` names nothing."""
+    try:
+        return normalized_uri(htu) == normalized_uri(uri)
+    except ValueError:  # a port out of range, an unclosed IPv6 bracket
+        return False
+
+
 def token_hash(access_token: str) -> str:
     """``ath``: base64url of the token's SHA-256, unpadded."""
     return _b64(hashlib.sha256(access_token.encode("ascii", "surrogateescape")).digest())
@@ -82,7 +92,7 @@ class DPoPProofs:
         *,
         required: bool = False,
         algorithms: Collection[str] = PROOF_ALGORITHMS,
-        max_age: int = 300,
+        max_age: int = 60,
         leeway: int = 30,
         remember: int = 100_000,
         nonce: bool = False,
@@ -131,10 +141,16 @@ class DPoPProofs:
     # -- proofs ------------------------------------------------------------------------
 
     def check(
-        self, proofs: Sequence[str], *, method: str, uri: str, access_token: str, jkt: str | None
+        self,
+        proofs: Sequence[str],
+        *,
+        method: str,
+        uri: str | Collection[str],
+        access_token: str,
+        jkt: str | None,
     ) -> None:
         """Accept the request's ``DPoP`` header values ``proofs`` for ``access_token`` (bound to
-        ``jkt``) sent as ``method`` to ``uri``, or raise ``ProofError``."""
+        ``jkt``) sent as ``method`` to ``uri`` (or any of several names of it), or raise ``ProofError``."""
         if len(proofs) != 1 or "," in proofs[0]:
             raise ProofError("invalid_dpop_proof", "a request carries exactly one DPoP proof")
         proof = proofs[0]
@@ -142,7 +158,10 @@ class DPoPProofs:
             header = jws.extract_compact(proof.encode("ascii")).headers()
         except (JoseError, ValueError, UnicodeError) as exc:
             raise ProofError("invalid_dpop_proof", "the DPoP proof is not a signed JWT") from exc
-        if header.get("typ") != "dpop+jwt":
+        typ = header.get("typ")
+        if (
+            not isinstance(typ, str) or typ.lower().removeprefix("application/") != "dpop+jwt"
+        ):  # RFC 7515 §4.1.9
             raise ProofError("invalid_dpop_proof", "the DPoP proof's typ is not dpop+jwt")
         alg = header.get("alg")
         if alg not in self.algorithms:
@@ -160,37 +179,41 @@ class DPoPProofs:
             raise ProofError(
                 "invalid_dpop_proof", "the DPoP proof's signature does not verify"
             ) from exc
-        if claims.get("htm") != method:
-            raise ProofError(
-                "invalid_dpop_proof", "the DPoP proof's htm is not this request's method"
-            )
-        htu = claims.get("htu")
-        if (
-            not isinstance(htu, str)
-            or "?" in htu
-            or "#" in htu
-            or normalized_uri(htu) != normalized_uri(uri)
-        ):
-            raise ProofError(
-                "invalid_dpop_proof", "the DPoP proof's htu is not this resource's URI"
-            )
-        iat = claims.get("iat")
-        now = time.time()
-        if (
-            not isinstance(iat, (int, float))
-            or isinstance(iat, bool)
-            or not -self.leeway <= now - iat <= self.max_age
-        ):
-            raise ProofError("invalid_dpop_proof", "the DPoP proof's iat is missing or not recent")
-        if claims.get("ath") != token_hash(access_token):
-            raise ProofError(
-                "invalid_dpop_proof", "the DPoP proof's ath does not match the access token"
-            )
+        # first what ties the proof to the token: without the token's key nothing else is looked at
         if jkt is None or not hmac.compare_digest(key.thumbprint(), jkt):
             raise ProofError(
                 "invalid_dpop_proof",
                 "the DPoP proof is not signed by the key the token is bound to",
             )
+        if claims.get("ath") != token_hash(access_token):
+            raise ProofError(
+                "invalid_dpop_proof", "the DPoP proof's ath does not match the access token"
+            )
+        if claims.get("htm") != method:
+            raise ProofError(
+                "invalid_dpop_proof", "the DPoP proof's htm is not this request's method"
+            )
+        htu = claims.get("htu")
+        uris = (uri,) if isinstance(uri, str) else uri
+        if (
+            not isinstance(htu, str)
+            or "?" in htu
+            or "#" in htu
+            or not any(same_uri(htu, u) for u in uris)
+        ):
+            raise ProofError("invalid_dpop_proof", "the DPoP proof's htu is not this request's URI")
+        iat = claims.get("iat")
+        now = time.time()
+        try:
+            recent = (
+                isinstance(iat, (int, float))
+                and not isinstance(iat, bool)
+                and -self.leeway <= now - iat <= self.max_age
+            )
+        except OverflowError:  # an integer no float holds
+            recent = False
+        if not recent:
+            raise ProofError("invalid_dpop_proof", "the DPoP proof's iat is missing or not recent")
         jti = claims.get("jti")
         if not isinstance(jti, str) or not jti or len(jti) > 256:
             raise ProofError("invalid_dpop_proof", "the DPoP proof has no jti")

@@ -432,7 +432,7 @@ class HttpApp:
         proof = headers.get("dpop")
         proofs = () if proof is None else (proof, proof) if "dpop" in headers.repeated else (proof,)
         return await self.auth.check(
-            headers.get("authorization"), message, method=method, dpop=proofs
+            headers.get("authorization"), message, method=method, path=self.endpoint, dpop=proofs
         )
 
     async def metadata(self, scope: Scope, send: ASGISend) -> None:
