@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:  # dpop.py needs joserfc (the auth extra); every server imports this module
+from .session_store import SharedStateUnavailable
+
+if TYPE_CHECKING:  # dpop.py needs joserfc (the auth extra)
     from .dpop import DPoPProofs
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -432,7 +434,9 @@ class ResourceServer:
             if jkt is None:
                 return self.deny(401, "invalid_token", "the token is not bound to a DPoP key", required, scheme=scheme)
             try:
-                proofs.check(dpop, method=method, uri=self.request_uris(path), access_token=token, jkt=jkt)
+                await proofs.check(dpop, method=method, uri=self.request_uris(path), access_token=token, jkt=jkt)
+            except SharedStateUnavailable:
+                return Denial(503, None, "temporarily_unavailable", "the proof cannot be checked right now")
             except ProofError as exc:
                 nonce = exc.error == "use_dpop_nonce"
                 return self.deny(401, exc.error, str(exc), required, scheme=scheme, nonce=nonce)

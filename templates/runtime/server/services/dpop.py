@@ -11,8 +11,10 @@ verifies the proof the way RFC 9449 §4.3 lists:
   ``resource``, or its scheme and host (this server's public address, never the ``Host`` a
   client sends) with the app's endpoint path, compared without query, fragment or trailing slash;
 - ``iat`` within ``max_age`` seconds of now (``leeway`` ahead for clock skew), a ``jti`` not
-  seen before in that window (kept per process, at most ``remember`` of them: past that, the
-  oldest are forgotten early, which more than ``remember / max_age`` proofs a second would need);
+  seen before in that window (``memory``: this process's, at most ``remember`` of them, the
+  oldest forgotten early past that, which more than ``remember / max_age`` proofs a second would
+  need; on a server with a ``redis_url`` its HTTP app shares them through Redis, so a proof used
+  at one worker is refused at every other, and an unreachable Redis is a 503, never a pass);
 - ``ath`` the SHA-256 of the token presented, and the key's thumbprint the token's ``cnf.jkt``;
 - with ``nonce=True``, a ``nonce`` this server issued within ``nonce_seconds`` (stateless: a
   timestamp and its HMAC under ``nonce_secret``; give every worker the same secret).
@@ -32,7 +34,7 @@ import struct
 import time
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from joserfc import jws, jwt
@@ -81,6 +83,32 @@ def token_hash(access_token: str) -> str:
     return _b64(hashlib.sha256(access_token.encode("ascii", "surrogateescape")).digest())
 
 
+class ProofMemory(Protocol):
+    async def first_use(self, key: str, now: float, ttl: float) -> bool:
+        """Record ``key`` for ``ttl`` seconds; False when it was recorded already (a replay).
+        May raise ``SharedStateUnavailable`` (the request is then refused with 503)."""
+        ...
+
+
+class LocalProofMemory:
+    """The proofs this process has seen, at most ``capacity`` (the oldest forgotten early past that)."""
+
+    def __init__(self, capacity: int = 100_000) -> None:
+        self.capacity = capacity
+        self._seen: OrderedDict[str, float] = OrderedDict()  # key -> when it may be forgotten
+
+    async def first_use(self, key: str, now: float, ttl: float) -> bool:
+        seen = self._seen
+        while seen and next(iter(seen.values())) < now:
+            seen.popitem(last=False)
+        if key in seen:
+            return False
+        seen[key] = now + ttl
+        while len(seen) > self.capacity:
+            seen.popitem(last=False)
+        return True
+
+
 class DPoPProofs:
     """The DPoP policy and proof checker of one resource server (see the module's docstring)."""
 
@@ -95,6 +123,7 @@ class DPoPProofs:
         nonce: bool = False,
         nonce_seconds: int = 300,
         nonce_secret: bytes | None = None,
+        memory: ProofMemory | None = None,
     ) -> None:
         if "none" in algorithms or any(alg.startswith("HS") for alg in algorithms):
             raise ValueError("DPoP proofs are public-key signatures: no 'none', no HMAC")
@@ -106,7 +135,7 @@ class DPoPProofs:
         self.nonce = nonce
         self.nonce_seconds = nonce_seconds
         self._secret = nonce_secret if nonce_secret is not None else secrets.token_bytes(32)
-        self._seen: OrderedDict[str, float] = OrderedDict()  # jti -> when it may be forgotten
+        self.memory: ProofMemory = memory if memory is not None else LocalProofMemory(remember)
 
     def __repr__(self) -> str:
         return f"DPoPProofs(required={self.required}, nonce={self.nonce})"
@@ -135,7 +164,15 @@ class DPoPProofs:
 
     # -- proofs ------------------------------------------------------------------------
 
-    def check(
+    def share(self, shared: Any) -> None:
+        """Keep the proofs seen in the deployment's Redis (``services.redis.SharedRedis``), unless
+        this object was given a ``memory`` of its own."""
+        if isinstance(self.memory, LocalProofMemory):
+            from .redis import RedisProofMemory
+
+            self.memory = RedisProofMemory(shared)
+
+    async def check(
         self, proofs: Sequence[str], *, method: str, uri: str | Collection[str], access_token: str, jkt: str | None
     ) -> None:
         """Accept the request's ``DPoP`` header values ``proofs`` for ``access_token`` (bound to
@@ -191,15 +228,6 @@ class DPoPProofs:
             raise ProofError("invalid_dpop_proof", "the DPoP proof has no jti")
         if self.nonce and not self._nonce_ok(claims.get("nonce")):
             raise ProofError("use_dpop_nonce", "this server requires a DPoP nonce it issued recently")
-        self._remember(f"{jkt}\x00{jti}", now)
-
-    def _remember(self, jti: str, now: float) -> None:
-        """Refuse a proof seen before (its ``jti`` for its key); keep the rest for ``max_age``."""
-        seen = self._seen
-        while seen and next(iter(seen.values())) < now:
-            seen.popitem(last=False)
-        if jti in seen:
+        seen = hashlib.sha256(f"{jkt}\x00{jti}".encode()).hexdigest()  # a proof: its jti for its key
+        if not await self.memory.first_use(seen, now, self.max_age + self.leeway):
             raise ProofError("invalid_dpop_proof", "the DPoP proof was used before")
-        seen[jti] = now + self.max_age + self.leeway
-        while len(seen) > self.remember:
-            seen.popitem(last=False)

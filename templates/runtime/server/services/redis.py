@@ -4,7 +4,8 @@
 that serves) and the three Redis implementations of the services' seams: ``RedisBus`` (a
 pub/sub channel), ``RedisSessionStore`` (one key per legacy session, expiring when idle, and
 an index that caps how many are kept) and ``RedisEventStore`` (one Redis Stream per SSE
-stream, trimmed to its newest events, expiring when idle). All keys live under one namespace
+stream, trimmed to its newest events, expiring when idle); and ``RedisProofMemory``, the DPoP
+proofs a protected server has seen. All keys live under one namespace
 per server (``mcpgen:<server name>`` by default), so servers may share a Redis.
 
 When Redis goes away mid-run, what needs no shared state keeps working: stateless requests
@@ -431,6 +432,27 @@ class RedisSessionStore(Generic[S]):
         done, _ = await asyncio.wait([renewer], timeout=self.busy_lease)
         if not done:
             renewer.cancel()
+
+
+class RedisProofMemory:
+    """The DPoP proofs seen at any worker (``dpop.ProofMemory``): one key per proof, set only if
+    absent, expiring with the proof's window."""
+
+    def __init__(self, shared: SharedRedis) -> None:
+        self.shared = shared
+
+    async def first_use(self, key: str, now: float, ttl: float) -> bool:
+        try:
+            fresh = await self.shared.client.set(
+                self.shared.key("dpop", key), b"1", nx=True, px=max(1, int(ttl * 1000))
+            )
+        except FAILURES as exc:
+            self.shared.outage.failed(exc)
+            raise SharedStateUnavailable(
+                f"the DPoP proofs seen are kept in Redis, which is unreachable: {exc}"
+            ) from exc
+        self.shared.outage.ok()
+        return bool(fresh)
 
 
 class RedisEventStore:

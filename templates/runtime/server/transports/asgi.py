@@ -307,6 +307,8 @@ class HttpApp:
         self.router = router
         self.limits = router.limits
         self.auth = auth
+        if auth is not None and auth.dpop is not None and router.services.shared is not None:
+            auth.dpop.share(router.services.shared)  # a proof used at one worker is used at all
         self.metadata_paths = frozenset(auth.metadata_paths) if auth is not None else frozenset()
         self.path = path
         self.endpoint = path.rstrip("/")
