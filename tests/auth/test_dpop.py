@@ -540,9 +540,40 @@ def test_proofs_over_http_for_each_method(issuer: TestAuthorizationServer) -> No
         assert repeated.status_code == 401 and "exactly one" in repeated.json()["error_description"]
         metadata = http.get(url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")).json()
         assert metadata["dpop_signing_alg_values_supported"][0] == "ES256"
+        assert "dpop-nonce" not in ok.headers  # no nonces asked for, none given
 
 
 # -- the client's proofs --------------------------------------------------------------------
+
+
+def test_every_accepted_request_gets_a_fresh_nonce(issuer: TestAuthorizationServer) -> None:
+    """RFC 9449 §9: the nonce comes with every answer, so a busy client never falls behind."""
+    from tests.auth.protected import served_in_thread
+
+    sock = listening_socket()
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    verifier = JWTVerifier(issuer=issuer.issuer, audience=url, jwks_uri=f"{issuer.issuer}/jwks")
+    guard = ResourceServer(verifier, ProtectedResource(url, (issuer.issuer,)), POLICY, dpop=DPoPProofs(nonce=True))
+    key = DPoPKey.generate("ES256")
+    token = issuer.mint({"aud": url, "scope": "mcp:read", "cnf": {"jkt": key.thumbprint}})
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}
+    head = {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+        "accept": "application/json, text/event-stream",
+    }
+    with served_in_thread(Notes().asgi_app(auth=guard), sock), httpx.Client(timeout=10) as http:
+
+        def post(nonce: str | None) -> httpx.Response:
+            proof = key.proof("POST", url, access_token=token, nonce=nonce)
+            return http.post(url, json=body, headers={**head, "authorization": f"DPoP {token}", "dpop": proof})
+
+        first = post(None)
+        assert first.status_code == 401 and first.headers["dpop-nonce"]
+        second = post(first.headers["dpop-nonce"])
+        assert second.status_code == 200 and second.headers["dpop-nonce"]
+        assert post(second.headers["dpop-nonce"]).status_code == 200
 
 
 def test_a_client_proof_has_what_rfc_9449_asks() -> None:

@@ -381,6 +381,7 @@ class HttpApp:
             if isinstance(principal, Denial):
                 await deny(send, principal)
                 return
+            send = self.with_nonce(principal, send)
             conn = await self.session(headers, None, principal, send)
             if conn is None:
                 return
@@ -417,6 +418,22 @@ class HttpApp:
         return await self.auth.check(
             headers.get("authorization"), message, method=method, path=self.endpoint, dpop=proofs
         )
+
+    def with_nonce(self, principal: Principal | None, send: ASGISend) -> ASGISend:
+        """``send``, its response carrying a fresh ``DPoP-Nonce`` when the server demands nonces
+        of DPoP proofs (RFC 9449 §9): a client that keeps calling never meets ``use_dpop_nonce``
+        again once it has one."""
+        dpop = self.auth.dpop if self.auth is not None and principal is not None else None
+        if dpop is None or not dpop.nonce:
+            return send
+        header = (b"dpop-nonce", dpop.new_nonce().encode("ascii"))
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()), header]}
+            await send(message)
+
+        return sending
 
     async def metadata(self, scope: Scope, send: ASGISend) -> None:
         """The Protected Resource Metadata: public, readable from any origin (browser clients)."""
@@ -517,6 +534,7 @@ class HttpApp:
         if isinstance(principal, Denial):
             await deny(send, principal)
             return
+        send = self.with_nonce(principal, send)
         if unreadable is not None:
             await error(send, 400, None, ProtocolError(PARSE_ERROR, data={"detail": str(unreadable)}))
             return

@@ -21,8 +21,10 @@ verifies the proof the way RFC 9449 §4.3 lists:
   timestamp and its HMAC under ``nonce_secret``; give every worker the same secret).
 
 A refused proof is 401 ``invalid_dpop_proof``; a missing or stale nonce 401 ``use_dpop_nonce``
-with a fresh ``DPoP-Nonce`` header. ``required=True`` refuses Bearer tokens altogether; either
-way a DPoP-bound token presented as Bearer is refused (RFC 9449 §7.2). The JOSE work is joserfc's.
+with a fresh ``DPoP-Nonce`` header, which every response to an accepted request carries too
+(the HTTP app adds it), so a client that keeps calling meets the refusal once.
+``required=True`` refuses Bearer tokens altogether; either way a DPoP-bound token presented as
+Bearer is refused (RFC 9449 §7.2). The JOSE work is joserfc's.
 """
 
 from __future__ import annotations
