@@ -653,3 +653,38 @@ def test_the_client_retries_a_token_request_once_with_the_nonce() -> None:
         assert len(server.seen("/token")) == 2  # the challenge, then the retry
         assert prover.dpop.nonce(f"{server.issuer}/token") == server.dpop_nonce
         assert prover.dpop.nonce(f"{server.issuer}/mcp") is None  # nonces are per endpoint
+
+
+# -- a client that knows no DPoP ------------------------------------------------------------
+
+
+@pytest.mark.interop
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_the_official_python_sdk_client_uses_bearer_where_dpop_is_offered(
+    issuer: TestAuthorizationServer, mode: str
+) -> None:
+    """``mcp`` 2.3.0's client and its OAuth know nothing of DPoP: a server offering it beside
+    Bearer (two challenges) lets it in with a Bearer token as before."""
+    from tests.auth.test_protected_server import POLICY as VAULT_POLICY
+    from tests.auth.test_protected_server import Endpoint, SdkStorage, Vault, official_client
+
+    sock = listening_socket()
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    verifier = JWTVerifier(issuer=issuer.issuer, audience=base + "/mcp", jwks_uri=f"{issuer.issuer}/jwks")
+    guard = ResourceServer(
+        verifier, ProtectedResource(base + "/mcp", (issuer.issuer,)), VAULT_POLICY, dpop=DPoPProofs()
+    )
+    vault = Vault()
+    observed = Observed(vault.asgi_app(auth=guard))
+    from tests.auth.protected import served_in_thread
+
+    with served_in_thread(observed, sock):
+        ep = Endpoint(issuer, base, vault, observed)
+        try:
+            negotiated, texts = asyncio.run(official_client(ep, mode, SdkStorage(), ["whoami"]))
+        finally:
+            ep.http.close()
+    assert negotiated == ("2026-07-28" if mode == "auto" else "2025-11-25")
+    assert texts[0].startswith(f"{issuer.subject} [mcp:read")
+    assert [schemes(r.www_authenticate) for r in observed.refused()] == [["bearer", "dpop"]]
+    assert all(bound_key(p.claims) is None for _, p in vault.calls if p is not None)
