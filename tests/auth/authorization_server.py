@@ -326,13 +326,14 @@ class TestAuthorizationServer:
             g.resource = None
             g.jkt = None
 
-        server.register_grant(CodeGrant, [CodeChallenge(required=True)])
-        server.register_grant(RefreshGrant)
+        # subclasses of this server's own: a class attribute set on the shared classes would hand
+        # every server's codes and refresh tokens to the last one built
+        server.register_grant(type("CodeGrant", (CodeGrant,), {"store": self}), [CodeChallenge(required=True)])
+        server.register_grant(type("RefreshGrant", (RefreshGrant,), {"store": self}))
         server.register_grant(grants.ClientCredentialsGrant)
         server.register_extension(Issuer(self))
         server.register_endpoint(Registration(self))
         server.register_endpoint(Introspection(self))
-        CodeGrant.store = RefreshGrant.store = self
 
         @app.get("/.well-known/oauth-authorization-server")
         def metadata() -> Any:

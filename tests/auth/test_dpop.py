@@ -394,6 +394,14 @@ def bad_proofs(setup: Setup) -> list[tuple[str, tuple[str, ...], str]]:
         ("htu port out of range", (setup.sign(setup.claims(htu="https://mcp.example.com:99999/mcp")),), "htu"),
         ("htu unclosed IPv6 bracket", (setup.sign(setup.claims(htu="https://[::1/mcp")),), "htu"),
         ("iat beyond any float", (setup.sign(setup.claims(iat=10**400)),), "iat"),
+        (
+            "jwk of another type than alg",
+            (
+                f"{b64(json.dumps({'typ': 'dpop+jwt', 'alg': 'PS256', 'jwk': setup.key.public_jwk}).encode())}."
+                f"{b64(json.dumps(setup.claims()).encode())}.{b64(b'x' * 256)}",
+            ),
+            "bound to",
+        ),
     ]
 
 
@@ -420,6 +428,7 @@ BAD = [
     "htu port out of range",
     "htu unclosed IPv6 bracket",
     "iat beyond any float",
+    "jwk of another type than alg",
 ]
 
 
@@ -430,6 +439,62 @@ def test_every_bad_proof_is_refused(issuer: TestAuthorizationServer, case: str) 
     assert sorted(cases) == sorted(BAD)
     proofs, description = cases[case]
     refused(setup.decide(proofs), "invalid_dpop_proof", description)
+
+
+def test_odd_keys_and_jtis_are_refused_or_taken_never_a_crash(issuer: TestAuthorizationServer) -> None:
+    """A token bound to a key on a curve nobody knows (its thumbprint computed by the attacker's
+    authorization server, say): the key cannot be imported, and that is a refusal; a ``jti``
+    holding a lone surrogate is a string like any other."""
+    from mcpgen._runtime.server.services.dpop import thumbprint
+
+    setup = Setup(issuer)
+    odd = {**setup.key.public_jwk, "crv": "P-999"}
+    token = setup.mint(thumbprint(odd, "ES256"))
+    claims = setup.claims(ath=token_hash(token))
+    refused(setup.decide((setup.sign(claims, {"jwk": odd}),), token=token), "invalid_dpop_proof", "signature")
+    from joserfc import jws
+
+    header = {"typ": "dpop+jwt", "alg": "ES256", "jwk": setup.key.public_jwk}
+    payload = json.dumps(setup.claims(jti="\ud800")).encode()  # "\ud800" escaped: valid JSON, no valid UTF-8
+    surrogate = jws.serialize_compact(header, payload, setup.key.key)
+    assert isinstance(setup.decide((surrogate,)), Principal)
+    refused(setup.decide((surrogate,)), "invalid_dpop_proof", "used before")
+
+
+def test_a_given_memory_is_kept_where_redis_is_shared() -> None:
+    from mcpgen._runtime.server.services.dpop import LocalProofMemory
+
+    mine = LocalProofMemory(10)
+    proofs = DPoPProofs(memory=mine)
+    proofs.share(object())  # a server's Redis: not for a memory the author chose
+    assert proofs.memory is mine
+
+
+def test_the_dpop_challenge_names_its_algorithms() -> None:
+    from mcpgen._runtime.client.auth import Challenge
+
+    response = httpx.Response(
+        401,
+        headers=[("www-authenticate", 'Bearer resource_metadata="m"'), ("www-authenticate", 'DPoP algs="RS256 PS256"')],
+    )
+    challenge = Challenge.of(response)
+    assert challenge is not None and challenge.params == {"resource_metadata": "m"}  # Bearer's, as sent
+    assert challenge.dpop and challenge.dpop_algs == ("RS256", "PS256")
+    assert DPoP().key_for(None, challenge.dpop_algs).alg == "PS256"  # type: ignore[union-attr]
+
+
+def test_a_stored_bearer_token_keeps_its_access_but_not_a_refresh_bound_to_a_lost_key() -> None:
+    from mcpgen._runtime.client.auth import MemoryTokenStore, Tokens
+
+    store = MemoryTokenStore()
+    kept = Tokens("access", "https://as", RESOURCE, "Bearer", "refresh", None, None, "lost-jkt", "ES256")
+    asyncio.run(store.set_tokens(RESOURCE, kept))
+    bound = Tokens("access2", "https://as", RESOURCE + "2", "DPoP", "refresh2", None, None, "lost-jkt", "ES256")
+    asyncio.run(store.set_tokens(RESOURCE + "2", bound))
+    auth = OAuth(store=store)
+    loaded = asyncio.run(auth._current(RESOURCE))
+    assert loaded is not None and loaded.access_token == "access" and loaded.refresh_token is None
+    assert asyncio.run(auth._current(RESOURCE + "2")) is None
 
 
 def test_a_proof_is_good_once(issuer: TestAuthorizationServer) -> None:

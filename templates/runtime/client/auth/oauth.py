@@ -34,6 +34,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncGenerator, Generator, Mapping
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -259,8 +260,7 @@ class OAuth(httpx.Auth):
             return None
         # the MCP server's own list, from its metadata or its challenge's algs (RFC 9449 §7.1)
         listed = document.get("dpop_signing_alg_values_supported")
-        theirs = challenge.params.get("algs", "").split() if challenge.dpop else []
-        accepted = tuple(listed) if isinstance(listed, list) and listed else tuple(theirs) or None
+        accepted = tuple(listed) if isinstance(listed, list) and listed else challenge.dpop_algs
         key = self._dpop.key_for(algs, accepted)
         if key is None and required:
             raise AuthorizationError(
@@ -281,9 +281,10 @@ class OAuth(httpx.Auth):
     async def _current(self, server: str) -> Tokens | None:
         if server not in self._tokens:
             tokens = await self.store.get_tokens(server)
-            if tokens is not None and tokens.token_type == "DPoP" and self._prover_of(tokens) is None:
-                log.info("the stored DPoP token for %s is bound to a key this client no longer holds", server)
-                tokens = None
+            if tokens is not None and tokens.dpop_jkt is not None and self._refresh_prover(tokens) is None:
+                log.info("the stored tokens for %s are bound to a DPoP key this client no longer holds", server)
+                # a DPoP access token is of no use; a Bearer one is, but not its refresh token
+                tokens = None if tokens.token_type == "DPoP" else replace(tokens, refresh_token=None)
             self._tokens[server] = tokens
         return self._tokens[server]
 

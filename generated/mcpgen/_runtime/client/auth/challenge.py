@@ -64,6 +64,8 @@ class Challenge:
     params: Mapping[str, str]
     schemes: frozenset[str] = frozenset()
     """Every scheme the response's challenges offer, lower-cased (``bearer``, ``dpop``, ...)."""
+    dpop_algs: tuple[str, ...] | None = None
+    """The proof algorithms the ``DPoP`` challenge names (``algs``, RFC 9449 §7.1), if it does."""
 
     @property
     def error(self) -> str | None:
@@ -107,7 +109,8 @@ class Challenge:
         params = next((offered[s] for s in (scheme, "bearer", "dpop") if s in offered), None)
         if params is None:
             params = challenges[0][1] if challenges else {}
-        challenge = cls(response.status_code, params, frozenset(offered))
+        algs = offered.get("dpop", {}).get("algs", "").split()
+        challenge = cls(response.status_code, params, frozenset(offered), tuple(algs) or None)
         if response.status_code == 403 and not challenge.insufficient_scope:
             return None
         return challenge

@@ -32,6 +32,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 import secrets
 import struct
 import time
@@ -51,6 +52,12 @@ PROOF_ALGORITHMS = ("ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "RS256
 _PRIVATE = frozenset(
     {"d", "p", "q", "dp", "dq", "qi", "oth", "k"}
 )  # JWK members of a private or secret key
+_KEY_TYPES = {
+    "ES": ("EC", ("crv", "kty", "x", "y")),
+    "PS": ("RSA", ("e", "kty", "n")),
+    "RS": ("RSA", ("e", "kty", "n")),
+}
+"""Per algorithm family: the key type it signs with, and that type's RFC 7638 thumbprint members."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -81,6 +88,18 @@ def same_uri(htu: str, uri: str) -> bool:
         return normalized_uri(htu) == normalized_uri(uri)
     except ValueError:  # a port out of range, an unclosed IPv6 bracket
         return False
+
+
+def thumbprint(jwk: dict[str, Any], alg: str) -> str | None:
+    """The RFC 7638 SHA-256 thumbprint of ``jwk`` as a key of ``alg``'s type; None when it is not
+    one (another ``kty``, a member missing or not a string)."""
+    kty, members = _KEY_TYPES.get(alg[:2], ("", ()))
+    if jwk.get("kty") != kty or not all(isinstance(jwk.get(name), str) for name in members):
+        return None
+    canonical = json.dumps(
+        {name: jwk[name] for name in members}, separators=(",", ":"), sort_keys=True
+    )
+    return _b64(hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).digest())
 
 
 def token_hash(access_token: str) -> str:
@@ -130,6 +149,7 @@ class DPoPProofs:
         nonce_secret: bytes | None = None,
         memory: ProofMemory | None = None,
     ) -> None:
+        self._own_memory = memory is not None
         if "none" in algorithms or any(alg.startswith("HS") for alg in algorithms):
             raise ValueError("DPoP proofs are public-key signatures: no 'none', no HMAC")
         self.required = required
@@ -174,7 +194,7 @@ class DPoPProofs:
     def share(self, shared: Any) -> None:
         """Keep the proofs seen in the deployment's Redis (``services.redis.SharedRedis``), unless
         this object was given a ``memory`` of its own."""
-        if isinstance(self.memory, LocalProofMemory):
+        if not self._own_memory:
             from .redis import RedisProofMemory
 
             self.memory = RedisProofMemory(shared)
@@ -211,19 +231,19 @@ class DPoPProofs:
         jwk = header.get("jwk")
         if not isinstance(jwk, dict) or _PRIVATE & jwk.keys():
             raise ProofError("invalid_dpop_proof", "the DPoP proof's jwk is not a public key")
-        try:
-            key = import_key(jwk)
-            claims = jwt.decode(proof, key, algorithms=[alg]).claims
-        except (JoseError, ValueError, TypeError) as exc:
-            raise ProofError(
-                "invalid_dpop_proof", "the DPoP proof's signature does not verify"
-            ) from exc
-        # first what ties the proof to the token: without the token's key nothing else is looked at
-        if jkt is None or not hmac.compare_digest(key.thumbprint(), jkt):
+        # first what ties the proof to the token: only the token's own key is ever imported
+        if jkt is None or not hmac.compare_digest(thumbprint(jwk, str(alg)) or "", jkt):
             raise ProofError(
                 "invalid_dpop_proof",
                 "the DPoP proof is not signed by the key the token is bound to",
             )
+        try:
+            key = import_key(jwk)
+            claims = jwt.decode(proof, key, algorithms=[alg]).claims
+        except (JoseError, ValueError, TypeError, KeyError) as exc:
+            raise ProofError(
+                "invalid_dpop_proof", "the DPoP proof's signature does not verify"
+            ) from exc
         if claims.get("ath") != token_hash(access_token):
             raise ProofError(
                 "invalid_dpop_proof", "the DPoP proof's ath does not match the access token"
@@ -261,7 +281,7 @@ class DPoPProofs:
                 "use_dpop_nonce", "this server requires a DPoP nonce it issued recently"
             )
         seen = hashlib.sha256(
-            f"{jkt}\x00{jti}".encode()
-        ).hexdigest()  # a proof: its jti for its key
+            f"{jkt}\x00{jti}".encode("utf-8", "surrogatepass")
+        ).hexdigest()  # its jti, its key
         if not await self.memory.first_use(seen, now, self.max_age + self.leeway):
             raise ProofError("invalid_dpop_proof", "the DPoP proof was used before")

@@ -11,7 +11,8 @@ per server (``mcpgen:<server name>`` by default), so servers may share a Redis.
 
 When Redis goes away mid-run, what needs no shared state keeps working: stateless requests
 are answered, a change is still delivered to this worker's own streams; a legacy session's
-request fails with ``SharedStateUnavailable`` (the HTTP app answers 503). The failure is
+request fails with ``SharedStateUnavailable`` (the HTTP app answers 503), and so does a request
+with a DPoP proof (no proof is let through unchecked for replay). The failure is
 logged once per outage, each use tries again, and its end is logged too. This module is
 imported only when a ``redis_url`` is set, so nothing else pays for ``redis``.
 """
