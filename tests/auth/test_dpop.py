@@ -25,6 +25,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from joserfc import jwt
 from joserfc.jwk import ECKey, OctKey, RSAKey
 from mcpgen import connect
@@ -753,3 +755,97 @@ def test_the_official_python_sdk_client_uses_bearer_where_dpop_is_offered(
     assert texts[0].startswith(f"{issuer.subject} [mcp:read")
     assert [schemes(r.www_authenticate) for r in observed.refused()] == [["bearer", "dpop"]]
     assert all(bound_key(p.claims) is None for _, p in vault.calls if p is not None)
+
+
+# -- any proof at all: an answer, never an exception ------------------------------------------
+
+JSON_ANY = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**400), max_value=10**400)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(alphabet=st.characters(exclude_categories=()), max_size=20)  # lone surrogates too
+    | st.sampled_from(["\ud800", "\udfff x", "", "x" * 300, "POST", RESOURCE, "dpop+jwt", "ES256"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+FIELDS = ("htm", "htu", "iat", "ath", "jti", "nonce")
+
+
+NASTY = [
+    None,
+    True,
+    0,
+    -1,
+    10**400,
+    -(10**400),
+    1e308,
+    float("nan"),
+    float("inf"),
+    "",
+    "\ud800",
+    "x" * 300,
+    [],
+    {},
+    [1],
+    {"a": 1},
+]
+
+
+def test_every_claim_of_every_nasty_kind_gets_an_answer(fuzz_setup: Setup) -> None:
+    """Each claim in turn as each kind of JSON value random generation rarely hits together
+    (a lone surrogate in ``jti``, an integer no float holds in ``iat``), in a proof signed by the
+    token's key: an answer every time."""
+    from joserfc import jws
+
+    protected = {"typ": "dpop+jwt", "alg": "ES256", "jwk": fuzz_setup.key.public_jwk}
+    for field in FIELDS:
+        for value in NASTY:
+            payload = json.dumps({**fuzz_setup.claims(), field: value}, allow_nan=True).encode()
+            answered(fuzz_setup, jws.serialize_compact(protected, payload, fuzz_setup.key.key), True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(field=st.sampled_from(FIELDS), value=JSON_ANY, bound=st.booleans())
+def test_any_claim_in_a_signed_proof_gets_an_answer_never_an_exception(
+    fuzz_setup: Setup, field: str, value: Any, bound: bool
+) -> None:
+    """One claim of any JSON type (huge integers, NaN, lone surrogates, nesting) in a proof the
+    token's key signed: the guard answers with a principal or a refusal."""
+    from joserfc import jws
+
+    setup = fuzz_setup
+    protected = {"typ": "dpop+jwt", "alg": "ES256", "jwk": setup.key.public_jwk}
+    payload = json.dumps({**setup.claims(), field: value}, allow_nan=True).encode()
+    answered(setup, jws.serialize_compact(protected, payload, setup.key.key), bound)
+
+
+@settings(max_examples=150, deadline=None)
+@given(header=st.dictionaries(st.sampled_from(("typ", "alg", "jwk", "crit", "kid")), JSON_ANY, min_size=1, max_size=2))
+def test_any_proof_header_gets_an_answer_never_an_exception(fuzz_setup: Setup, header: dict[str, Any]) -> None:
+    """Header members of any JSON type, signed where the signer takes them, else sent over
+    another header's signature."""
+    from joserfc import jws
+
+    setup = fuzz_setup
+    protected = {"typ": "dpop+jwt", "alg": "ES256", "jwk": setup.key.public_jwk, **header}
+    payload = json.dumps(setup.claims()).encode()
+    try:
+        proof = jws.serialize_compact(protected, payload, setup.key.key)
+    except Exception:  # the signer refuses this header
+        signed = jws.serialize_compact({"alg": "ES256"}, payload, setup.key.key)
+        head = json.dumps(protected, allow_nan=True).encode("utf-8", "surrogatepass")
+        proof = b64(head) + signed[signed.index(".") :]
+    answered(setup, proof, True)
+
+
+def answered(setup: Setup, proof: str, bound: bool) -> None:
+    answer = setup.decide((proof,), token=setup.token if bound else setup.mint(None))
+    assert isinstance(answer, (Principal, Denial))
+    if isinstance(answer, Denial):
+        assert answer.status == 401 and answer.error in ("invalid_dpop_proof", "invalid_token", "use_dpop_nonce")
+
+
+@pytest.fixture(scope="module")
+def fuzz_setup(issuer: TestAuthorizationServer) -> Setup:
+    return Setup(issuer)
