@@ -21,8 +21,9 @@ MCP server offers the ``DPoP`` scheme (in its challenge, or its resource metadat
 algorithms or requires bound tokens) and the authorization server lists an algorithm this
 client signs with, or when the MCP server offers nothing else. Bound tokens go out as
 ``Authorization: DPoP`` with a fresh proof per request; a ``use_dpop_nonce`` challenge is
-answered with the server's nonce, at most twice per request (``dpop.DPoP``). ``dpop=True`` asks for bound tokens from
-every authorization server that may issue them, ``dpop=False`` never.
+answered with the server's nonce, at most twice per request (``dpop.DPoP``). ``dpop=True``
+asks for bound tokens from every authorization server that may issue them, ``dpop=False``
+never.
 
 Authorization runs one at a time (a lock): requests that meet a 401 while another one is
 authorizing wait for it and use its token. OAuth traffic (discovery, registration, the
