@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 from .handler import HandlerBase, unimplemented
 from .kernel import Application, Kernel, Reply
 from .router import Connection, Router
-from .services import Context, Limits, RequestStateSealer, Services
+from .services import Context, Limits, Principal, RequestStateSealer, Services
 
 if TYPE_CHECKING:
-    from .services.auth import Principal, ResourceServer
+    from .services.auth import ResourceServer
 
 __all__ = [
     "Application",
@@ -49,9 +49,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``Principal`` and ``ResourceServer``, imported on first use: a server that is not
-    protected never loads ``services.auth`` (its dataclasses cost milliseconds at start)."""
-    if name in ("Principal", "ResourceServer"):
+    """``ResourceServer``, imported on first use: a server that is not protected never loads
+    ``services.auth`` (its dataclasses and policies cost milliseconds at start)."""
+    if name == "ResourceServer":
         from .services import auth
 
         return getattr(auth, name)

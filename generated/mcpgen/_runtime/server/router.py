@@ -23,16 +23,14 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..codec import Codec
 from ..codec_legacy import LegacyCodec
 from ..jsonrpc import INVALID_REQUEST, ProtocolError, RequestId, is_request_id, request_id
 from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
 from .services import Limits, RequestStateSealer, Send, Services, Subscriber
-
-if TYPE_CHECKING:
-    from .services.auth import Principal
+from .services.principal import Principal
 from .sessions import LegacySession, ModernSession, is_legacy_initialize
 
 

@@ -25,12 +25,13 @@ from .context import LOG_LEVELS, Context, Send
 from .event_store import EventStore, MemoryEventStore
 from .inputs import Elicitation, InputError, InputRequired, InputRound, ReplayState, Root, Sampled
 from .limits import Limits
+from .principal import Principal
 from .request_state import RequestStateSealer
 from .session_store import MemorySessionStore, Session, SessionLimitReached, SessionStore, SharedStateUnavailable
 from .subscriptions import Listener, Subscriber, Subscriptions
 
 if TYPE_CHECKING:
-    from .auth import Principal, ResourceServer
+    from .auth import ResourceServer
 
 
 @dataclass
@@ -132,9 +133,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``Principal`` and ``ResourceServer``, imported on first use: a server that is not
-    protected never loads ``services.auth`` (its dataclasses cost milliseconds at start)."""
-    if name in ("Principal", "ResourceServer"):
+    """``ResourceServer``, imported on first use: a server that is not protected never loads
+    ``services.auth`` (its dataclasses and policies cost milliseconds at start)."""
+    if name == "ResourceServer":
         from . import auth
 
         return getattr(auth, name)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
+from .principal import Principal as Principal  # re-exported: where it always was
 from .session_store import SharedStateUnavailable
 
 if TYPE_CHECKING:  # dpop.py needs joserfc (the auth extra)
@@ -36,27 +37,6 @@ if TYPE_CHECKING:  # dpop.py needs joserfc (the auth extra)
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 _TOKEN68 = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750 §2.1: what a Bearer credential may be
 _CHALLENGE_TEXT = re.compile(r"[^\x20\x21\x23-\x5b\x5d-\x7e]")  # RFC 6750 §3: what a quoted value may hold
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who a verified token speaks for: the subject (a user, or the client itself for a
-    machine client), the client, the scopes granted.
-    """
-
-    subject: str | None
-    client_id: str | None
-    scopes: frozenset[str]
-    issuer: str | None = None
-    audience: tuple[str, ...] = ()
-    expires_at: float | None = None
-    claims: Mapping[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def identity(self) -> str:
-        """A stable key for this principal across its tokens (issuer, subject, client): what
-        legacy sessions and MRTR ``requestState`` are bound to."""
-        return f"{self.issuer or ''}\x00{self.subject or ''}\x00{self.client_id or ''}"
 
 
 class InvalidToken(Exception):

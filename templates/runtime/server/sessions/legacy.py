@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import MISSING
 
@@ -35,9 +35,7 @@ from ...jsonrpc import (
 from ...versions import VersionRegistry, negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, internal_error, rejection_reply
 from ..services import Context, Send, Subscriber
-
-if TYPE_CHECKING:
-    from ..services.auth import Principal
+from ..services.principal import Principal
 from .convert import Conversion
 
 INITIALIZE = "initialize"

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+from typing import Any, Literal, TypeVar, overload
 
 from pydantic import MISSING, BaseModel
 
@@ -27,9 +27,7 @@ from .inputs import (
     sampled,
     sampling_params,
 )
-
-if TYPE_CHECKING:
-    from .auth import Principal
+from .principal import Principal
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -12,7 +12,7 @@ serves, the same list ``server/discover`` answers. ``server/discover`` and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import MISSING, BaseModel
 
@@ -22,9 +22,7 @@ from ...jsonrpc import Notification, ProtocolError, Request, dumps
 from ...versions import negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, rejection_reply
 from ..services import Context, Listener, Send
-
-if TYPE_CHECKING:
-    from ..services.auth import Principal
+from ..services.principal import Principal
 from ..services.subscriptions import SUBSCRIPTION_ID_KEY
 from .convert import Conversion
 
