@@ -23,24 +23,23 @@ Signing is joserfc's.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import secrets
 import time
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx
 from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import ECKey, RSAKey
 
+from ...proof import origin, token_hash
+
 ALGORITHMS = ("ES256", "ES384", "ES512", "PS256", "RS256")
 """The proof algorithms this client signs with, in order of preference."""
 _CURVES = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521"}
 USE_DPOP_NONCE = "use_dpop_nonce"
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 _PUBLIC = {"EC": ("kty", "crv", "x", "y"), "RSA": ("kty", "n", "e")}
 """The members a proof's ``jwk`` carries: the public key and nothing else (no ``key_ops``,
 ``alg`` or ``kid`` a verifier could trip on)."""
@@ -50,19 +49,7 @@ def htu(url: str | httpx.URL) -> str:
     """A proof's ``htu``: the request URL without query and fragment (RFC 9449 §4.2), nor user
     information, nor a default port (RFC 3986 §6.2.3)."""
     parts = urlsplit(str(url))
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    port = parts.port
-    netloc = host if port is None or port == _DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
-    return urlunsplit((scheme, netloc, parts.path or "/", "", ""))
-
-
-def token_hash(access_token: str) -> str:
-    """``ath``: base64url of the token's SHA-256, unpadded (RFC 9449 §4.2)."""
-    digest = hashlib.sha256(access_token.encode("ascii")).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+    return origin(parts) + (parts.path or "/")
 
 
 def private_key(key: str | Mapping[str, Any]) -> Any:

@@ -45,6 +45,7 @@ from joserfc import jws, jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import import_key
 
+from ...proof import origin, token_hash
 from .auth import ProofError
 
 PROOF_ALGORITHMS = ("ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "RS256", "RS384", "RS512")
@@ -58,7 +59,6 @@ _KEY_TYPES = {
     "RS": ("RSA", ("e", "kty", "n")),
 }
 """Per algorithm family: the key type it signs with, and that type's RFC 7638 thumbprint members."""
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def _b64(data: bytes) -> str:
@@ -73,13 +73,7 @@ def normalized_uri(url: str) -> str:
     """``url`` as ``htu`` is compared (RFC 9449 §4.3, RFC 3986 §6.2): scheme and host
     lower-cased, the default port dropped, no query, fragment or trailing slash."""
     parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    port = parts.port
-    netloc = host if port is None or port == _DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
-    return f"{scheme}://{netloc}{parts.path.rstrip('/')}"
+    return origin(parts) + parts.path.rstrip("/")
 
 
 def same_uri(htu: str, uri: str) -> bool:
@@ -100,11 +94,6 @@ def thumbprint(jwk: dict[str, Any], alg: str) -> str | None:
         {name: jwk[name] for name in members}, separators=(",", ":"), sort_keys=True
     )
     return _b64(hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).digest())
-
-
-def token_hash(access_token: str) -> str:
-    """``ath``: base64url of the token's SHA-256, unpadded."""
-    return _b64(hashlib.sha256(access_token.encode("ascii", "surrogateescape")).digest())
 
 
 class ProofMemory(Protocol):
@@ -156,7 +145,6 @@ class DPoPProofs:
         self.algorithms = tuple(algorithms)
         self.max_age = max_age
         self.leeway = leeway
-        self.remember = remember
         self.nonce = nonce
         self.nonce_seconds = nonce_seconds
         self._secret = nonce_secret if nonce_secret is not None else secrets.token_bytes(32)

@@ -557,12 +557,13 @@ class HttpApp:
             obj = None
         else:
             unreadable = None
-        # before anything reads the message for a handler
-        principal = await self.authorize("POST", headers, obj)
-        if isinstance(principal, Denial):
-            await deny(send, principal)
-            return
-        send = self.with_nonce(principal, send)
+        # before anything reads the message for a handler; no coroutine for an unprotected server
+        principal = None if self.auth is None else await self.authorize("POST", headers, obj)
+        if principal is not None:
+            if isinstance(principal, Denial):
+                await deny(send, principal)
+                return
+            send = self.with_nonce(principal, send)
         if unreadable is not None:
             await error(
                 send, 400, None, ProtocolError(PARSE_ERROR, data={"detail": str(unreadable)})
