@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from joserfc import jwt
 from joserfc.jwk import ECKey, OctKey, RSAKey
 from mcpgen import connect
-from mcpgen._runtime.client import AuthorizationError, BaseClient
+from mcpgen._runtime.client import AuthorizationError
 from mcpgen._runtime.client.auth import FileTokenStore, LoopbackRedirect, OAuth, parse_www_authenticate
 from mcpgen._runtime.client.auth.dpop import DPoP, DPoPKey, htu, token_hash
 from mcpgen._runtime.server.auth import (
@@ -41,26 +41,16 @@ from mcpgen._runtime.server.auth import (
     Principal,
     ProtectedResource,
     ResourceServer,
-    ScopePolicy,
     bound_key,
 )
 
 from tests.auth.authorization_server import RESOURCE_SERVER, TestAuthorizationServer, serving
 from tests.auth.protected import Notes, Observed, listening_socket
 from tests.auth.protected import serving as serve_app
+from tests.auth.test_oauth_end_to_end import POLICY, browse, call, no_browser
+from tests.auth.test_server_auth import b64
 
 ERAS = ["2026-07-28", "2025-11-25"]
-POLICY = ScopePolicy(default=frozenset({"mcp:read"}), tools={"write_note": frozenset({"mcp:write"})})
-
-
-async def browse(url: str) -> None:
-    async with httpx.AsyncClient(follow_redirects=True, timeout=10.0) as browser:
-        response = await browser.get(url)
-    assert response.status_code == 200, response.text
-
-
-async def no_browser(url: str) -> None:
-    raise AssertionError(f"the client asked the user to authorize again: {url}")
 
 
 @asynccontextmanager
@@ -82,11 +72,6 @@ async def endpoint(
     observed = Observed(notes.asgi_app(auth=ResourceServer(verifier, resource, POLICY, dpop=dpop)))
     async with serve_app(observed, sock):
         yield url, observed, notes
-
-
-async def call(client: BaseClient, tool: str, **arguments: Any) -> str:
-    result = await client.request("tools/call", {"name": tool, "arguments": arguments})
-    return str(result.content[0].text)
 
 
 def schemes(header: str | None) -> list[str]:
@@ -274,10 +259,6 @@ RESOURCE = "https://mcp.example.com/mcp"
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[TestAuthorizationServer]:
     yield from serving()
-
-
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
 class Setup:
