@@ -14,6 +14,8 @@ from mcp_schema_codegen.backend import cache as cache_module
 from mcp_schema_codegen.backend.cache import CACHE_DIR, NO_CACHE, ModelCache
 from mcp_schema_codegen.backend.models import generate_models
 from mcp_schema_codegen.backend.render import Renderer
+from mcp_schema_codegen.output import format as format_module
+from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.pipeline import Options, generate
 from tests.cli import run_cli
 from tests.conftest import SCHEMA_DIR
@@ -56,6 +58,19 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+def _ruff_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The files each ruff run of ``format_tree`` was given (names relative to nothing: bare names)."""
+    runs: list[list[str]] = []
+    real = format_module._run_ruff
+
+    def counted(steps: list[list[str]], files: list[Path]) -> None:
+        runs.append(sorted(p.name for p in files))
+        real(steps, files)
+
+    monkeypatch.setattr(format_module, "_run_ruff", counted)
+    return runs
+
+
 def test_a_cached_run_writes_the_tree_an_uncached_run_writes(
     tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -63,11 +78,99 @@ def test_a_cached_run_writes_the_tree_an_uncached_run_writes(
     assert not cache_dir.exists(), "cache=False must not write the cache"
     generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path / "filled", versions=[VERSION]))
     assert len(list(cache_dir.glob("*.json"))) == 1
+    sources = [p for p in (tmp_path / "plain").rglob("*.py") if "__pycache__" not in p.parts]
+    assert len(list((cache_dir / "format").rglob("*.py"))) == len(sources)  # one formatted entry per file
     _no_dmcg(monkeypatch)
+    ruff = _ruff_runs(monkeypatch)
     generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path / "hit", versions=[VERSION]))
+    assert ruff == [], "ruff ran although every file's formatting was cached"
     plain = _tree(tmp_path / "plain")
     assert _tree(tmp_path / "filled") == plain
     assert _tree(tmp_path / "hit") == plain
+
+
+UNFORMATTED = {
+    "a.py": "import os\nfrom demo import x\nfrom pydantic import BaseModel\nimport sys\nprint( os,x,BaseModel )\n",
+    "__init__.py": "from demo.a import x\nimport json\n",
+    "b.py": "def f( ):\n  return {'k':1}\n",
+}
+
+
+def _scratch(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    return root
+
+
+def test_only_files_not_formatted_before_reach_ruff_and_all_come_out_as_without_a_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = _scratch(tmp_path / "plain", UNFORMATTED)
+    format_tree(plain, "demo")
+    expected = _tree(plain)
+    assert "import sys" not in expected["a.py"].decode() and "import json" in expected["__init__.py"].decode()
+    cache = FormatCache(tmp_path / "cache")
+    ruff = _ruff_runs(monkeypatch)
+    format_tree(_scratch(tmp_path / "first", UNFORMATTED), "demo", cache)
+    assert ruff == [["__init__.py", "a.py", "b.py"]]
+    second = _scratch(tmp_path / "second", {**UNFORMATTED, "b.py": "def g( ):\n  return 2\n"})
+    format_tree(second, "demo", cache)
+    assert ruff[1:] == [["b.py"]]
+    assert _tree(tmp_path / "first") == expected
+    assert {**_tree(second), "b.py": b""} == {**expected, "b.py": b""}
+    assert _tree(second)["b.py"] == b"def g():\n    return 2\n"
+    # the same text under another name, or for another package, is another entry
+    format_tree(_scratch(tmp_path / "renamed", {"c.py": UNFORMATTED["b.py"]}), "demo", cache)
+    format_tree(_scratch(tmp_path / "other", {"a.py": UNFORMATTED["a.py"]}), "other", cache)
+    assert ruff[2:] == [["c.py"], ["a.py"]]
+    assert (tmp_path / "other" / "a.py").read_bytes() != expected["a.py"]  # demo is third-party there
+
+
+def test_formatting_does_not_depend_on_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ruff's isort would count any directory in the working directory as a first-party package
+    (``src = ["."]``): the generator pins ``src`` empty, so a project holding a ``pydantic/``
+    directory gets the tree every other project gets (and the cache may key on the text alone)."""
+    elsewhere = _scratch(tmp_path / "elsewhere", UNFORMATTED)
+    format_tree(elsewhere, "demo")
+    project = tmp_path / "project"
+    (project / "pydantic").mkdir(parents=True)
+    (project / "pydantic" / "__init__.py").write_text("")
+    monkeypatch.chdir(project)
+    here = _scratch(project / "out", UNFORMATTED)
+    format_tree(here, "demo")
+    assert _tree(here) == _tree(elsewhere)
+    assert not (project / ".ruff_cache").exists(), "ruff left its cache in the working directory"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "other-key", "empty"])
+def test_a_damaged_formatted_entry_is_a_miss_and_is_rewritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    cache = FormatCache(tmp_path / "cache")
+    files = {"b.py": UNFORMATTED["b.py"]}
+    format_tree(_scratch(tmp_path / "first", files), "demo", cache)
+    (entry,) = (tmp_path / "cache").rglob("*.py")
+    good = entry.read_bytes()
+    entry.write_bytes({"truncated": good[:30], "other-key": b"0" * 64 + good[64:], "empty": b""}[damage])
+    ruff = _ruff_runs(monkeypatch)
+    again = _scratch(tmp_path / "again", files)
+    format_tree(again, "demo", cache)
+    assert ruff == [["b.py"]]
+    assert entry.read_bytes() == good and _tree(again) == _tree(tmp_path / "first")
+
+
+def test_only_the_formatted_files_used_last_are_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = FormatCache(tmp_path)
+    keys = [f"{n:02x}" + "0" * 62 for n in range(5)]
+    for n, key in enumerate(keys):
+        assert cache.put(key, f"# {n}\n".encode())
+        os.utime(tmp_path / key[:2] / f"{key}.py", (n, n))
+    monkeypatch.setattr(format_module, "KEEP_FILES", 3)
+    assert cache.get(keys[0]) == b"# 0\n"  # a hit makes an entry new again
+    cache.prune()
+    assert sorted(p.stem for p in tmp_path.rglob("*.py")) == [keys[0], keys[3], keys[4]]
+    assert not list(tmp_path.rglob(".entry-*")), "no temporary file is left behind"
 
 
 def test_the_key_covers_the_document_the_options_and_the_tool_versions(
@@ -152,15 +255,17 @@ def test_no_cache_by_flag_or_environment_runs_the_generator(
 ) -> None:
     assert run_cli("generate", "--version", VERSION, "--out", str(tmp_path / "a"), cwd=tmp_path).returncode == 0
     runs = _counting_dmcg(monkeypatch)
+    ruff = _ruff_runs(monkeypatch)
     args = ("generate", "--version", VERSION, "--out", str(tmp_path / "b"))
     assert run_cli(*args, "--no-cache", cwd=tmp_path).returncode == 0
     assert run_cli("check", "--full", "--no-cache", "--out", str(tmp_path / "b"), cwd=tmp_path).returncode == 0
     monkeypatch.setenv(NO_CACHE, "1")
     assert run_cli("generate", "--version", VERSION, "--out", str(tmp_path / "c"), cwd=tmp_path).returncode == 0
     assert len(runs) == 3
+    assert len(ruff) == 3 and all(len(files) > 100 for files in ruff), "the flag and the variable turn off ruff's cache"
     monkeypatch.delenv(NO_CACHE)
     assert run_cli("check", "--full", "--out", str(tmp_path / "c"), cwd=tmp_path).returncode == 0
-    assert len(runs) == 3
+    assert len(runs) == 3 and len(ruff) == 3
 
 
 def test_only_the_newest_entries_are_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

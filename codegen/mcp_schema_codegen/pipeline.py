@@ -16,7 +16,7 @@ from mcp_schema_codegen.frontend.lock import Lock, load_lock
 from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
 from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.output.faults import crash_point
-from mcp_schema_codegen.output.format import format_tree
+from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.output.manifest import Inputs, read_manifest, write_manifest
 from mcp_schema_codegen.output.tree import LOCK_FILE, clean_stale, exclusive, staging_dir, swap_in
 from mcp_schema_codegen.paths import templates_dir
@@ -174,7 +174,7 @@ def render_package(
             (dest / f"{module}.py").write_text(text, encoding="utf-8")
     (dest / "py.typed").write_text("", encoding="utf-8")
     crash_point("staged")
-    format_tree(dest, options.package)
+    format_tree(dest, options.package, FormatCache.default() if options.cache else None)
     crash_point("formatted")
     write_manifest(dest, options.package, entries)
     crash_point("manifest")

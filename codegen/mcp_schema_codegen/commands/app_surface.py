@@ -34,7 +34,7 @@ from mcp_schema_codegen.backend.views import app_spec
 from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import atomic_write
-from mcp_schema_codegen.output.format import format_tree
+from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.paths import templates_dir
 from mcp_schema_codegen.tools.surface import Change, diff_prompts, diff_templates, diff_tools
 
@@ -118,7 +118,7 @@ def render(described: dict[str, JSON], spec: str) -> str:
     with tempfile.TemporaryDirectory(prefix="mcp-codegen-surface-") as scratch:
         path = Path(scratch) / "surface.py"
         path.write_text(text, encoding="utf-8")
-        format_tree(Path(scratch), module.split(".")[0])
+        format_tree(Path(scratch), module.split(".")[0], FormatCache.default())
         body = path.read_text(encoding="utf-8")
     return header(spec, body) + body
 

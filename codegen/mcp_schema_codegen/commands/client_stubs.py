@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mcp_schema_codegen.backend.stubs import SNAPSHOT_FILE, render_stubs
 from mcp_schema_codegen.errors import GeneratorError
-from mcp_schema_codegen.output.format import format_tree
+from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.output.tree import clean_stale, exclusive, staging_dir, swap_in
 from mcp_schema_codegen.paths import templates_dir
 from mcp_schema_codegen.tools.snapshot import FORMAT_KEY, Snapshot, capabilities_for, load_snapshot, take_snapshot
@@ -47,7 +47,7 @@ def render_formatted(snapshot: Snapshot, package: str, runtime: str, into: Path)
     into.mkdir(parents=True, exist_ok=True)
     for rel, text in files.items():
         (into / rel).write_text(text, encoding="utf-8")
-    format_tree(into, package)
+    format_tree(into, package, FormatCache.default())
     return {rel: (into / rel).read_bytes() for rel in files}
 
 

@@ -20,7 +20,7 @@ from mcp_schema_codegen.backend.specs import SpecRenderer, build_views, read_too
 from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import atomic_write
-from mcp_schema_codegen.output.format import format_tree
+from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.paths import templates_dir
 from mcp_schema_codegen.tools.pysource import Ident
 
@@ -46,7 +46,7 @@ def _formatted(files: dict[str, str], package: str) -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="mcp-codegen-tools-") as scratch:
         for name, text in files.items():
             (Path(scratch) / name).write_text(text, encoding="utf-8")
-        format_tree(Path(scratch), package)
+        format_tree(Path(scratch), package, FormatCache.default())
         return {name: (Path(scratch) / name).read_text(encoding="utf-8") for name in files}
 
 

@@ -1,14 +1,32 @@
-"""Formatting generated code with ruff (pinned exactly: its output is part of ours)."""
+"""Formatting generated code with ruff (pinned exactly: its output is part of ours).
+
+ruff's output for a file is a pure function of the file's text, its name (``__init__.py`` keeps
+re-exports), the options below and ruff's version: ``src`` is pinned empty, so what counts as a
+first-party import is the package alone, never whatever directories the caller's working
+directory happens to hold. That makes it cacheable per file (``FormatCache``, beside the
+generation cache): a tree whose every file was formatted before costs no ruff run at all, and
+only the files not seen before are handed to ruff. ``check`` renders the whole package again on
+every run, so most of its ruff time was spent on the same files.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import shutil
 import subprocess
+import tempfile
+from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
+from mcp_schema_codegen.backend.cache import default_dir, enabled_by_environment
 from mcp_schema_codegen.errors import GeneratorError
 
 LINE_LENGTH = "100"
+FORMAT = 1  # bump when an entry's layout changes
+KEEP_FILES = 20_000  # formatted files kept (a generated package is about 900; some 50 MB in all)
 
 
 def ruff_binary() -> str:
@@ -25,27 +43,148 @@ def ruff_binary() -> str:
         return found
 
 
-def format_tree(root: Path, package: str) -> None:
-    """Lint-fix (unused imports, import order) and format every file under ``root``."""
-    ruff = ruff_binary()
-    common = ["--isolated", "--line-length", LINE_LENGTH, "--target-version", "py311"]
-    steps = [
-        [
-            ruff,
-            "check",
-            "--fix-only",
-            "--exit-zero",
-            "--quiet",
-            *common,
-            "--select",
-            "F401,I,UP",
-            "--config",
-            f"lint.isort.known-first-party=['{package}']",
-            str(root),
-        ],
-        [ruff, "format", "--quiet", *common, str(root)],
+def ruff_version() -> str | None:
+    """The installed ruff distribution's version; None for a ruff found only on ``PATH`` (its
+    output is then never cached: nothing says which ruff wrote an entry)."""
+    try:
+        from ruff.__main__ import find_ruff_bin
+
+        find_ruff_bin()
+        return metadata.version("ruff")
+    except (ImportError, FileNotFoundError, metadata.PackageNotFoundError):
+        return None
+
+
+def ruff_steps(package: str) -> list[list[str]]:
+    """The two ruff runs, without their paths: lint-fix (unused imports, import order, pyupgrade),
+    then format. ``--no-cache``: ruff's own cache would be written into the caller's directory and
+    never hit (every tree is staged afresh)."""
+    common = ["--isolated", "--no-cache", "--line-length", LINE_LENGTH, "--target-version", "py311"]
+    first_party = ["--config", f"lint.isort.known-first-party=['{package}']", "--config", "src=[]"]
+    return [
+        ["check", "--fix-only", "--exit-zero", "--quiet", *common, "--select", "F401,I,UP", *first_party],
+        ["format", "--quiet", *common],
     ]
-    for cmd in steps:
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+
+
+@dataclass(frozen=True)
+class FormatCache:
+    """ruff's output, one entry per file, keyed by the sha256 of the file's unformatted text, its
+    path inside the tree, the package, the options and ruff's version.
+
+    An entry is the key on its first line and the formatted text after it, written atomically;
+    one that cannot be read or names another key is a miss. A hit marks the entry used, and the
+    ``KEEP_FILES`` used last are kept. Never an error: a directory that cannot be written is no
+    cache.
+    """
+
+    root: Path
+
+    @classmethod
+    def default(cls) -> FormatCache | None:
+        """The cache the environment asks for (``<generation cache>/format``), or None when it is off."""
+        return cls(default_dir() / "format") if enabled_by_environment() else None
+
+    @staticmethod
+    def key(settings: str, relative: str, text: bytes) -> str:
+        digest = hashlib.sha256(settings.encode())
+        digest.update(b"\0" + relative.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(text)
+        return digest.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.py"
+
+    def get(self, key: str) -> bytes | None:
+        path = self._path(key)
+        try:
+            entry = path.read_bytes()
+        except OSError:
+            return None
+        head = key.encode() + b"\n"
+        if not entry.startswith(head):
+            return None
+        try:
+            os.utime(path)  # the newest are kept
+        except OSError:
+            pass
+        return entry[len(head) :]
+
+    def put(self, key: str, formatted: bytes) -> bool:
+        """Store one entry; False when the directory cannot be written."""
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, scratch = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=path.parent)
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(key.encode() + b"\n" + formatted)
+                os.replace(scratch, path)
+            except BaseException:
+                Path(scratch).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return False
+        return True
+
+    def prune(self) -> None:
+        """Keep the ``KEEP_FILES`` entries used last."""
+        entries = []
+        try:
+            shards = list(os.scandir(self.root))
+        except OSError:
+            return
+        for shard in shards:
+            if not shard.is_dir():
+                continue
+            try:
+                for entry in os.scandir(shard.path):
+                    if entry.name.endswith(".py"):
+                        try:
+                            entries.append((entry.stat().st_mtime, entry.path))
+                        except OSError:
+                            continue
+            except OSError:
+                continue
+        if len(entries) <= KEEP_FILES:
+            return
+        entries.sort(reverse=True)
+        for _, path in entries[KEEP_FILES:]:
+            Path(path).unlink(missing_ok=True)
+
+
+def _run_ruff(steps: list[list[str]], files: list[Path]) -> None:
+    ruff = ruff_binary()
+    for step in steps:
+        done = subprocess.run([ruff, *step, "--", *map(str, files)], capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise GeneratorError(f"ruff failed on generated code: {done.stderr.strip().splitlines()[-1:]}")
+
+
+def format_tree(root: Path, package: str, cache: FormatCache | None = None) -> None:
+    """Lint-fix (unused imports, import order) and format every ``.py`` file under ``root``,
+    taking from ``cache`` what ruff wrote for the same file before and running ruff on the rest."""
+    files = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.relative_to(root).parts)
+    if not files:
+        return
+    steps = ruff_steps(package)
+    version = ruff_version() if cache is not None else None
+    if cache is None or version is None:
+        _run_ruff(steps, files)
+        return
+    settings = json.dumps({"format": FORMAT, "ruff": version, "steps": steps})
+    missed: dict[Path, str] = {}
+    for path in files:
+        key = FormatCache.key(settings, path.relative_to(root).as_posix(), path.read_bytes())
+        formatted = cache.get(key)
+        if formatted is None:
+            missed[path] = key
+        else:
+            path.write_bytes(formatted)
+    if not missed:
+        return
+    _run_ruff(steps, list(missed))
+    for path, key in missed.items():
+        if not cache.put(key, path.read_bytes()):
+            return
+    cache.prune()
