@@ -243,6 +243,43 @@ def test_introspection_without_the_right_credentials_is_unavailable(issuer: Test
         verify(v, "whatever")
 
 
+def test_the_runtimes_http_clients_load_the_ca_bundle_once(
+    issuer: TestAuthorizationServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every httpx client the runtimes make shares one TLS context (``_runtime/tls.py``): the CA
+    bundle, about 20 ms of CPU to load, is read once per process, not once per introspected token,
+    token request or transport; a ``verify`` the application passes is used as given."""
+    import ssl
+
+    from mcpgen._runtime import tls
+    from mcpgen._runtime.client.auth import OAuth
+    from mcpgen._runtime.client.http import HttpTransport
+
+    tokens = [issue(issuer, RESOURCE) for _ in range(3)]  # (httpx.post here loads the bundle each time)
+    loads: list[object] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
+        loads.append(args or kwargs)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    tls.default_context.cache_clear()
+    for token in tokens:  # a client per introspection
+        assert verify(introspection(issuer), token).subject == "user-1"
+    jwks = JWTVerifier(issuer=issuer.issuer, audience=RESOURCE, jwks_uri=f"{issuer.issuer}/jwks")
+    assert verify(jwks, issuer.mint({"aud": RESOURCE})).subject == "user-1"
+
+    async def clients() -> None:
+        async with OAuth()._client(), OAuth(http_options={"verify": False})._client():
+            transport = HttpTransport("https://mcp.example.com/mcp")
+            await transport.client.aclose()
+
+    asyncio.run(clients())
+    assert len(loads) == 1, loads
+    tls.default_context.cache_clear()
+
+
 def test_protected_resource_metadata() -> None:
     resource = ProtectedResource(RESOURCE, ("https://auth.example.com",), scopes_supported=("mcp:read",))
     assert resource.metadata_path == "/.well-known/oauth-protected-resource/mcp"

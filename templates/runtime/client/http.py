@@ -24,6 +24,7 @@ import httpx
 from pydantic_core import from_json, to_json
 
 from ..jsonrpc import ProtocolError, RequestId, error_envelope
+from ..tls import default_context
 from .errors import AuthorizationError, TransportError
 from .transport import JSONObject, Receiver, Transport
 
@@ -87,7 +88,11 @@ class HttpTransport(Transport):
         self.auth = auth
         self._auth: Any = auth if auth is not None else httpx.USE_CLIENT_DEFAULT
         self._own_client = client is None
-        self.client = client if client is not None else httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None))
+        self.client = (
+            client
+            if client is not None
+            else httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None), verify=default_context())
+        )
         self.headers = dict(headers or {})
         self.session_id: str | None = None
         self._receiver: Receiver | None = None

@@ -25,6 +25,7 @@ import httpx
 from pydantic_core import from_json, to_json
 
 from ..jsonrpc import ProtocolError, RequestId, error_envelope
+from ..tls import default_context
 from .errors import AuthorizationError, TransportError
 from .transport import JSONObject, Receiver, Transport
 
@@ -91,7 +92,9 @@ class HttpTransport(Transport):
         self.client = (
             client
             if client is not None
-            else httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None))
+            else httpx.AsyncClient(
+                timeout=httpx.Timeout(timeout, read=None), verify=default_context()
+            )
         )
         self.headers = dict(headers or {})
         self.session_id: str | None = None

@@ -40,6 +40,7 @@ from typing import Any
 
 import httpx
 
+from ...tls import default_context
 from ..errors import AuthorizationError
 from .challenge import Challenge
 from .dpop import USE_DPOP_NONCE, DPoP, Prover
@@ -272,7 +273,8 @@ class OAuth(httpx.Auth):
         return Prover(self._dpop, key) if key is not None else None
 
     def _client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, **self.http_options)
+        options = {"verify": default_context(), **self.http_options}  # the application's verify wins
+        return httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, **options)
 
     def _guard(self) -> asyncio.Lock:
         if self._lock is None:

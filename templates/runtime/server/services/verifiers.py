@@ -22,6 +22,7 @@ from joserfc import jws, jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
+from ...tls import default_context
 from .auth import InvalidToken, Principal, VerifierUnavailable, audiences_of, principal_of
 
 ASYMMETRIC_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
@@ -88,7 +89,7 @@ class JWTVerifier:
             if self.http is not None:
                 response = await self.http.get(self.jwks_uri, headers={"accept": "application/json"})
             else:
-                async with httpx.AsyncClient(timeout=10.0) as http:
+                async with httpx.AsyncClient(timeout=10.0, verify=default_context()) as http:
                     response = await http.get(self.jwks_uri, headers={"accept": "application/json"})
             response.raise_for_status()
             keys = KeySet.import_key_set(response.json())
@@ -205,7 +206,7 @@ class IntrospectionVerifier:
     async def _introspect(self, token: str) -> httpx.Response:
         auth: Any = httpx.BasicAuth(self.client_id, self.client_secret or "") if self.client_id else None
         data = {"token": token, "token_type_hint": "access_token"}
-        http = self.http or httpx.AsyncClient(timeout=10.0)
+        http = self.http or httpx.AsyncClient(timeout=10.0, verify=default_context())
         try:
             return await http.post(self.endpoint, data=data, auth=auth, headers={"accept": "application/json"})
         finally:

@@ -23,6 +23,7 @@ from joserfc import jws, jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
+from ...tls import default_context
 from .auth import InvalidToken, Principal, VerifierUnavailable, audiences_of, principal_of
 
 ASYMMETRIC_ALGORITHMS = (
@@ -106,7 +107,7 @@ class JWTVerifier:
                     self.jwks_uri, headers={"accept": "application/json"}
                 )
             else:
-                async with httpx.AsyncClient(timeout=10.0) as http:
+                async with httpx.AsyncClient(timeout=10.0, verify=default_context()) as http:
                     response = await http.get(self.jwks_uri, headers={"accept": "application/json"})
             response.raise_for_status()
             keys = KeySet.import_key_set(response.json())
@@ -233,7 +234,7 @@ class IntrospectionVerifier:
             httpx.BasicAuth(self.client_id, self.client_secret or "") if self.client_id else None
         )
         data = {"token": token, "token_type_hint": "access_token"}
-        http = self.http or httpx.AsyncClient(timeout=10.0)
+        http = self.http or httpx.AsyncClient(timeout=10.0, verify=default_context())
         try:
             return await http.post(
                 self.endpoint, data=data, auth=auth, headers={"accept": "application/json"}
