@@ -34,6 +34,7 @@ from mcpgen._runtime.server.auth import (
     ScopePolicy,
     TokenVerifier,
 )
+from mcpgen._runtime.tls import default_context
 
 from tests.auth.authorization_server import RESOURCE_SERVER, Client, TestAuthorizationServer, serving
 from tests.auth.protected import Exchange, Notes, Observed, listening_socket
@@ -50,7 +51,7 @@ def authorization_server() -> Iterator[TestAuthorizationServer]:
 
 async def browse(url: str) -> None:
     """The user's browser: the authorization server approves at once and redirects to the client."""
-    async with httpx.AsyncClient(follow_redirects=True, timeout=10.0) as browser:
+    async with httpx.AsyncClient(follow_redirects=True, timeout=10.0, verify=default_context()) as browser:
         response = await browser.get(url)
     assert response.status_code == 200, response.text
 

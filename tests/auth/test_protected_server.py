@@ -29,6 +29,7 @@ from mcpgen._runtime.server.auth import (
     ResourceServer,
     ScopePolicy,
 )
+from mcpgen._runtime.tls import default_context
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
 from pydantic import MISSING
@@ -93,7 +94,7 @@ class Endpoint:
         self.metadata_url = base + "/.well-known/oauth-protected-resource/mcp"
         self.vault = vault
         self.observed = observed
-        self.http = httpx.Client(timeout=10.0)
+        self.http = httpx.Client(timeout=10.0, verify=default_context())
 
     def token(self, subject: str = "alice", scope: str = "mcp:read", **claims: Any) -> str:
         return self.issuer.mint({"sub": subject, "aud": self.url, "scope": scope, **claims})

@@ -33,6 +33,7 @@ from mcpgen._runtime.server.auth import (
     VerifierUnavailable,
     www_authenticate,
 )
+from mcpgen._runtime.tls import default_context
 
 from tests.auth.authorization_server import RESOURCE_SERVER, Client, Code, TestAuthorizationServer, serving
 
@@ -207,6 +208,7 @@ def issue(server: TestAuthorizationServer, resource: str, scope: str = "mcp:read
     )  # fmt: skip
     answer = httpx.post(
         f"{server.issuer}/token",
+        verify=default_context(),
         data={
             "grant_type": "authorization_code",
             "code": "c-" + verifier_,

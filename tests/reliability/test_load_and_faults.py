@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mcpgen._runtime.tls import default_context
 
 from tests.reliability.driver import (
     call,
@@ -45,7 +46,8 @@ def server(project: Path) -> Iterator[str]:
 
 
 def post(url: str, message: dict[str, object], tool: str, **kwargs: object) -> httpx.Response:
-    return httpx.post(url, json=message, headers=http_headers(tool), timeout=10, **kwargs)  # type: ignore[arg-type]
+    options = {"verify": default_context(), **kwargs}
+    return httpx.post(url, json=message, headers=http_headers(tool), timeout=10, **options)  # type: ignore[arg-type]
 
 
 def echo_works(url: str) -> bool:

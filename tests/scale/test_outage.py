@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mcpgen._runtime.tls import default_context
 
 from tests.conftest import ROOT
 from tests.scale.helpers import (
@@ -71,7 +72,7 @@ def test_two_workers_on_one_port(own_redis: RedisServer, tmp_path: Path) -> None
             assert answered <= forked
             session = initialize(client, server.url)
             for rid in range(10):  # whichever worker accepts the connection
-                with httpx.Client(timeout=TIMEOUT) as fresh:
+                with httpx.Client(timeout=TIMEOUT, verify=default_context()) as fresh:
                     assert legacy(fresh, server.url, session, rid, "ping").json()["result"] == {}
     finally:
         server.stop()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mcpgen._runtime.tls import default_context
 
 from tests.scale.helpers import LEGACY, Worker, initialize, legacy, legacy_headers
 from tests.scale.redis_server import start_redis
@@ -49,7 +50,7 @@ def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Worke
 def open_stream(stack: ExitStack, url: str, session: str) -> Iterator[str]:
     """Hold a GET stream of ``session`` open on ``url`` until ``stack`` closes; its lines (hold
     them: a dropped line iterator closes the stream)."""
-    client = stack.enter_context(httpx.Client(timeout=TIMEOUT))
+    client = stack.enter_context(httpx.Client(timeout=TIMEOUT, verify=default_context()))
     head = {**legacy_headers(session), "accept": "text/event-stream"}
     stream = stack.enter_context(client.stream("GET", url, headers=head))
     assert stream.status_code == 200

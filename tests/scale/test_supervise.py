@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mcpgen._runtime.tls import default_context
 
 from tests.conftest import ROOT
 from tests.scale.helpers import WORKER, Worker, call_tool, children, forked_workers
@@ -40,7 +41,7 @@ def answering(url: str, expected: set[int], limit: int = 200) -> set[int]:
     (at most ``limit`` connections: which worker accepts one is the kernel's choice)."""
     seen: set[int] = set()
     for rid in range(limit):
-        with httpx.Client(timeout=TIMEOUT) as client:  # a new connection each time
+        with httpx.Client(timeout=TIMEOUT, verify=default_context()) as client:  # a new connection each time
             seen.add(int(call_tool(client, url, rid, "pid")["content"][0]["text"]))
         if seen >= expected:
             break
