@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,26 @@ pytest_plugins = ["tests.codec.goldens"]  # --update-goldens
 
 if str(GENERATED) not in sys.path:
     sys.path.insert(0, str(GENERATED))
+
+MEMORY_TMP = Path("/dev/shm")
+MEMORY_TMP_FREE = 4 << 30  # bytes free there, at least, to use it
+
+
+def temporary_files_in_memory() -> None:
+    """Put the run's temporary files (pytest's ``tmp_path`` roots, and every ``tempfile`` of the
+    processes the tests start) in memory when the machine has a tmpfs with room and no ``TMPDIR``
+    is set. The suite writes some 40,000 files a run (generated packages of 900 files, scaffolds,
+    copies of them) and removes them again; on the disk-backed /tmp of these machines creating one
+    took 250-700 us against 15 us on /dev/shm, and the fast tests 3-5 s longer."""
+    if os.environ.get("TMPDIR") or not MEMORY_TMP.is_dir() or not os.access(MEMORY_TMP, os.W_OK):
+        return
+    space = os.statvfs(MEMORY_TMP)
+    if space.f_bavail * space.f_frsize >= MEMORY_TMP_FREE:
+        os.environ["TMPDIR"] = str(MEMORY_TMP)
+        tempfile.tempdir = None  # tempfile read TMPDIR once already; it reads it again
+
+
+temporary_files_in_memory()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
