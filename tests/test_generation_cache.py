@@ -6,19 +6,20 @@ import importlib.metadata
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import datamodel_code_generator
 import pytest
 
 from mcp_schema_codegen.backend import cache as cache_module
-from mcp_schema_codegen.backend.cache import CACHE_DIR, NO_CACHE, ModelCache
+from mcp_schema_codegen.backend.cache import CACHE_DIR, NO_CACHE, ModelCache, RevisionCache
 from mcp_schema_codegen.backend.models import generate_models
 from mcp_schema_codegen.backend.render import Renderer
 from mcp_schema_codegen.output import format as format_module
 from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.pipeline import Options, generate
 from tests.cli import run_cli
-from tests.conftest import SCHEMA_DIR
+from tests.conftest import ROOT, SCHEMA_DIR
 
 VERSION = "2025-06-18"
 
@@ -80,13 +81,74 @@ def test_a_cached_run_writes_the_tree_an_uncached_run_writes(
     assert len(list(cache_dir.glob("*.json"))) == 1
     sources = [p for p in (tmp_path / "plain").rglob("*.py") if "__pycache__" not in p.parts]
     assert len(list((cache_dir / "format").rglob("*.py"))) == len(sources)  # one formatted entry per file
+    assert len(list((cache_dir / "revisions").glob("*.json"))) == 1  # the revision's rendering
     _no_dmcg(monkeypatch)
     ruff = _ruff_runs(monkeypatch)
+    renders = _counting_renders(monkeypatch)
     generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path / "hit", versions=[VERSION]))
     assert ruff == [], "ruff ran although every file's formatting was cached"
+    assert renders == [], "the revision was rendered although its rendering was cached"
     plain = _tree(tmp_path / "plain")
     assert _tree(tmp_path / "filled") == plain
     assert _tree(tmp_path / "hit") == plain
+
+
+def _counting_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The revisions whose model modules were rendered (the step a cached rendering skips)."""
+    renders: list[str] = []
+    real = Renderer.model_modules
+
+    def counted(self: Renderer, protocol: Any, *args: Any) -> Any:
+        renders.append(protocol.version)
+        return real(self, protocol, *args)
+
+    monkeypatch.setattr(Renderer, "model_modules", counted)
+    return renders
+
+
+def test_a_rendering_is_reused_only_for_the_same_inputs_target_and_generator_source(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def run(out: str, **options: Any) -> dict[str, bytes]:
+        generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path / out, versions=[VERSION], **options))
+        return _tree(tmp_path / out)
+
+    first = run("first")
+    renders = _counting_renders(monkeypatch)
+    assert run("again") == first and renders == []
+    other = run("other", package="othermcp")  # another target
+    assert renders == [VERSION] and other != first
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    codec = (ROOT / "templates" / "codec_legacy.py.j2").read_text()
+    (templates / "codec_legacy.py.j2").write_text(codec + "\n# customised\n")
+    customised = run("customised", templates=templates)  # another template set
+    assert renders == [VERSION, VERSION] and b"# customised" in customised["mcpgen/v2025_06_18/codec.py"]
+    monkeypatch.setattr(cache_module, "source_digest", lambda: "an edited generator")
+    assert run("edited") == first and renders == [VERSION] * 3
+    assert run("edited-again") == first and renders == [VERSION] * 3
+
+
+@pytest.mark.parametrize("damage", ["truncated", "other-key", "no-files"])
+def test_a_damaged_rendering_is_a_miss_and_is_rewritten(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path / "first", versions=[VERSION]))
+    (entry,) = (cache_dir / "revisions").glob("*.json")
+    good = json.loads(entry.read_text())
+    entry.write_text(
+        {
+            "truncated": entry.read_text()[:100],
+            "other-key": json.dumps({**good, "key": "0" * 64}),
+            "no-files": json.dumps({"key": good["key"], "files": {}}),
+        }[damage]
+    )
+    renders = _counting_renders(monkeypatch)
+    generate(Options(schema_dir=SCHEMA_DIR, out=tmp_path / "again", versions=[VERSION]))
+    assert renders == [VERSION]
+    assert json.loads(entry.read_text()) == good
+    assert _tree(tmp_path / "again") == _tree(tmp_path / "first")
+    assert RevisionCache(cache_dir / "revisions").get(good["key"]) == good["files"]
 
 
 UNFORMATTED = {

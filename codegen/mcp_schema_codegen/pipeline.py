@@ -6,10 +6,11 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcp_schema_codegen.backend.cache import ModelCache
+from mcp_schema_codegen.backend.cache import ModelCache, RevisionCache
 from mcp_schema_codegen.backend.models import generate_models
 from mcp_schema_codegen.backend.render import Renderer
 from mcp_schema_codegen.backend.views import Target
+from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import LoadedSchema
 from mcp_schema_codegen.frontend.lock import Lock, load_lock
@@ -70,10 +71,33 @@ def check_package_name(package: str) -> None:
 
 
 def build_revision(
-    lock: Lock, version: str, overlay: Overlay, renderer: Renderer, target: Target, cache: ModelCache | None = None
+    lock: Lock,
+    version: str,
+    overlay: Overlay,
+    renderer: Renderer,
+    target: Target,
+    cache: ModelCache | None = None,
+    rendered: tuple[RevisionCache, Inputs] | None = None,
 ) -> Revision:
+    """One revision's files. With ``rendered``, a rendering cached for the same inputs (``Inputs``
+    with the schema's bytes and the target) is taken instead of rendering again."""
     analysed = analyze_revision(lock, version, overlay)
     protocol = analysed.protocol
+    key = ""
+    if rendered is not None:
+        revisions, inputs = rendered
+        key = RevisionCache.key(
+            {
+                **inputs.revision_entry(lock, version),
+                "version": version,
+                "locked": repr(lock.revisions[version]),
+                "schema bytes": sha256_hex(lock.schema_path(version).read_bytes()),
+                "target": repr(target),
+            }
+        )
+        files = revisions.get(key)
+        if files is not None:
+            return Revision(analysed.schema, protocol, files)
     base_class = f"{target.runtime}.wire_model.WireModel"
     models = generate_models(analysed.document, version=version, base_class=base_class, cache=cache)
     files = {
@@ -85,6 +109,8 @@ def build_revision(
         "server.py": renderer.server_module(protocol, target),
         "client.py": renderer.client_module(protocol, target, models),
     }
+    if rendered is not None:
+        rendered[0].put(key, files)
     return Revision(analysed.schema, protocol, files)
 
 
@@ -136,7 +162,9 @@ def render_package(
     inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates, options.layout)
     target = options.target
     cache = ModelCache.default() if options.cache else None
-    revisions = [build_revision(lock, v, overlay, renderer, target, cache) for v in versions]
+    revision_cache = RevisionCache.default() if options.cache else None
+    rendered = (revision_cache, inputs) if revision_cache is not None else None
+    revisions = [build_revision(lock, v, overlay, renderer, target, cache, rendered) for v in versions]
     crash_point("models")
     entries = {v: inputs.revision_entry(lock, v) for v in versions}
 

@@ -3,9 +3,14 @@
 Running datamodel-code-generator is most of a revision's generation time (about 1.8 of 2.5 s
 for 2026-07-28, plus 0.7 s to import it). Its output is a pure function of the document it is
 given, its options, its own version and Python's, so ``generate`` and ``check --full`` keep
-what it wrote, one file per key, and skip it the next time the same input comes. Only that
-step is cached: the IR, the templates and ruff run every time, and ``check`` still compares the
-result with the tree byte for byte.
+what it wrote, one file per key, and skip it the next time the same input comes.
+``RevisionCache`` keeps, beside it, the files a whole revision renders to (before ruff, which
+has its own per-file cache: ``output/format.py``), keyed by everything ``Inputs`` records for
+the manifest (schema, patches, overlay, templates, toolchain, layout), the schema's bytes, the
+target package and the sha256 of the generator's own source, so an edited generator never gets
+an old rendering. A hit still loads and analyses the schema (the IR is needed for the package's
+registry and the command's report); it skips the models, the templates and the split. ``check``
+compares the result with the tree byte for byte either way.
 
 The cache is an optimisation and never an error: an entry that cannot be read, parsed or that
 names another key is a miss, and a directory that cannot be written is skipped. Entries are
@@ -18,6 +23,7 @@ Where: ``MCP_CODEGEN_CACHE_DIR``, else ``$XDG_CACHE_HOME/mcp-codegen``, else
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -101,7 +107,10 @@ class ModelCache:
         return entry["source"], entry["metadata"]
 
     def put(self, key: str, source: str, model_metadata: dict[str, Any]) -> None:
-        entry = json.dumps({"key": key, "source": source, "metadata": model_metadata})
+        self.write(key, json.dumps({"key": key, "source": source, "metadata": model_metadata}))
+
+    def write(self, key: str, entry: str) -> None:
+        """``root/KEY.json`` holds ``entry``, atomically; then the directory is pruned."""
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             fd, scratch = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=self.root)
@@ -127,3 +136,55 @@ class ModelCache:
         entries.sort(reverse=True)
         for _, path in entries[KEEP:]:
             path.unlink(missing_ok=True)
+
+
+@functools.cache
+def source_digest() -> str:
+    """sha256 over the generator's own Python source (this package's ``.py`` files)."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class RevisionCache:
+    """The files one revision renders to (path inside the revision package -> source, unformatted),
+    by the sha256 of every input of that rendering; one JSON file per key, the ``KEEP`` used last
+    kept, written atomically; a damaged entry is a miss and an unwritable directory no cache."""
+
+    root: Path
+
+    @classmethod
+    def default(cls) -> RevisionCache | None:
+        return cls(default_dir() / "revisions") if enabled_by_environment() else None
+
+    @staticmethod
+    def key(inputs: dict[str, str]) -> str:
+        parts = {
+            "format": FORMAT,
+            "source": source_digest(),
+            "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+            "inputs": dict(sorted(inputs.items())),
+        }
+        return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+    def get(self, key: str) -> dict[str, str] | None:
+        path = self.root / f"{key}.json"
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        files = entry.get("files") if isinstance(entry, dict) and entry.get("key") == key else None
+        if not (isinstance(files, dict) and files and all(isinstance(v, str) for v in files.values())):
+            return None
+        try:
+            os.utime(path)
+        except OSError:
+            pass
+        return files
+
+    def put(self, key: str, files: dict[str, str]) -> None:
+        ModelCache(self.root).write(key, json.dumps({"key": key, "files": files}))
