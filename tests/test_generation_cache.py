@@ -187,6 +187,9 @@ def test_only_files_not_formatted_before_reach_ruff_and_all_come_out_as_without_
     format_tree(_scratch(tmp_path / "other", {"a.py": UNFORMATTED["a.py"]}), "other", cache)
     assert ruff[2:] == [["c.py"], ["a.py"]]
     assert (tmp_path / "other" / "a.py").read_bytes() != expected["a.py"]  # demo is third-party there
+    # a file that does not name the package formats alike for every package: one entry for all
+    format_tree(_scratch(tmp_path / "shared", {"b.py": UNFORMATTED["b.py"]}), "other", cache)
+    assert ruff[4:] == [] and (tmp_path / "shared" / "b.py").read_bytes() == expected["b.py"]
 
 
 def test_formatting_does_not_depend_on_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -40,6 +40,7 @@ CACHE_DIR = "MCP_CODEGEN_CACHE_DIR"
 NO_CACHE = "MCP_CODEGEN_NO_CACHE"
 FORMAT = 1  # bump when an entry's layout changes
 KEEP = 32
+KEEP_RENDERED = 128  # revision renderings kept (about 350 KB each)
 
 
 def default_dir() -> Path:
@@ -109,8 +110,9 @@ class ModelCache:
     def put(self, key: str, source: str, model_metadata: dict[str, Any]) -> None:
         self.write(key, json.dumps({"key": key, "source": source, "metadata": model_metadata}))
 
-    def write(self, key: str, entry: str) -> None:
-        """``root/KEY.json`` holds ``entry``, atomically; then the directory is pruned."""
+    def write(self, key: str, entry: str, keep: int | None = None) -> None:
+        """``root/KEY.json`` holds ``entry``, atomically; then the directory is pruned to ``keep``
+        entries (default ``KEEP``)."""
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             fd, scratch = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=self.root)
@@ -121,12 +123,12 @@ class ModelCache:
             except BaseException:
                 Path(scratch).unlink(missing_ok=True)
                 raise
-            self.prune()
+            self.prune(keep)
         except OSError:
             return  # a cache that cannot be written is no cache, not an error
 
-    def prune(self) -> None:
-        """Keep the ``KEEP`` entries used last."""
+    def prune(self, keep: int | None = None) -> None:
+        """Keep the ``keep`` (default ``KEEP``) entries used last."""
         entries = []
         for path in self.root.glob("*.json"):
             try:
@@ -134,7 +136,7 @@ class ModelCache:
             except OSError:
                 continue
         entries.sort(reverse=True)
-        for _, path in entries[KEEP:]:
+        for _, path in entries[KEEP if keep is None else keep :]:
             path.unlink(missing_ok=True)
 
 
@@ -152,7 +154,7 @@ def source_digest() -> str:
 @dataclass(frozen=True)
 class RevisionCache:
     """The files one revision renders to (path inside the revision package -> source, unformatted),
-    by the sha256 of every input of that rendering; one JSON file per key, the ``KEEP`` used last
+    by the sha256 of every input of that rendering; one JSON file per key, the ``KEEP_RENDERED`` used last
     kept, written atomically; a damaged entry is a miss and an unwritable directory no cache."""
 
     root: Path
@@ -187,4 +189,4 @@ class RevisionCache:
         return files
 
     def put(self, key: str, files: dict[str, str]) -> None:
-        ModelCache(self.root).write(key, json.dumps({"key": key, "files": files}))
+        ModelCache(self.root).write(key, json.dumps({"key": key, "files": files}), keep=KEEP_RENDERED)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import shutil
 import subprocess
 import tempfile
@@ -27,6 +28,7 @@ from mcp_schema_codegen.errors import GeneratorError
 LINE_LENGTH = "100"
 FORMAT = 1  # bump when an entry's layout changes
 KEEP_FILES = 20_000  # formatted files kept (a generated package is about 900; some 50 MB in all)
+PRUNE_EVERY = 200  # new entries between two prunes, on average
 
 
 def ruff_binary() -> str:
@@ -173,9 +175,14 @@ def format_tree(root: Path, package: str, cache: FormatCache | None = None) -> N
         _run_ruff(steps, files)
         return
     settings = json.dumps({"format": FORMAT, "ruff": version, "steps": steps})
+    # a file that never names the package imports nothing ``known-first-party`` is about: its
+    # entry is shared by every package (the runtime's and the models' files of other packages)
+    shared = json.dumps({"format": FORMAT, "ruff": version, "steps": ruff_steps("")})
     missed: dict[Path, str] = {}
     for path in files:
-        key = FormatCache.key(settings, path.relative_to(root).as_posix(), path.read_bytes())
+        text = path.read_bytes()
+        own = package.encode() in text
+        key = FormatCache.key(settings if own else shared, path.relative_to(root).as_posix(), text)
         formatted = cache.get(key)
         if formatted is None:
             missed[path] = key
@@ -187,4 +194,5 @@ def format_tree(root: Path, package: str, cache: FormatCache | None = None) -> N
     for path, key in missed.items():
         if not cache.put(key, path.read_bytes()):
             return
-    cache.prune()
+    if len(missed) >= PRUNE_EVERY or random.random() < len(missed) / PRUNE_EVERY:
+        cache.prune()  # a scan of every entry: about once per PRUNE_EVERY new ones
