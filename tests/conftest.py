@@ -40,7 +40,8 @@ def temporary_files_in_memory() -> None:
     if os.environ.get("TMPDIR") or not MEMORY_TMP.is_dir() or not os.access(MEMORY_TMP, os.W_OK):
         return
     space = os.statvfs(MEMORY_TMP)
-    if space.f_bavail * space.f_frsize >= MEMORY_TMP_FREE:
+    # noexec: the acceptance test runs the console scripts of a venv it makes there
+    if space.f_bavail * space.f_frsize >= MEMORY_TMP_FREE and not space.f_flag & os.ST_NOEXEC:
         os.environ["TMPDIR"] = str(MEMORY_TMP)
         tempfile.tempdir = None  # tempfile read TMPDIR once already; it reads it again
 
@@ -48,11 +49,13 @@ def temporary_files_in_memory() -> None:
 temporary_files_in_memory()
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """``-n auto``: half as many workers again as there are cores. A third of a worker's time goes
     to waiting (on the servers, generators and type checkers it starts, on sockets, on timeouts it
     tests), and an extra worker fills it: on 2 cores, 3 workers finish the fast tests in 70 s where
-    2 took 89 s."""
+    2 took 89 s. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` and ``-n logical`` are xdist's, as usual."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.getoption("numprocesses", None) == "logical":
+        return None
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return cores + (cores + 1) // 2
 

@@ -206,9 +206,14 @@ def test_formatting_does_not_depend_on_the_working_directory(tmp_path: Path, mon
     format_tree(here, "demo")
     assert _tree(here) == _tree(elsewhere)
     assert not (project / ".ruff_cache").exists(), "ruff left its cache in the working directory"
+    # nor on the packages above the tree (isort's detect-same-package would take the tree for
+    # part of the package ``pydantic`` here)
+    inside = _scratch(project / "pydantic" / "out", UNFORMATTED)
+    format_tree(inside, "demo")
+    assert _tree(inside) == _tree(elsewhere)
 
 
-@pytest.mark.parametrize("damage", ["truncated", "other-key", "empty"])
+@pytest.mark.parametrize("damage", ["truncated", "cut-short", "other-key", "empty"])
 def test_a_damaged_formatted_entry_is_a_miss_and_is_rewritten(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
 ) -> None:
@@ -217,7 +222,9 @@ def test_a_damaged_formatted_entry_is_a_miss_and_is_rewritten(
     format_tree(_scratch(tmp_path / "first", files), "demo", cache)
     (entry,) = (tmp_path / "cache").rglob("*.py")
     good = entry.read_bytes()
-    entry.write_bytes({"truncated": good[:30], "other-key": b"0" * 64 + good[64:], "empty": b""}[damage])
+    entry.write_bytes(
+        {"truncated": good[:30], "cut-short": good[:-5], "other-key": b"0" * 64 + good[64:], "empty": b""}[damage]
+    )
     ruff = _ruff_runs(monkeypatch)
     again = _scratch(tmp_path / "again", files)
     format_tree(again, "demo", cache)

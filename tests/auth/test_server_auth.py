@@ -276,9 +276,14 @@ def test_the_runtimes_http_clients_load_the_ca_bundle_once(
         async with OAuth()._client(), OAuth(http_options={"verify": False})._client():
             transport = HttpTransport("https://mcp.example.com/mcp")
             await transport.client.aclose()
+        assert len(loads) == 1, loads
+        # TLS options of its own (a client certificate httpx would load into the context, or
+        # trust_env): the OAuth client builds its own context and leaves the shared one alone
+        async with OAuth(http_options={"trust_env": False})._client() as own:
+            assert len(loads) == 2
+            assert own._transport._pool._ssl_context is not tls.default_context()  # type: ignore[attr-defined]
 
     asyncio.run(clients())
-    assert len(loads) == 1, loads
     tls.default_context.cache_clear()
 
 

@@ -1,16 +1,18 @@
 """Formatting generated code with ruff (pinned exactly: its output is part of ours).
 
 ruff's output for a file is a pure function of the file's text, its name (``__init__.py`` keeps
-re-exports), the options below and ruff's version: ``src`` is pinned empty, so what counts as a
-first-party import is the package alone, never whatever directories the caller's working
-directory happens to hold. That makes it cacheable per file (``FormatCache``, beside the
-generation cache): a tree whose every file was formatted before costs no ruff run at all, and
-only the files not seen before are handed to ruff. ``check`` renders the whole package again on
-every run, so most of its ruff time was spent on the same files.
+re-exports), the options below and ruff's version: ``src`` is pinned empty and isort's
+``detect-same-package`` off, so what counts as a first-party import is the package alone, never
+whatever directories the caller's working directory or the tree's parents happen to hold. That
+makes it cacheable per file (``FormatCache``, beside the generation cache): a tree whose every
+file was formatted before costs no ruff run at all, and only the files not seen before are handed
+to ruff. ``check`` renders the whole package again on every run, so most of its ruff time was
+spent on the same files.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -18,6 +20,7 @@ import random
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -62,7 +65,11 @@ def ruff_steps(package: str) -> list[list[str]]:
     then format. ``--no-cache``: ruff's own cache would be written into the caller's directory and
     never hit (every tree is staged afresh)."""
     common = ["--isolated", "--no-cache", "--line-length", LINE_LENGTH, "--target-version", "py311"]
-    first_party = ["--config", f"lint.isort.known-first-party=['{package}']", "--config", "src=[]"]
+    first_party = [
+        *("--config", f"lint.isort.known-first-party=['{package}']"),
+        *("--config", "src=[]"),
+        *("--config", "lint.isort.detect-same-package=false"),  # not the packages above the tree
+    ]
     return [
         ["check", "--fix-only", "--exit-zero", "--quiet", *common, "--select", "F401,I,UP", *first_party],
         ["format", "--quiet", *common],
@@ -74,8 +81,9 @@ class FormatCache:
     """ruff's output, one entry per file, keyed by the sha256 of the file's unformatted text, its
     path inside the tree, the package, the options and ruff's version.
 
-    An entry is the key on its first line and the formatted text after it, written atomically;
-    one that cannot be read or names another key is a miss. A hit marks the entry used, and the
+    An entry is the key and the sha256 of the formatted text on its first line, the text after
+    it, written atomically; one that cannot be read, names another key or does not match its
+    digest (cut short) is a miss. A hit marks the entry used, and the
     ``KEEP_FILES`` used last are kept. Never an error: a directory that cannot be written is no
     cache.
     """
@@ -97,20 +105,24 @@ class FormatCache:
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.py"
 
+    @staticmethod
+    def _head(key: str, formatted: bytes) -> bytes:
+        return f"{key} {hashlib.sha256(formatted).hexdigest()}\n".encode()
+
     def get(self, key: str) -> bytes | None:
         path = self._path(key)
         try:
             entry = path.read_bytes()
         except OSError:
             return None
-        head = key.encode() + b"\n"
-        if not entry.startswith(head):
+        head, _, formatted = entry.partition(b"\n")
+        if head + b"\n" != self._head(key, formatted):  # another key's, or cut short
             return None
         try:
             os.utime(path)  # the newest are kept
         except OSError:
             pass
-        return entry[len(head) :]
+        return formatted
 
     def put(self, key: str, formatted: bytes) -> bool:
         """Store one entry; False when the directory cannot be written."""
@@ -120,7 +132,7 @@ class FormatCache:
             fd, scratch = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=path.parent)
             try:
                 with os.fdopen(fd, "wb") as out:
-                    out.write(key.encode() + b"\n" + formatted)
+                    out.write(self._head(key, formatted) + formatted)
                 os.replace(scratch, path)
             except BaseException:
                 Path(scratch).unlink(missing_ok=True)
@@ -141,7 +153,11 @@ class FormatCache:
                 continue
             try:
                 for entry in os.scandir(shard.path):
-                    if entry.name.endswith(".py"):
+                    if entry.name.startswith(".entry-"):  # a killed writer's
+                        with contextlib.suppress(OSError):
+                            if entry.stat().st_mtime < time.time() - 3600:
+                                os.unlink(entry.path)
+                    elif entry.name.endswith(".py"):
                         try:
                             entries.append((entry.stat().st_mtime, entry.path))
                         except OSError:

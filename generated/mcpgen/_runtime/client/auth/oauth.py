@@ -101,6 +101,11 @@ def protocol_version(request: httpx.Request) -> str | None:
     return asked if isinstance(asked, str) else None
 
 
+# http_options that configure TLS: with any of them the client builds its own context (httpx
+# would load a client certificate into the shared one, for every client of the process to present)
+TLS_OPTIONS = frozenset({"verify", "cert", "trust_env"})
+
+
 class OAuth(httpx.Auth):
     """OAuth 2.1 for MCP over Streamable HTTP; pass it as ``connect(url, auth=...)``.
 
@@ -298,10 +303,11 @@ class OAuth(httpx.Auth):
         return Prover(self._dpop, key) if key is not None else None
 
     def _client(self) -> httpx.AsyncClient:
-        options = {
-            "verify": default_context(),
-            **self.http_options,
-        }  # the application's verify wins
+        options = dict(self.http_options)
+        if (
+            not TLS_OPTIONS & options.keys()
+        ):  # the shared context, only where nothing would change it
+            options["verify"] = default_context()
         return httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, **options)
 
     def _guard(self) -> asyncio.Lock:
