@@ -240,9 +240,14 @@ def test_only_the_formatted_files_used_last_are_kept(tmp_path: Path, monkeypatch
         os.utime(tmp_path / key[:2] / f"{key}.py", (n, n))
     monkeypatch.setattr(format_module, "KEEP_FILES", 3)
     assert cache.get(keys[0]) == b"# 0\n"  # a hit makes an entry new again
+    assert not list(tmp_path.rglob(".entry-*")), "no temporary file is left behind"
+    killed, writing = tmp_path / "00" / ".entry-killed.tmp", tmp_path / "01" / ".entry-writing.tmp"
+    killed.write_bytes(b"#")
+    os.utime(killed, (0, 0))  # a writer killed long ago
+    writing.write_bytes(b"#")  # a writer at work now
     cache.prune()
     assert sorted(p.stem for p in tmp_path.rglob("*.py")) == [keys[0], keys[3], keys[4]]
-    assert not list(tmp_path.rglob(".entry-*")), "no temporary file is left behind"
+    assert [p.name for p in tmp_path.rglob(".entry-*")] == [writing.name]
 
 
 def test_the_key_covers_the_document_the_options_and_the_tool_versions(
@@ -347,10 +352,14 @@ def test_only_the_newest_entries_are_kept(tmp_path: Path, monkeypatch: pytest.Mo
         os.utime(tmp_path / f"{n:064x}.json", (n, n))
     monkeypatch.setattr(cache_module, "KEEP", 3)
     cache.get(f"{0:064x}")  # a hit makes an entry new again
+    killed, writing = tmp_path / ".entry-killed.tmp", tmp_path / ".entry-writing.tmp"
+    killed.write_text("{")
+    os.utime(killed, (0, 0))  # a writer killed long ago
+    writing.write_text("{")  # a writer at work now
     cache.put(f"{9:064x}", "# 9\n", {"models": []})
     kept = sorted(p.stem for p in tmp_path.glob("*.json"))
     assert kept == [f"{n:064x}" for n in (0, 4, 9)]
-    assert not list(tmp_path.glob(".entry-*")), "no temporary file is left behind"
+    assert sorted(p.name for p in tmp_path.glob(".entry-*")) == [writing.name], "only the live writer's file stays"
 
 
 def test_a_template_changed_within_one_process_is_compiled_again(tmp_path: Path) -> None:

@@ -23,12 +23,14 @@ Where: ``MCP_CODEGEN_CACHE_DIR``, else ``$XDG_CACHE_HOME/mcp-codegen``, else
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -128,7 +130,12 @@ class ModelCache:
             return  # a cache that cannot be written is no cache, not an error
 
     def prune(self, keep: int | None = None) -> None:
-        """Keep the ``keep`` (default ``KEEP``) entries used last."""
+        """Keep the ``keep`` (default ``KEEP``) entries used last; drop what a writer killed more than
+        an hour ago left half-written."""
+        for scratch in self.root.glob(".entry-*.tmp"):
+            with contextlib.suppress(OSError):
+                if scratch.stat().st_mtime < time.time() - 3600:
+                    scratch.unlink()
         entries = []
         for path in self.root.glob("*.json"):
             try:
