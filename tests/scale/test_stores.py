@@ -4,12 +4,22 @@ session store and the SSE event store, in memory and on a private Redis."""
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import signal
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
 import redis as sync_redis
-from mcpgen._runtime.server.services import Change, MemoryEventStore, MemorySessionStore, SessionLimitReached
+from mcpgen._runtime.server.services import (
+    Change,
+    MemoryEventStore,
+    MemorySessionStore,
+    SessionLimitReached,
+    SharedStateUnavailable,
+)
 from mcpgen._runtime.server.services.bus import MemoryBus
 from mcpgen._runtime.server.services.event_store import EventStore, split_event_id
 from mcpgen._runtime.server.services.redis import (
@@ -20,7 +30,7 @@ from mcpgen._runtime.server.services.redis import (
     redacted,
 )
 
-from tests.scale.redis_server import RedisServer
+from tests.scale.redis_server import RedisServer, start_redis
 
 NAMESPACE = "test-stores"
 
@@ -425,3 +435,52 @@ def test_dropping_a_session_drops_its_event_streams(redis_server: RedisServer) -
         await shared.close()
 
     run(go())
+
+
+def test_a_stalled_redis_fails_a_command_within_the_timeout_while_the_bus_listens_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A Redis that stops answering without closing its connections (here: SIGSTOP) fails the
+    command that needed it after ``timeout`` seconds, as a lost one does (the request gets its 503),
+    instead of holding it for as long as Redis stalls; the bus's subscription, idle far longer
+    than that, is not taken for a failure, and both recover when Redis answers again."""
+    server, directory = start_redis()
+    assert server.proc is not None
+
+    async def go() -> None:
+        shared = SharedRedis(server.url, NAMESPACE, timeout=0.3)
+        store: RedisSessionStore[FakeSession] = RedisSessionStore(shared, FakeSession, max_sessions=10, idle_timeout=60)
+        heard: list[Change] = []
+
+        async def deliver(change: Change) -> None:
+            heard.append(change)
+
+        bus = RedisBus(shared)
+        await bus.attach(deliver)
+        first = await store.add(FakeSession({"version": "2025-11-25", "log_level": "info"}))
+        await asyncio.sleep(1.0)  # the subscription idles past the command timeout
+        await bus.publish(Change("tools"))
+        async with asyncio.timeout(5):
+            while not heard:
+                await asyncio.sleep(0.02)
+        assert not [r.message for r in caplog.records if "lost Redis" in r.message]  # not even for a moment
+        os.kill(server.proc.pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            async with asyncio.timeout(5):  # without a command timeout this would wait for ever
+                with pytest.raises(SharedStateUnavailable, match="out of reach"):
+                    await store.get(first)
+            assert time.monotonic() - started < 2 and shared.outage.down
+        finally:
+            os.kill(server.proc.pid, signal.SIGCONT)
+        back = await store.get(first)
+        assert back is not None and back.data == {"version": "2025-11-25", "log_level": "info"}
+        assert not shared.outage.down
+        await bus.close()
+        await shared.close()
+
+    try:
+        run(go())
+    finally:
+        server.stop()
+        shutil.rmtree(directory, ignore_errors=True)

@@ -89,7 +89,7 @@ class Services:
                 f"redis_url needs the runtime's redis extra (pip install 'mcpgen[redis]'): {exc}"
             ) from None
 
-        shared = SharedRedis(redis_url, namespace)
+        shared = SharedRedis(redis_url, namespace, timeout=limits.redis_timeout)
         return cls(
             request_state=request_state,
             subscriptions=Subscriptions(RedisBus(shared)),

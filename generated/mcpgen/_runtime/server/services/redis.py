@@ -87,30 +87,51 @@ class Outage:
 
 
 class SharedRedis:
-    """One worker's connection to the deployment's Redis (the client is made lazily, per process)."""
+    """One worker's connections to the deployment's Redis (the clients are made lazily, per process).
 
-    def __init__(self, url: str, namespace: str) -> None:
+    ``client`` runs commands, each bounded by ``timeout`` seconds (a stalled Redis is then a
+    failure like a lost one); ``listener`` holds the pub/sub subscription, which waits for
+    messages as long as none come, so its reads have no timeout.
+    """
+
+    def __init__(self, url: str, namespace: str, timeout: float = 5.0) -> None:
         self.url = url
         self.namespace = namespace
+        self.timeout = timeout
         self.outage = Outage(url)
         self._client: aioredis.Redis | None = None
+        self._listener: aioredis.Redis | None = None
 
     @property
     def client(self) -> aioredis.Redis:
         if self._client is None:
-            self._client = aioredis.Redis.from_url(
-                self.url, socket_connect_timeout=5, health_check_interval=30, retry_on_timeout=False
-            )
+            self._client = self._connect(self.timeout)
         return self._client
+
+    @property
+    def listener(self) -> aioredis.Redis:
+        if self._listener is None:
+            self._listener = self._connect(None)
+        return self._listener
+
+    def _connect(self, timeout: float | None) -> aioredis.Redis:
+        return aioredis.Redis.from_url(
+            self.url,
+            socket_connect_timeout=min(5.0, self.timeout),
+            socket_timeout=timeout,
+            health_check_interval=30,
+            retry_on_timeout=False,
+        )
 
     def key(self, *parts: str) -> str:
         return ":".join((self.namespace, *parts))
 
     async def close(self) -> None:
-        if self._client is not None:
-            client, self._client = self._client, None
-            with contextlib.suppress(*FAILURES):
-                await client.aclose()
+        for client in (self._client, self._listener):
+            if client is not None:
+                with contextlib.suppress(*FAILURES):
+                    await client.aclose()
+        self._client = self._listener = None
 
 
 class RedisBus:
@@ -142,7 +163,7 @@ class RedisBus:
     async def _read(self, ready: asyncio.Event) -> None:
         delay = RECONNECT_DELAY
         while True:
-            pubsub = self.shared.client.pubsub(ignore_subscribe_messages=True)
+            pubsub = self.shared.listener.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(self.channel)
                 self.shared.outage.ok()
