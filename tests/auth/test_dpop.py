@@ -36,7 +36,6 @@ from mcpgen._runtime.client.auth.dpop import DPoP, DPoPKey, htu, token_hash
 from mcpgen._runtime.server.auth import (
     Denial,
     DPoPProofs,
-    IntrospectionVerifier,
     JWTVerifier,
     Principal,
     ProtectedResource,
@@ -44,10 +43,10 @@ from mcpgen._runtime.server.auth import (
     bound_key,
 )
 
-from tests.auth.authorization_server import RESOURCE_SERVER, TestAuthorizationServer, serving
+from tests.auth.authorization_server import TestAuthorizationServer, serving
 from tests.auth.protected import Notes, Observed, listening_socket
-from tests.auth.protected import serving as serve_app
 from tests.auth.test_oauth_end_to_end import POLICY, browse, call, no_browser
+from tests.auth.test_oauth_end_to_end import endpoint as protected
 from tests.auth.test_server_auth import b64
 
 ERAS = ["2026-07-28", "2025-11-25"]
@@ -57,21 +56,9 @@ ERAS = ["2026-07-28", "2025-11-25"]
 async def endpoint(
     server: TestAuthorizationServer, dpop: DPoPProofs | None, *, introspect: bool = False
 ) -> AsyncIterator[tuple[str, Observed, Notes]]:
-    sock = listening_socket()
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
-    resource = ProtectedResource(url, (server.issuer,), scopes_supported=("mcp:read",))
-    verifier: JWTVerifier | IntrospectionVerifier
-    if introspect:
-        client_id, secret = RESOURCE_SERVER
-        verifier = IntrospectionVerifier(
-            endpoint=f"{server.issuer}/introspect", audience=url, client_id=client_id, client_secret=secret
-        )
-    else:
-        verifier = JWTVerifier(issuer=server.issuer, audience=url, jwks_uri=f"{server.issuer}/jwks")
-    notes = Notes()
-    observed = Observed(notes.asgi_app(auth=ResourceServer(verifier, resource, POLICY, dpop=dpop)))
-    async with serve_app(observed, sock):
-        yield url, observed, notes
+    """test_oauth_end_to_end's protected Notes server, with ``dpop``."""
+    async with protected(server, introspect=introspect, dpop=dpop) as at:
+        yield at.url, at.observed, at.notes
 
 
 def schemes(header: str | None) -> list[str]:

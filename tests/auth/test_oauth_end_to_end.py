@@ -26,6 +26,7 @@ from mcpgen import connect
 from mcpgen._runtime.client import AuthorizationError, BaseClient
 from mcpgen._runtime.client.auth import FileTokenStore, LoopbackRedirect, OAuth, Registration
 from mcpgen._runtime.server.auth import (
+    DPoPProofs,
     IntrospectionVerifier,
     JWTVerifier,
     Principal,
@@ -75,7 +76,11 @@ class Endpoint:
 
 @asynccontextmanager
 async def endpoint(
-    server: TestAuthorizationServer, *, introspect: bool = False, policy: ScopePolicy = POLICY
+    server: TestAuthorizationServer,
+    *,
+    introspect: bool = False,
+    policy: ScopePolicy = POLICY,
+    dpop: DPoPProofs | None = None,
 ) -> AsyncIterator[Endpoint]:
     """Our Notes server, protected, on a loopback port; tokens for its /mcp URL only."""
     sock = listening_socket()
@@ -90,7 +95,7 @@ async def endpoint(
     else:
         verifier = JWTVerifier(issuer=server.issuer, audience=url, jwks_uri=f"{server.issuer}/jwks")
     notes = Notes()
-    observed = Observed(notes.asgi_app(auth=ResourceServer(verifier, resource, policy)))
+    observed = Observed(notes.asgi_app(auth=ResourceServer(verifier, resource, policy, dpop=dpop)))
     async with serve_app(observed, sock):
         yield Endpoint(url, observed, notes)
 
