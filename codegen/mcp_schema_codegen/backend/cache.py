@@ -29,20 +29,22 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from mcp_schema_codegen import __version__
+from mcp_schema_codegen.frontend.lock import atomic_write
 
 CACHE_DIR = "MCP_CODEGEN_CACHE_DIR"
 NO_CACHE = "MCP_CODEGEN_NO_CACHE"
 FORMAT = 1  # bump when an entry's layout changes
 KEEP = 32
 KEEP_RENDERED = 128  # revision renderings kept (about 350 KB each)
+SCRATCH = ".entry-"  # prefix of an entry being written
 
 
 def default_dir() -> Path:
@@ -91,60 +93,58 @@ class ModelCache:
         return digest.hexdigest()
 
     def get(self, key: str) -> tuple[str, dict[str, Any]] | None:
-        path = self.root / f"{key}.json"
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not (
-            isinstance(entry, dict)
-            and entry.get("key") == key
-            and isinstance(entry.get("source"), str)
-            and isinstance(entry.get("metadata"), dict)
-        ):
-            return None
-        try:
-            os.utime(path)  # the newest are kept
-        except OSError:
-            pass
-        return entry["source"], entry["metadata"]
+        entry = read_entry(
+            self.root, key, lambda e: isinstance(e.get("source"), str) and isinstance(e.get("metadata"), dict)
+        )
+        return (entry["source"], entry["metadata"]) if entry is not None else None
 
     def put(self, key: str, source: str, model_metadata: dict[str, Any]) -> None:
-        self.write(key, json.dumps({"key": key, "source": source, "metadata": model_metadata}))
+        write_entry(self.root, key, {"key": key, "source": source, "metadata": model_metadata}, KEEP)
 
-    def write(self, key: str, entry: str, keep: int | None = None) -> None:
-        """``root/KEY.json`` holds ``entry``, atomically; then the directory is pruned to ``keep``
-        entries (default ``KEEP``)."""
+    def prune(self) -> None:
+        prune_entries(self.root, KEEP)
+
+
+def read_entry(root: Path, key: str, valid: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    """``root/KEY.json`` when it parses to an object naming ``key`` that ``valid`` accepts (marked
+    used, so the newest are kept); else None."""
+    path = root / f"{key}.json"
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not (isinstance(entry, dict) and entry.get("key") == key and valid(entry)):
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(path)
+    return entry
+
+
+def write_entry(root: Path, key: str, entry: dict[str, Any], keep: int) -> None:
+    """``root/KEY.json`` holds ``entry``, atomically; then ``root`` is pruned to ``keep`` entries."""
+    try:
+        atomic_write(root / f"{key}.json", json.dumps(entry).encode(), prefix=SCRATCH)
+        prune_entries(root, keep)
+    except OSError:
+        return  # a cache that cannot be written is no cache, not an error
+
+
+def prune_entries(root: Path, keep: int) -> None:
+    """Keep the ``keep`` entries used last; drop what a writer killed more than an hour ago left
+    half-written."""
+    for scratch in root.glob(f"{SCRATCH}*.tmp"):
+        with contextlib.suppress(OSError):
+            if scratch.stat().st_mtime < time.time() - 3600:
+                scratch.unlink()
+    entries = []
+    for path in root.glob("*.json"):
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            fd, scratch = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=self.root)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    out.write(entry)
-                os.replace(scratch, self.root / f"{key}.json")
-            except BaseException:
-                Path(scratch).unlink(missing_ok=True)
-                raise
-            self.prune(keep)
+            entries.append((path.stat().st_mtime, path))
         except OSError:
-            return  # a cache that cannot be written is no cache, not an error
-
-    def prune(self, keep: int | None = None) -> None:
-        """Keep the ``keep`` (default ``KEEP``) entries used last; drop what a writer killed more than
-        an hour ago left half-written."""
-        for scratch in self.root.glob(".entry-*.tmp"):
-            with contextlib.suppress(OSError):
-                if scratch.stat().st_mtime < time.time() - 3600:
-                    scratch.unlink()
-        entries = []
-        for path in self.root.glob("*.json"):
-            try:
-                entries.append((path.stat().st_mtime, path))
-            except OSError:
-                continue
-        entries.sort(reverse=True)
-        for _, path in entries[KEEP if keep is None else keep :]:
-            path.unlink(missing_ok=True)
+            continue
+    entries.sort(reverse=True)
+    for _, path in entries[keep:]:
+        path.unlink(missing_ok=True)
 
 
 @functools.cache
@@ -181,19 +181,12 @@ class RevisionCache:
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
     def get(self, key: str) -> dict[str, str] | None:
-        path = self.root / f"{key}.json"
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        files = entry.get("files") if isinstance(entry, dict) and entry.get("key") == key else None
-        if not (isinstance(files, dict) and files and all(isinstance(v, str) for v in files.values())):
-            return None
-        try:
-            os.utime(path)
-        except OSError:
-            pass
-        return files
+        def valid(entry: dict[str, Any]) -> bool:
+            files = entry.get("files")
+            return isinstance(files, dict) and bool(files) and all(isinstance(v, str) for v in files.values())
+
+        entry = read_entry(self.root, key, valid)
+        return entry["files"] if entry is not None else None
 
     def put(self, key: str, files: dict[str, str]) -> None:
-        ModelCache(self.root).write(key, json.dumps({"key": key, "files": files}), keep=KEEP_RENDERED)
+        write_entry(self.root, key, {"key": key, "files": files}, KEEP_RENDERED)

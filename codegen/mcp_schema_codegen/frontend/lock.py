@@ -170,10 +170,11 @@ def fetch(location: str) -> tuple[bytes, str]:
         ) from None
 
 
-def atomic_write(target: Path, data: bytes) -> None:
-    """Replace ``target`` with ``data`` in one rename (a reader sees the old or the new bytes)."""
+def atomic_write(target: Path, data: bytes, prefix: str = ".mcp-codegen-") -> None:
+    """Replace ``target`` with ``data`` in one rename (a reader sees the old or the new bytes); the
+    bytes are written first to ``<prefix>*.tmp`` beside it."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".mcp-codegen-", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

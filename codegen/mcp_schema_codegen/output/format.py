@@ -19,14 +19,14 @@ import os
 import random
 import shutil
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from mcp_schema_codegen.backend.cache import default_dir, enabled_by_environment
+from mcp_schema_codegen.backend.cache import SCRATCH, default_dir, enabled_by_environment
 from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.lock import atomic_write
 
 LINE_LENGTH = "100"
 FORMAT = 1  # bump when an entry's layout changes
@@ -126,17 +126,8 @@ class FormatCache:
 
     def put(self, key: str, formatted: bytes) -> bool:
         """Store one entry; False when the directory cannot be written."""
-        path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, scratch = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=path.parent)
-            try:
-                with os.fdopen(fd, "wb") as out:
-                    out.write(self._head(key, formatted) + formatted)
-                os.replace(scratch, path)
-            except BaseException:
-                Path(scratch).unlink(missing_ok=True)
-                raise
+            atomic_write(self._path(key), self._head(key, formatted) + formatted, prefix=SCRATCH)
         except OSError:
             return False
         return True
@@ -153,7 +144,7 @@ class FormatCache:
                 continue
             try:
                 for entry in os.scandir(shard.path):
-                    if entry.name.startswith(".entry-"):  # a killed writer's
+                    if entry.name.startswith(SCRATCH):  # a killed writer's
                         with contextlib.suppress(OSError):
                             if entry.stat().st_mtime < time.time() - 3600:
                                 os.unlink(entry.path)
