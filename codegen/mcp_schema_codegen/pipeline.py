@@ -77,18 +77,19 @@ def build_revision(
     renderer: Renderer,
     target: Target,
     cache: ModelCache | None = None,
-    rendered: tuple[RevisionCache, Inputs] | None = None,
+    rendered: tuple[RevisionCache, dict[str, str]] | None = None,
 ) -> Revision:
-    """One revision's files. With ``rendered``, a rendering cached for the same inputs (``Inputs``
-    with the schema's bytes and the target) is taken instead of rendering again."""
+    """One revision's files. With ``rendered`` (the cache and the revision's manifest entry), a
+    rendering cached for the same inputs (the entry, the schema's bytes, the target) is taken
+    instead of rendering again."""
     analysed = analyze_revision(lock, version, overlay)
     protocol = analysed.protocol
     key = ""
     if rendered is not None:
-        revisions, inputs = rendered
+        revisions, entry = rendered
         key = RevisionCache.key(
             {
-                **inputs.revision_entry(lock, version),
+                **entry,
                 "version": version,
                 "locked": repr(lock.revisions[version]),
                 "schema bytes": sha256_hex(lock.schema_path(version).read_bytes()),
@@ -163,10 +164,14 @@ def render_package(
     target = options.target
     cache = ModelCache.default() if options.cache else None
     revision_cache = RevisionCache.default() if options.cache else None
-    rendered = (revision_cache, inputs) if revision_cache is not None else None
-    revisions = [build_revision(lock, v, overlay, renderer, target, cache, rendered) for v in versions]
-    crash_point("models")
     entries = {v: inputs.revision_entry(lock, v) for v in versions}
+    revisions = [
+        build_revision(
+            lock, v, overlay, renderer, target, cache, (revision_cache, entries[v]) if revision_cache else None
+        )
+        for v in versions
+    ]
+    crash_point("models")
 
     dest.mkdir()
     previous = read_manifest(keep_from) if keep_from else None
