@@ -165,6 +165,18 @@ class User:
         return self.id
 
 
+SPARE_KEYS: list[RSAKey] = []  # the signing keys of stopped servers, for the next ones
+
+
+def signing_key() -> RSAKey:
+    """A stopped server's signing key, or a new one (making a 2048-bit RSA key takes 50-150 ms of
+    CPU, and the suite starts some 40 of these servers): servers running at once never share one."""
+    try:
+        return SPARE_KEYS.pop()
+    except IndexError:
+        return RSAKey.generate_key(2048, parameters={"kid": generate_token(8), "alg": "RS256", "use": "sig"})
+
+
 class TestAuthorizationServer:
     """The server; ``start()`` binds a free loopback port, ``stop()`` shuts it down."""
 
@@ -188,7 +200,7 @@ class TestAuthorizationServer:
         self.access_ttl = access_ttl
         self.subject = subject
         self.registration_open = registration
-        self.key = RSAKey.generate_key(2048, parameters={"kid": generate_token(8), "alg": "RS256", "use": "sig"})
+        self.key = signing_key()
         self.clients: dict[str, Client] = {}
         self.codes: dict[str, Code] = {}
         self.tokens: dict[str, Token] = {}
@@ -201,6 +213,8 @@ class TestAuthorizationServer:
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> TestAuthorizationServer:
+        if self.key in SPARE_KEYS:  # started again after a stop()
+            SPARE_KEYS.remove(self.key)
         self._server = make_server("127.0.0.1", 0, self.app, threaded=True, request_handler=Quiet)  # listening now
         outer = self
 
@@ -230,6 +244,7 @@ class TestAuthorizationServer:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+            SPARE_KEYS.append(self.key)
 
     def __enter__(self) -> TestAuthorizationServer:
         return self.start()
