@@ -127,6 +127,9 @@ def test_a_rendering_is_reused_only_for_the_same_inputs_target_and_generator_sou
     monkeypatch.setattr(cache_module, "source_digest", lambda: "an edited generator")
     assert run("edited") == first and renders == [VERSION] * 3
     assert run("edited-again") == first and renders == [VERSION] * 3
+    real_version = cache_module._version
+    monkeypatch.setattr(cache_module, "_version", lambda name: "99.0" if name == "jinja2" else real_version(name))
+    assert run("another-jinja2") == first and renders == [VERSION] * 4  # the template engine renders the files
 
 
 def test_a_damaged_rendering_is_a_miss_and_is_rewritten(

@@ -176,6 +176,7 @@ class RevisionCache:
             "format": FORMAT,
             "source": source_digest(),
             "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+            "jinja2": _version("jinja2"),  # renders the files (the manifest's inputs name the other tools)
             "inputs": dict(sorted(inputs.items())),
         }
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
