@@ -237,6 +237,38 @@ def test_introspection_refuses_inactive_and_foreign_tokens(issuer: TestAuthoriza
         verify(introspection(issuer), "made-up")
 
 
+def test_introspection_keeps_its_connection_within_an_event_loop() -> None:
+    """Every request's token is introspected: one kept connection serves them all (a new client
+    per token opened a connection, and on https made a TLS handshake, for each), and another event
+    loop gets a client of its own (a client's connections belong to the loop that opened them).
+    The endpoint runs under uvicorn: the test authorization server's werkzeug closes every
+    connection."""
+    from tests.auth.protected import served_in_thread
+
+    ports: list[int] = []
+
+    async def endpoint(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        assert scope["type"] == "http"
+        ports.append(scope["client"][1])
+        while (await receive()).get("more_body"):
+            pass
+        body = json.dumps({"active": True, "sub": "user-1", "aud": RESOURCE, "scope": "mcp:read"}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    with served_in_thread(endpoint) as url:
+        v = IntrospectionVerifier(endpoint=f"{url}/introspect", audience=RESOURCE)
+
+        async def in_one_loop() -> list[Principal]:
+            return [await v.verify(f"token-{n}") for n in range(4)]
+
+        assert [p.subject for p in asyncio.run(in_one_loop())] == ["user-1"] * 4
+        assert len(ports) == 4 and len(set(ports)) == 1, ports
+        assert verify(v, "token-5").subject == "user-1"  # asyncio.run: a new loop, a new connection
+        assert len(ports) == 5 and ports[4] != ports[0], ports
+
+
 def test_introspection_without_the_right_credentials_is_unavailable(issuer: TestAuthorizationServer) -> None:
     v = IntrospectionVerifier(
         endpoint=f"{issuer.issuer}/introspect", audience=RESOURCE, client_id="resource-server", client_secret="wrong"

@@ -199,19 +199,25 @@ class IntrospectionVerifier:
         self.issuer = issuer
         self.leeway = leeway
         self.http = http
+        self._own: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
 
     def __repr__(self) -> str:
         return f"IntrospectionVerifier({self.endpoint!r}, audience={self.audience!r})"
 
+    def _client(self) -> httpx.AsyncClient:
+        """``http``, or the verifier's own client for the running event loop: every request is
+        introspected, and one kept connection spares each a new TCP (and TLS) handshake."""
+        if self.http is not None:
+            return self.http
+        loop = asyncio.get_running_loop()
+        if self._own is None or self._own[0] is not loop:  # a client's connections are its loop's
+            self._own = (loop, httpx.AsyncClient(timeout=10.0, verify=default_context()))
+        return self._own[1]
+
     async def _introspect(self, token: str) -> httpx.Response:
         auth: Any = httpx.BasicAuth(self.client_id, self.client_secret or "") if self.client_id else None
         data = {"token": token, "token_type_hint": "access_token"}
-        http = self.http or httpx.AsyncClient(timeout=10.0, verify=default_context())
-        try:
-            return await http.post(self.endpoint, data=data, auth=auth, headers={"accept": "application/json"})
-        finally:
-            if self.http is None:
-                await http.aclose()
+        return await self._client().post(self.endpoint, data=data, auth=auth, headers={"accept": "application/json"})
 
     async def verify(self, token: str) -> Principal:
         try:
