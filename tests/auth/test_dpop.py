@@ -431,6 +431,29 @@ def test_odd_keys_and_jtis_are_refused_or_taken_never_a_crash(issuer: TestAuthor
     refused(setup.decide((surrogate,)), "invalid_dpop_proof", "used before")
 
 
+def test_a_full_proof_memory_refuses_new_proofs_and_never_forgets_a_live_one(issuer: TestAuthorizationServer) -> None:
+    """Forgetting the oldest proof to make room would let a flood of proofs (anyone's own token
+    and key will do) push a captured proof out of memory and replay it within its window: a full
+    memory answers 503 instead, and takes proofs again as older ones reach the end of theirs."""
+    from mcpgen._runtime.server.services.dpop import LocalProofMemory, ProofMemoryFull
+
+    memory = LocalProofMemory(3)
+    assert all(asyncio.run(memory.first_use(key, 100.0, 90.0)) for key in "abc")
+    with pytest.raises(ProofMemoryFull):
+        asyncio.run(memory.first_use("d", 150.0, 90.0))
+    assert asyncio.run(memory.first_use("a", 150.0, 90.0)) is False  # still known: a replay
+    assert asyncio.run(memory.first_use("d", 190.5, 90.0))  # a, b and c ended at 190
+    assert asyncio.run(memory.first_use("a", 190.5, 90.0))
+
+    setup = Setup(issuer, remember=2)
+    captured = setup.key.proof("POST", RESOURCE, access_token=setup.token)
+    assert isinstance(setup.decide((captured,)), Principal)
+    assert isinstance(setup.decide((setup.key.proof("POST", RESOURCE, access_token=setup.token),)), Principal)
+    flood = setup.decide((setup.key.proof("POST", RESOURCE, access_token=setup.token),))
+    assert isinstance(flood, Denial) and flood.status == 503 and flood.error == "temporarily_unavailable", flood
+    refused(setup.decide((captured,)), "invalid_dpop_proof", "used before")
+
+
 def test_a_given_memory_is_kept_where_redis_is_shared() -> None:
     from mcpgen._runtime.server.services.dpop import LocalProofMemory
 

@@ -11,9 +11,11 @@ verifies the proof the way RFC 9449 §4.3 lists:
   ``resource``, or its scheme and host (this server's public address, never the ``Host`` a
   client sends) with the app's endpoint path, compared without query, fragment or trailing slash;
 - ``iat`` within ``max_age`` seconds of now (``leeway`` ahead for clock skew), a ``jti`` not
-  seen before in that window (``memory``: this process's, at most ``remember`` of them, the
-  oldest forgotten early past that, which more than ``remember / max_age`` proofs a second would
-  need; on a server with a ``redis_url`` its HTTP app shares them through Redis, so a proof used
+  seen before in that window (``memory``: this process's, at most ``remember`` of them; a proof
+  is never forgotten before its window ends, so when ``remember`` live ones are kept, which takes
+  more than ``remember / (max_age + leeway)`` proofs a second, a new one is refused with 503
+  until older ones expire: a flood of proofs cannot push a captured one out of memory to replay
+  it; on a server with a ``redis_url`` its HTTP app shares them through Redis, so a proof used
   at one worker is refused at every other, and an unreachable Redis is a 503, never a pass);
 - ``ath`` the SHA-256 of the token presented, and the key's thumbprint the token's ``cnf.jkt``;
 - with ``nonce=True``, a ``nonce`` this server issued within ``nonce_seconds`` (stateless: a
@@ -46,6 +48,7 @@ from joserfc.jwk import import_key
 
 from ...proof import origin, token_hash
 from .auth import ProofError
+from .session_store import SharedStateUnavailable
 
 PROOF_ALGORITHMS = ("ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "RS256", "RS384", "RS512")
 """The proof algorithms accepted by default: public-key signatures only."""
@@ -98,8 +101,14 @@ class ProofMemory(Protocol):
         ...
 
 
+class ProofMemoryFull(SharedStateUnavailable):
+    """Every place of a ``LocalProofMemory`` holds a proof still within its window: a new proof
+    cannot be checked for replay now (503), and none is forgotten early to make room."""
+
+
 class LocalProofMemory:
-    """The proofs this process has seen, at most ``capacity`` (the oldest forgotten early past that)."""
+    """The proofs this process has seen within their window, at most ``capacity`` of them; past
+    that a new proof raises ``ProofMemoryFull`` (forgetting a live one would let it be replayed)."""
 
     def __init__(self, capacity: int = 100_000) -> None:
         self.capacity = capacity
@@ -111,9 +120,9 @@ class LocalProofMemory:
             seen.popitem(last=False)
         if key in seen:
             return False
+        if len(seen) >= self.capacity:
+            raise ProofMemoryFull(f"{len(seen)} DPoP proofs are within their window")
         seen[key] = now + ttl
-        while len(seen) > self.capacity:
-            seen.popitem(last=False)
         return True
 
 
