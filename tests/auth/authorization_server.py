@@ -170,7 +170,8 @@ SPARE_KEYS: list[RSAKey] = []  # the signing keys of stopped servers, for the ne
 
 def signing_key() -> RSAKey:
     """A stopped server's signing key, or a new one (making a 2048-bit RSA key takes 50-150 ms of
-    CPU, and the suite starts some 40 of these servers): servers running at once never share one."""
+    CPU, and the suite starts some 40 of these servers). A server that stops hands its key back and
+    signs with another if started again, so servers running at once never share one."""
     try:
         return SPARE_KEYS.pop()
     except IndexError:
@@ -201,6 +202,7 @@ class TestAuthorizationServer:
         self.subject = subject
         self.registration_open = registration
         self.key = signing_key()
+        self._key_handed_back = False
         self.clients: dict[str, Client] = {}
         self.codes: dict[str, Code] = {}
         self.tokens: dict[str, Token] = {}
@@ -213,8 +215,8 @@ class TestAuthorizationServer:
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> TestAuthorizationServer:
-        if self.key in SPARE_KEYS:  # started again after a stop()
-            SPARE_KEYS.remove(self.key)
+        if self._key_handed_back:  # started again after a stop(): its old key may be another's now
+            self.key, self._key_handed_back = signing_key(), False
         self._server = make_server("127.0.0.1", 0, self.app, threaded=True, request_handler=Quiet)  # listening now
         outer = self
 
@@ -245,6 +247,7 @@ class TestAuthorizationServer:
             self._server.server_close()
             self._server = None
             SPARE_KEYS.append(self.key)
+            self._key_handed_back = True
 
     def __enter__(self) -> TestAuthorizationServer:
         return self.start()

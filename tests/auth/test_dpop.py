@@ -444,6 +444,11 @@ def test_a_full_proof_memory_refuses_new_proofs_and_never_forgets_a_live_one(iss
     assert asyncio.run(memory.first_use("a", 150.0, 90.0)) is False  # still known: a replay
     assert asyncio.run(memory.first_use("d", 190.5, 90.0))  # a, b and c ended at 190
     assert asyncio.run(memory.first_use("a", 190.5, 90.0))
+    # out of order (a clock set back, a window of another length): still found once full
+    assert asyncio.run(memory.first_use("e", 100.0, 10.0))  # ends at 110, behind d and a (280.5)
+    assert asyncio.run(memory.first_use("f", 200.0, 90.0))  # e had ended
+    with pytest.raises(ValueError, match="at least one"):
+        DPoPProofs(remember=0)
 
     setup = Setup(issuer, remember=2)
     captured = setup.key.proof("POST", RESOURCE, access_token=setup.token)

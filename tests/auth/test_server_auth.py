@@ -268,6 +268,14 @@ def test_introspection_keeps_its_connection_within_an_event_loop() -> None:
         assert verify(v, "token-5").subject == "user-1"  # asyncio.run: a new loop, a new connection
         assert len(ports) == 5 and ports[4] != ports[0], ports
 
+        async def then_closed() -> None:
+            await v.verify("token-6")
+            client = v._own[1]  # type: ignore[index]
+            await v.aclose()
+            assert client.is_closed and v._own is None
+
+        asyncio.run(then_closed())
+
 
 def test_introspection_without_the_right_credentials_is_unavailable(issuer: TestAuthorizationServer) -> None:
     v = IntrospectionVerifier(

@@ -15,8 +15,10 @@ verifies the proof the way RFC 9449 §4.3 lists:
   is never forgotten before its window ends, so when ``remember`` live ones are kept, which takes
   more than ``remember / (max_age + leeway)`` proofs a second, a new one is refused with 503
   until older ones expire: a flood of proofs cannot push a captured one out of memory to replay
-  it; on a server with a ``redis_url`` its HTTP app shares them through Redis, so a proof used
-  at one worker is refused at every other, and an unreachable Redis is a 503, never a pass);
+  it (the flood, which needs a valid bound token of the sender's own, gets every DPoP client of
+  the process 503s meanwhile: size ``remember`` for the traffic, or give the server Redis); on
+  a server with a ``redis_url`` its HTTP app shares them through Redis, so a proof used at one
+  worker is refused at every other, and an unreachable Redis is a 503, never a pass);
 - ``ath`` the SHA-256 of the token presented, and the key's thumbprint the token's ``cnf.jkt``;
 - with ``nonce=True``, a ``nonce`` this server issued within ``nonce_seconds`` (stateless: a
   timestamp and its HMAC under ``nonce_secret``; give every worker the same secret).
@@ -111,15 +113,24 @@ class LocalProofMemory:
     that a new proof raises ``ProofMemoryFull`` (forgetting a live one would let it be replayed)."""
 
     def __init__(self, capacity: int = 100_000) -> None:
+        if capacity < 1:
+            raise ValueError("a DPoP proof memory holds at least one proof")
         self.capacity = capacity
         self._seen: OrderedDict[str, float] = OrderedDict()  # key -> when it may be forgotten
+        self._swept = float("-inf")  # when the whole memory was last searched for expired proofs
 
     async def first_use(self, key: str, now: float, ttl: float) -> bool:
         seen = self._seen
-        while seen and next(iter(seen.values())) < now:
+        while seen and next(iter(seen.values())) < now:  # in order of expiry, as a rule
             seen.popitem(last=False)
         if key in seen:
             return False
+        if len(seen) >= self.capacity and now - self._swept >= 1.0:
+            # the exceptions to the order (a clock set back, windows of other lengths): at most
+            # once a second, so a full memory under a flood does not search itself per proof
+            self._swept = now
+            for expired in [k for k, until in seen.items() if until < now]:
+                del seen[expired]
         if len(seen) >= self.capacity:
             raise ProofMemoryFull(f"{len(seen)} DPoP proofs are within their window")
         seen[key] = now + ttl

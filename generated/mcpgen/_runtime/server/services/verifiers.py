@@ -232,13 +232,23 @@ class IntrospectionVerifier:
 
     def _client(self) -> httpx.AsyncClient:
         """``http``, or the verifier's own client for the running event loop: every request is
-        introspected, and one kept connection spares each a new TCP (and TLS) handshake."""
+        introspected, and kept connections spare each a new TCP (and TLS) handshake. A client's
+        connections belong to the loop that opened them: on another loop, another client (the
+        last one's connections are left to the garbage collector; an application that runs loop
+        after loop passes ``http`` or calls ``aclose`` before each loop ends)."""
         if self.http is not None:
             return self.http
         loop = asyncio.get_running_loop()
-        if self._own is None or self._own[0] is not loop:  # a client's connections are its loop's
-            self._own = (loop, httpx.AsyncClient(timeout=10.0, verify=default_context()))
-        return self._own[1]
+        own = self._own
+        if own is None or own[0] is not loop:
+            own = self._own = (loop, httpx.AsyncClient(timeout=10.0, verify=default_context()))
+        return own[1]
+
+    async def aclose(self) -> None:
+        """Close the verifier's own client (not an ``http`` given to it), if the running loop's."""
+        own, self._own = self._own, None
+        if own is not None and own[0] is asyncio.get_running_loop():
+            await own[1].aclose()
 
     async def _introspect(self, token: str) -> httpx.Response:
         auth: Any = (
