@@ -48,29 +48,6 @@ def temporary_files_in_memory() -> None:
 
 temporary_files_in_memory()
 
-BYTECODE = ROOT / ".pytest_cache" / "bytecode"
-
-
-def bytecode_kept_apart() -> None:
-    """With ``PYTHONDONTWRITEBYTECODE`` set (it is on these machines), every Python process the
-    suite starts (some 200 a run: servers, the scaffolds' own tests, mypy, the CLI) compiled the
-    project's sources again: 35-40 ms of a 180 ms start, and with the workers' assertion rewriting
-    about 25 CPU-seconds of a 120-second run. The run writes its bytecode instead, apart from the
-    tree (``PYTHONPYCACHEPREFIX``: under ``.pytest_cache/bytecode``, or a prefix the user set), so
-    the tree stays as clean as the setting asks. What it kept for temporary files of earlier runs
-    is removed as a run starts."""
-    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
-        return
-    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or str(BYTECODE)
-    if prefix == str(BYTECODE) and "PYTEST_XDIST_WORKER" not in os.environ:
-        shutil.rmtree(BYTECODE / Path(tempfile.gettempdir()).resolve().relative_to("/"), ignore_errors=True)
-    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = prefix
-    del os.environ["PYTHONDONTWRITEBYTECODE"]
-    sys.dont_write_bytecode = False
-
-
-bytecode_kept_apart()
-
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """``-n auto``: half as many workers again as there are cores. A third of a worker's time goes
@@ -81,6 +58,34 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
         return None
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return cores + (cores + 1) // 2
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    keep_bytecode_apart(config)
+
+
+def keep_bytecode_apart(config: pytest.Config) -> None:
+    """With ``PYTHONDONTWRITEBYTECODE`` set (it is on these machines), every Python process the
+    suite starts (some 200 a fast run: servers, the scaffolds' own tests, mypy, the CLI) compiled
+    the project's sources again, and every xdist worker rewrote every test module's asserts: about
+    a fifth of a run's CPU. The run writes its bytecode instead, apart from the tree
+    (``PYTHONPYCACHEPREFIX``: pytest's cache, ``.pytest_cache/d/bytecode``, or a prefix the user
+    set), so the tree stays as clean as the setting asks; the workers and every process started
+    inherit it. A run without pytest's cache (``-p no:cacheprovider``, ``--cache-clear``) keeps to
+    the setting. What earlier runs compiled of their temporary files is removed first."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or "PYTEST_XDIST_WORKER" in os.environ:
+        return
+    own = os.environ.get("PYTHONPYCACHEPREFIX")
+    prefix = Path(own).resolve() if own else kept_between_runs(config, "bytecode")
+    if prefix is None:
+        return
+    for temporary in {Path(tempfile.gettempdir()), Path(tempfile.gettempdir()).resolve()}:
+        mirror = prefix / temporary.relative_to(temporary.anchor)
+        for old in [*mirror.glob("pytest-of-*"), *mirror.glob("tmp*")]:
+            shutil.rmtree(old, ignore_errors=True)
+    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = str(prefix)
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    sys.dont_write_bytecode = False
 
 
 @pytest.fixture(scope="session")
