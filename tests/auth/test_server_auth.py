@@ -277,6 +277,60 @@ def test_introspection_keeps_its_connection_within_an_event_loop() -> None:
         asyncio.run(then_closed())
 
 
+def test_introspection_remembers_a_verdict_only_when_asked_and_never_past_exp() -> None:
+    """By default every request's token is introspected (a revoked token is refused on its next
+    request); ``remember_seconds`` keeps an accepted verdict, never past the answer's ``exp``, and
+    keeps no refusal and no answer without ``exp``."""
+    from urllib.parse import parse_qs
+
+    from tests.auth.protected import served_in_thread
+
+    asked: list[str] = []
+
+    async def endpoint(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        assert scope["type"] == "http"
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        token = parse_qs(body.decode())["token"][0]
+        asked.append(token)
+        answer: dict[str, Any] = {"active": token != "revoked", "sub": "user-1", "aud": RESOURCE}
+        if token == "soon":
+            answer["exp"] = time.time() + 0.4
+        elif token != "no-exp":
+            answer["exp"] = time.time() + 3600
+        data = json.dumps(answer).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": data})
+
+    with served_in_thread(endpoint) as url:
+        every = IntrospectionVerifier(endpoint=f"{url}/introspect", audience=RESOURCE)
+        kept = IntrospectionVerifier(endpoint=f"{url}/introspect", audience=RESOURCE, remember_seconds=30, leeway=0)
+
+        async def go() -> None:
+            for _ in range(2):
+                await every.verify("t")
+            assert asked == ["t", "t"]
+            del asked[:]
+            for token in ("t", "t", "no-exp", "no-exp", "soon", "soon"):
+                assert (await kept.verify(token)).subject == "user-1"
+            for _ in range(2):
+                with pytest.raises(InvalidToken, match="not active"):
+                    await kept.verify("revoked")
+            assert asked == ["t", "no-exp", "no-exp", "soon", "revoked", "revoked"]
+            await asyncio.sleep(0.5)  # past the "soon" answer's exp: asked again; "t" still kept
+            assert (await kept.verify("soon")).subject == (await kept.verify("t")).subject == "user-1"
+            assert asked[6:] == ["soon"]
+            await every.aclose()
+            await kept.aclose()
+
+        asyncio.run(go())
+
+
 def test_introspection_without_the_right_credentials_is_unavailable(issuer: TestAuthorizationServer) -> None:
     v = IntrospectionVerifier(
         endpoint=f"{issuer.issuer}/introspect", audience=RESOURCE, client_id="resource-server", client_secret="wrong"
@@ -548,11 +602,11 @@ def test_verified_tokens_are_remembered_briefly_and_never_past_their_expiry(issu
         bounded = verifier(issuer, remember=2)
         for subject in ("a", "b", "c"):
             await bounded.verify(issuer.mint({"aud": RESOURCE, "sub": subject}))
-        verdicts["bounded"] = len(bounded._verified)
+        verdicts["bounded"] = len(bounded._verdicts._kept)
         soon = verifier(issuer, leeway=5)
         expiring = issuer.mint({"aud": RESOURCE, "exp": int(time.time()) + 2})
         await soon.verify(expiring)
-        ((until, _),) = soon._verified.values()
+        ((until, _),) = soon._verdicts._kept.values()
         verdicts["until"] = until <= int(time.time()) + 2 + 5
         return verdicts
 

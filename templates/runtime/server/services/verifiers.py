@@ -14,7 +14,7 @@ import asyncio
 import hashlib
 import time
 from collections import OrderedDict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -28,6 +28,42 @@ from .auth import InvalidToken, Principal, VerifierUnavailable, audiences_of, pr
 ASYMMETRIC_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 """JWS algorithms a resource server accepts by default: public-key signatures only, so a key
 published in a JWKS can never double as an HMAC secret, and never ``none``."""
+
+
+class Verdicts:
+    """The verdicts on the last ``size`` tokens a verifier accepted, by the token's SHA-256 (never
+    the token), each kept for at most ``seconds`` and never past the token's ``exp`` (plus
+    ``leeway``); a token with no ``exp`` is not kept. A refusal is never kept."""
+
+    __slots__ = ("_kept", "leeway", "seconds", "size")
+
+    def __init__(self, size: int, seconds: float, leeway: float) -> None:
+        self.size = size
+        self.seconds = seconds
+        self.leeway = leeway
+        self._kept: OrderedDict[bytes, tuple[float, Principal]] = OrderedDict()  # digest -> (until, principal)
+
+    async def verify(self, token: str, check: Callable[[str], Awaitable[Principal]]) -> Principal:
+        """The kept verdict on ``token``, or ``check(token)``'s (kept when it is a principal)."""
+        if self.size <= 0 or self.seconds <= 0:
+            return await check(token)
+        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+        now = time.time()
+        known = self._kept.get(digest)
+        if known is not None:
+            until, principal = known
+            if now < until:
+                self._kept.move_to_end(digest)
+                return principal
+            del self._kept[digest]
+        principal = await check(token)
+        expires = principal.expires_at + self.leeway if principal.expires_at is not None else now
+        until = min(now + self.seconds, expires)
+        if until > now:
+            self._kept[digest] = (until, principal)
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return principal
 
 
 class JWTVerifier:
@@ -78,7 +114,7 @@ class JWTVerifier:
         self._keys: KeySet | None = KeySet.import_key_set(dict(jwks)) if jwks is not None else None  # type: ignore[arg-type]
         self._fetched_at = float("-inf")
         self._lock = asyncio.Lock()
-        self._verified: OrderedDict[bytes, tuple[float, Principal]] = OrderedDict()  # digest -> (until, principal)
+        self._verdicts = Verdicts(remember, remember_seconds, leeway)
 
     def __repr__(self) -> str:
         return f"JWTVerifier(issuer={self.issuer!r}, audience={self.audience!r})"
@@ -113,23 +149,7 @@ class JWTVerifier:
             return keys
 
     async def verify(self, token: str) -> Principal:
-        if self.remember <= 0:
-            return await self.check(token)
-        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-        now = time.time()
-        known = self._verified.get(digest)
-        if known is not None:
-            until, principal = known
-            if now < until:
-                self._verified.move_to_end(digest)
-                return principal
-            del self._verified[digest]
-        principal = await self.check(token)
-        expires = principal.expires_at + self.leeway if principal.expires_at is not None else now
-        self._verified[digest] = (min(now + self.remember_seconds, expires), principal)
-        while len(self._verified) > self.remember:
-            self._verified.popitem(last=False)
-        return principal
+        return await self._verdicts.verify(token, self.check)
 
     async def check(self, token: str) -> Principal:
         """Verify ``token`` (signature, algorithm, key, claims), remembering nothing."""
@@ -179,6 +199,12 @@ class IntrospectionVerifier:
     """Asks the authorization server about each token (RFC 7662), authenticating as
     ``client_id``/``client_secret`` (HTTP Basic). The answer must be ``active``, for one of
     ``audience`` (this resource), from ``issuer`` when given, and within ``exp``/``nbf``.
+
+    By default every request's token is asked about, so a token revoked at the authorization
+    server is refused on its next request. ``remember_seconds`` > 0 keeps an accepted verdict
+    (as ``JWTVerifier`` does, for the last ``remember`` tokens, never past the answer's ``exp``;
+    an answer without ``exp`` is not kept), trading that much revocation delay for a round trip
+    per request (RFC 7662 §4).
     """
 
     def __init__(
@@ -190,6 +216,8 @@ class IntrospectionVerifier:
         client_secret: str | None = None,
         issuer: str | None = None,
         leeway: int = 30,
+        remember: int = 1024,
+        remember_seconds: float = 0.0,
         http: httpx.AsyncClient | None = None,
     ) -> None:
         self.endpoint = endpoint
@@ -200,6 +228,7 @@ class IntrospectionVerifier:
         self.leeway = leeway
         self.http = http
         self._own: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
+        self._verdicts = Verdicts(remember, remember_seconds, leeway)
 
     def __repr__(self) -> str:
         return f"IntrospectionVerifier({self.endpoint!r}, audience={self.audience!r})"
@@ -230,6 +259,10 @@ class IntrospectionVerifier:
         return await self._client().post(self.endpoint, data=data, auth=auth, headers={"accept": "application/json"})
 
     async def verify(self, token: str) -> Principal:
+        return await self._verdicts.verify(token, self.check)
+
+    async def check(self, token: str) -> Principal:
+        """Introspect ``token`` and judge the answer, remembering nothing."""
         try:
             response = await self._introspect(token)
         except httpx.HTTPError as exc:
