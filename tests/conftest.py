@@ -72,7 +72,8 @@ def keep_bytecode_apart(config: pytest.Config) -> None:
     (``PYTHONPYCACHEPREFIX``: pytest's cache, ``.pytest_cache/d/bytecode``, or a prefix the user
     set), so the tree stays as clean as the setting asks; the workers and every process started
     inherit it. A run without pytest's cache (``-p no:cacheprovider``, ``--cache-clear``) keeps to
-    the setting. What earlier runs compiled of their temporary files is removed first."""
+    the setting, unless the prefix is the user's. What earlier runs compiled of their temporary
+    files is removed first."""
     if not os.environ.get("PYTHONDONTWRITEBYTECODE") or "PYTEST_XDIST_WORKER" in os.environ:
         return
     own = os.environ.get("PYTHONPYCACHEPREFIX")

@@ -446,9 +446,20 @@ def test_a_full_proof_memory_refuses_new_proofs_and_never_forgets_a_live_one(iss
     assert asyncio.run(memory.first_use("a", 190.5, 90.0))
     # out of order (a clock set back, a window of another length): still found once full
     assert asyncio.run(memory.first_use("e", 100.0, 10.0))  # ends at 110, behind d and a (280.5)
+    memory._swept -= 1.0  # (a second after the sweep at d's refusal, by the monotonic clock)
     assert asyncio.run(memory.first_use("f", 200.0, 90.0))  # e had ended
     with pytest.raises(ValueError, match="at least one"):
         DPoPProofs(remember=0)
+    # a clock set back after a sweep: the next sweep is due by the monotonic clock, not the wall's
+    back = LocalProofMemory(2)
+    assert asyncio.run(back.first_use("x", 1000.0, 90.0)) and asyncio.run(back.first_use("y", 1000.0, 90.0))
+    with pytest.raises(ProofMemoryFull):
+        asyncio.run(back.first_use("z", 1000.5, 90.0))  # swept (nothing expired)
+    back._swept -= 1.0  # (a second later, by the monotonic clock)
+    assert asyncio.run(back.first_use("z", 1095.0, 10.0))  # x, y expired: z ends at 1105
+    assert asyncio.run(back.first_use("w", 500.0, 90.0))  # the wall clock set back: w ends at 590
+    back._swept -= 1.0
+    assert asyncio.run(back.first_use("v", 600.0, 90.0))  # w, behind z, had ended: found
 
     setup = Setup(issuer, remember=2)
     captured = setup.key.proof("POST", RESOURCE, access_token=setup.token)

@@ -117,7 +117,7 @@ class LocalProofMemory:
             raise ValueError("a DPoP proof memory holds at least one proof")
         self.capacity = capacity
         self._seen: OrderedDict[str, float] = OrderedDict()  # key -> when it may be forgotten
-        self._swept = float("-inf")  # when the whole memory was last searched for expired proofs
+        self._swept = float("-inf")  # when (monotonic) the whole memory was last searched for expired proofs
 
     async def first_use(self, key: str, now: float, ttl: float) -> bool:
         seen = self._seen
@@ -125,10 +125,11 @@ class LocalProofMemory:
             seen.popitem(last=False)
         if key in seen:
             return False
-        if len(seen) >= self.capacity and now - self._swept >= 1.0:
+        if len(seen) >= self.capacity and time.monotonic() - self._swept >= 1.0:
             # the exceptions to the order (a clock set back, windows of other lengths): at most
-            # once a second, so a full memory under a flood does not search itself per proof
-            self._swept = now
+            # once a second (by the monotonic clock), so a full memory under a flood does not
+            # search itself per proof
+            self._swept = time.monotonic()
             for expired in [k for k, until in seen.items() if until < now]:
                 del seen[expired]
         if len(seen) >= self.capacity:

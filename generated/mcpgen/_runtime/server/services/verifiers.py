@@ -67,9 +67,12 @@ class Verdicts:
         if known is not None:
             until, principal = known
             if now < until:
-                self._kept.move_to_end(digest)
+                try:
+                    self._kept.move_to_end(digest)
+                except KeyError:  # forgotten meanwhile by a verify on another thread's loop
+                    pass
                 return principal
-            del self._kept[digest]
+            self._kept.pop(digest, None)
         principal = await check(token)
         expires = principal.expires_at + self.leeway if principal.expires_at is not None else now
         until = min(now + self.seconds, expires)
@@ -80,7 +83,29 @@ class Verdicts:
         return principal
 
 
-class JWTVerifier:
+class _Remembering:
+    """``remember`` and ``remember_seconds`` of a verifier that keeps its verdicts in ``_verdicts``."""
+
+    _verdicts: Verdicts
+
+    @property
+    def remember(self) -> int:
+        return self._verdicts.size
+
+    @remember.setter
+    def remember(self, size: int) -> None:
+        self._verdicts.size = size
+
+    @property
+    def remember_seconds(self) -> float:
+        return self._verdicts.seconds
+
+    @remember_seconds.setter
+    def remember_seconds(self, seconds: float) -> None:
+        self._verdicts.seconds = seconds
+
+
+class JWTVerifier(_Remembering):
     """Verifies JWT access tokens (RFC 9068) signed by ``issuer``.
 
     Keys come from ``jwks`` (a JWKS document) or are fetched from ``jwks_uri`` and cached for
@@ -124,8 +149,6 @@ class JWTVerifier:
         self.leeway = leeway
         self.cache_seconds = cache_seconds
         self.refetch_seconds = refetch_seconds
-        self.remember = remember
-        self.remember_seconds = remember_seconds
         self.http = http
         self._keys: KeySet | None = KeySet.import_key_set(dict(jwks)) if jwks is not None else None  # type: ignore[arg-type]
         self._fetched_at = float("-inf")
@@ -221,16 +244,16 @@ def _claim_problem(exc: JoseError, issuer: str) -> str:
     return f"the token's {claim or 'claims'} claim is missing or malformed"
 
 
-class IntrospectionVerifier:
+class IntrospectionVerifier(_Remembering):
     """Asks the authorization server about each token (RFC 7662), authenticating as
     ``client_id``/``client_secret`` (HTTP Basic). The answer must be ``active``, for one of
     ``audience`` (this resource), from ``issuer`` when given, and within ``exp``/``nbf``.
 
     By default every request's token is asked about, so a token revoked at the authorization
     server is refused on its next request. ``remember_seconds`` > 0 keeps an accepted verdict
-    (as ``JWTVerifier`` does, for the last ``remember`` tokens, never past the answer's ``exp``;
-    an answer without ``exp`` is not kept), trading that much revocation delay for a round trip
-    per request (RFC 7662 §4).
+    (as ``JWTVerifier`` does, for the last ``remember`` tokens, never past the answer's ``exp``
+    plus ``leeway``, which ``verify`` allows too; an answer without ``exp`` is not kept), trading
+    that much revocation delay for a round trip per request (RFC 7662 §4).
     """
 
     def __init__(
@@ -274,9 +297,11 @@ class IntrospectionVerifier:
         return own[1]
 
     async def aclose(self) -> None:
-        """Close the verifier's own client (not an ``http`` given to it), if the running loop's."""
-        own, self._own = self._own, None
+        """Close the verifier's own client (not an ``http`` given to it) when it is the running
+        loop's; another loop's is left as it is (its connections can only be closed on its loop)."""
+        own = self._own
         if own is not None and own[0] is asyncio.get_running_loop():
+            self._own = None
             await own[1].aclose()
 
     async def _introspect(self, token: str) -> httpx.Response:
