@@ -281,6 +281,40 @@ def test_introspection_keeps_its_connection_within_an_event_loop() -> None:
         assert kept is not None and v._own is kept and not kept[1].is_closed
 
 
+def test_a_kept_verdict_lasts_remember_seconds_by_the_monotonic_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wall clock set back (NTP, a VM resumed) must not lengthen how long a verdict is kept:
+    ``remember_seconds`` bounds how late a withdrawn key or a revocation is noticed."""
+    from types import SimpleNamespace
+
+    from mcpgen._runtime.server.services import verifiers as module
+
+    clock = {"wall": 1_000_000.0, "monotonic": 50.0}
+    fake = SimpleNamespace(time=lambda: clock["wall"], monotonic=lambda: clock["monotonic"])
+    monkeypatch.setattr(module, "time", fake)
+    checked: list[str] = []
+
+    async def check(token: str) -> Principal:
+        checked.append(token)
+        return Principal("user-1", None, frozenset(), expires_at=clock["wall"] + 3600)
+
+    kept = module.Verdicts(8, 60.0, 30)
+
+    async def go() -> None:
+        await kept.verify("t", check)
+        await kept.verify("t", check)
+        assert checked == ["t"]
+        clock["wall"] -= 3600.0  # set back an hour
+        clock["monotonic"] += 61.0  # while a minute passed
+        await kept.verify("t", check)
+        assert checked == ["t", "t"]
+        clock["wall"] += 7200.0  # now past the token's exp (plus leeway), the minute not over
+        clock["monotonic"] += 1.0
+        await kept.verify("t", check)
+        assert checked == ["t", "t", "t"]
+
+    asyncio.run(go())
+
+
 def test_introspection_remembers_a_verdict_only_when_asked_and_never_past_exp() -> None:
     """By default every request's token is introspected (a revoked token is refused on its next
     request); ``remember_seconds`` keeps an accepted verdict, never past the answer's ``exp``, and
@@ -610,8 +644,8 @@ def test_verified_tokens_are_remembered_briefly_and_never_past_their_expiry(issu
         soon = verifier(issuer, leeway=5)
         expiring = issuer.mint({"aud": RESOURCE, "exp": int(time.time()) + 2})
         await soon.verify(expiring)
-        ((until, _),) = soon._verdicts._kept.values()
-        verdicts["until"] = until <= int(time.time()) + 2 + 5
+        ((until, expires, _),) = soon._verdicts._kept.values()
+        verdicts["until"] = expires <= int(time.time()) + 2 + 5 and until <= time.monotonic() + 60
         return verdicts
 
     verdicts = asyncio.run(go())

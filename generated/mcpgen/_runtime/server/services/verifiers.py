@@ -44,8 +44,9 @@ published in a JWKS can never double as an HMAC secret, and never ``none``."""
 
 class Verdicts:
     """The verdicts on the last ``size`` tokens a verifier accepted, by the token's SHA-256 (never
-    the token), each kept for at most ``seconds`` and never past the token's ``exp`` (plus
-    ``leeway``); a token with no ``exp`` is not kept. A refusal is never kept."""
+    the token), each kept for at most ``seconds`` (by the monotonic clock: a wall clock set back
+    does not lengthen it) and never past the token's ``exp`` (plus ``leeway``); a token with no
+    ``exp`` is not kept. A refusal is never kept."""
 
     __slots__ = ("_kept", "leeway", "seconds", "size")
 
@@ -53,20 +54,18 @@ class Verdicts:
         self.size = size
         self.seconds = seconds
         self.leeway = leeway
-        self._kept: OrderedDict[bytes, tuple[float, Principal]] = (
-            OrderedDict()
-        )  # digest -> (until, principal)
+        # digest -> (until, by the monotonic clock; exp + leeway, by the wall clock; principal)
+        self._kept: OrderedDict[bytes, tuple[float, float, Principal]] = OrderedDict()
 
     async def verify(self, token: str, check: Callable[[str], Awaitable[Principal]]) -> Principal:
         """The kept verdict on ``token``, or ``check(token)``'s (kept when it is a principal)."""
         if self.size <= 0 or self.seconds <= 0:
             return await check(token)
         digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-        now = time.time()
         known = self._kept.get(digest)
         if known is not None:
-            until, principal = known
-            if now < until:
+            until, expires, principal = known
+            if time.monotonic() < until and time.time() < expires:
                 try:
                     self._kept.move_to_end(digest)
                 except KeyError:  # forgotten meanwhile by a verify on another thread's loop
@@ -74,10 +73,12 @@ class Verdicts:
                 return principal
             self._kept.pop(digest, None)
         principal = await check(token)
-        expires = principal.expires_at + self.leeway if principal.expires_at is not None else now
-        until = min(now + self.seconds, expires)
-        if until > now:
-            self._kept[digest] = (until, principal)
+        if principal.expires_at is not None and principal.expires_at + self.leeway > time.time():
+            self._kept[digest] = (
+                time.monotonic() + self.seconds,
+                principal.expires_at + self.leeway,
+                principal,
+            )
             while len(self._kept) > self.size:
                 self._kept.popitem(last=False)
         return principal
