@@ -46,20 +46,26 @@ class Verdicts:
     """The verdicts on the last ``size`` tokens a verifier accepted, by the token's SHA-256 (never
     the token), each kept for at most ``seconds`` (by the monotonic clock: a wall clock set back
     does not lengthen it) and never past the token's ``exp`` (plus ``leeway``); a token with no
-    ``exp`` is not kept. A refusal is never kept."""
+    ``exp`` is not kept. A refusal is never kept. The verifier passes its own settings with each
+    call, so changing them takes effect at once."""
 
-    __slots__ = ("_kept", "leeway", "seconds", "size")
+    __slots__ = ("_kept",)
 
-    def __init__(self, size: int, seconds: float, leeway: float) -> None:
-        self.size = size
-        self.seconds = seconds
-        self.leeway = leeway
+    def __init__(self) -> None:
         # digest -> (until, by the monotonic clock; exp + leeway, by the wall clock; principal)
         self._kept: OrderedDict[bytes, tuple[float, float, Principal]] = OrderedDict()
 
-    async def verify(self, token: str, check: Callable[[str], Awaitable[Principal]]) -> Principal:
+    async def verify(
+        self,
+        token: str,
+        check: Callable[[str], Awaitable[Principal]],
+        *,
+        size: int,
+        seconds: float,
+        leeway: float,
+    ) -> Principal:
         """The kept verdict on ``token``, or ``check(token)``'s (kept when it is a principal)."""
-        if self.size <= 0 or self.seconds <= 0:
+        if size <= 0 or seconds <= 0:
             return await check(token)
         digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
         known = self._kept.get(digest)
@@ -73,40 +79,18 @@ class Verdicts:
                 return principal
             self._kept.pop(digest, None)
         principal = await check(token)
-        if principal.expires_at is not None and principal.expires_at + self.leeway > time.time():
+        if principal.expires_at is not None and principal.expires_at + leeway > time.time():
             self._kept[digest] = (
-                time.monotonic() + self.seconds,
-                principal.expires_at + self.leeway,
+                time.monotonic() + seconds,
+                principal.expires_at + leeway,
                 principal,
             )
-            while len(self._kept) > self.size:
+            while len(self._kept) > size:
                 self._kept.popitem(last=False)
         return principal
 
 
-class _Remembering:
-    """``remember`` and ``remember_seconds`` of a verifier that keeps its verdicts in ``_verdicts``."""
-
-    _verdicts: Verdicts
-
-    @property
-    def remember(self) -> int:
-        return self._verdicts.size
-
-    @remember.setter
-    def remember(self, size: int) -> None:
-        self._verdicts.size = size
-
-    @property
-    def remember_seconds(self) -> float:
-        return self._verdicts.seconds
-
-    @remember_seconds.setter
-    def remember_seconds(self, seconds: float) -> None:
-        self._verdicts.seconds = seconds
-
-
-class JWTVerifier(_Remembering):
+class JWTVerifier:
     """Verifies JWT access tokens (RFC 9068) signed by ``issuer``.
 
     Keys come from ``jwks`` (a JWKS document) or are fetched from ``jwks_uri`` and cached for
@@ -150,11 +134,13 @@ class JWTVerifier(_Remembering):
         self.leeway = leeway
         self.cache_seconds = cache_seconds
         self.refetch_seconds = refetch_seconds
+        self.remember = remember
+        self.remember_seconds = remember_seconds
         self.http = http
         self._keys: KeySet | None = KeySet.import_key_set(dict(jwks)) if jwks is not None else None  # type: ignore[arg-type]
         self._fetched_at = float("-inf")
         self._lock = asyncio.Lock()
-        self._verdicts = Verdicts(remember, remember_seconds, leeway)
+        self._verdicts = Verdicts()
 
     def __repr__(self) -> str:
         return f"JWTVerifier(issuer={self.issuer!r}, audience={self.audience!r})"
@@ -195,7 +181,9 @@ class JWTVerifier(_Remembering):
             return keys
 
     async def verify(self, token: str) -> Principal:
-        return await self._verdicts.verify(token, self.check)
+        return await self._verdicts.verify(
+            token, self.check, size=self.remember, seconds=self.remember_seconds, leeway=self.leeway
+        )
 
     async def check(self, token: str) -> Principal:
         """Verify ``token`` (signature, algorithm, key, claims), remembering nothing."""
@@ -245,7 +233,7 @@ def _claim_problem(exc: JoseError, issuer: str) -> str:
     return f"the token's {claim or 'claims'} claim is missing or malformed"
 
 
-class IntrospectionVerifier(_Remembering):
+class IntrospectionVerifier:
     """Asks the authorization server about each token (RFC 7662), authenticating as
     ``client_id``/``client_secret`` (HTTP Basic). The answer must be ``active``, for one of
     ``audience`` (this resource), from ``issuer`` when given, and within ``exp``/``nbf``.
@@ -276,9 +264,11 @@ class IntrospectionVerifier(_Remembering):
         self.client_secret = client_secret
         self.issuer = issuer
         self.leeway = leeway
+        self.remember = remember
+        self.remember_seconds = remember_seconds
         self.http = http
         self._own: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
-        self._verdicts = Verdicts(remember, remember_seconds, leeway)
+        self._verdicts = Verdicts()
 
     def __repr__(self) -> str:
         return f"IntrospectionVerifier({self.endpoint!r}, audience={self.audience!r})"
@@ -315,7 +305,9 @@ class IntrospectionVerifier(_Remembering):
         )
 
     async def verify(self, token: str) -> Principal:
-        return await self._verdicts.verify(token, self.check)
+        return await self._verdicts.verify(
+            token, self.check, size=self.remember, seconds=self.remember_seconds, leeway=self.leeway
+        )
 
     async def check(self, token: str) -> Principal:
         """Introspect ``token`` and judge the answer, remembering nothing."""
