@@ -14,8 +14,9 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import parse_qs
 
 import pytest
 from joserfc import jwt
@@ -237,27 +238,39 @@ def test_introspection_refuses_inactive_and_foreign_tokens(issuer: TestAuthoriza
         verify(introspection(issuer), "made-up")
 
 
-def test_introspection_keeps_its_connection_within_an_event_loop() -> None:
-    """Every request's token is introspected: one kept connection serves them all (a new client
-    per token opened a connection, and on https made a TLS handshake, for each), and another event
-    loop gets a client of its own (a client's connections belong to the loop that opened them).
-    The endpoint runs under uvicorn: the test authorization server's werkzeug closes every
-    connection."""
-    from tests.auth.protected import served_in_thread
-
-    ports: list[int] = []
+def introspection_endpoint(answer: Callable[[str], dict[str, Any]], ports: list[int], tokens: list[str]) -> Any:
+    """An ASGI introspection endpoint answering ``answer(token)``, recording each call's client
+    port (its connection) and token; run under uvicorn (``served_in_thread``), which keeps
+    connections (the test authorization server's werkzeug closes every one)."""
 
     async def endpoint(scope: dict[str, Any], receive: Any, send: Any) -> None:
         assert scope["type"] == "http"
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        token = parse_qs(body.decode())["token"][0]
         ports.append(scope["client"][1])
-        while (await receive()).get("more_body"):
-            pass
-        body = json.dumps({"active": True, "sub": "user-1", "aud": RESOURCE, "scope": "mcp:read"}).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        tokens.append(token)
+        data = json.dumps(answer(token)).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await send({"type": "http.response.body", "body": data})
 
-    with served_in_thread(endpoint) as url:
+    return endpoint
+
+
+def test_introspection_keeps_its_connection_within_an_event_loop() -> None:
+    """Every request's token is introspected: one kept connection serves them all (a new client
+    per token opened a connection, and on https made a TLS handshake, for each), and another event
+    loop gets a client of its own (a client's connections belong to the loop that opened them)."""
+    from tests.auth.protected import served_in_thread
+
+    ports: list[int] = []
+    active = {"active": True, "sub": "user-1", "aud": RESOURCE, "scope": "mcp:read"}
+    with served_in_thread(introspection_endpoint(lambda token: active, ports, [])) as url:
         v = IntrospectionVerifier(endpoint=f"{url}/introspect", audience=RESOURCE)
 
         async def in_one_loop() -> list[Principal]:
@@ -322,33 +335,19 @@ def test_introspection_remembers_a_verdict_only_when_asked_and_never_past_exp() 
     """By default every request's token is introspected (a revoked token is refused on its next
     request); ``remember_seconds`` keeps an accepted verdict, never past the answer's ``exp``, and
     keeps no refusal and no answer without ``exp``."""
-    from urllib.parse import parse_qs
-
     from tests.auth.protected import served_in_thread
 
     asked: list[str] = []
 
-    async def endpoint(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        assert scope["type"] == "http"
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        token = parse_qs(body.decode())["token"][0]
-        asked.append(token)
-        answer: dict[str, Any] = {"active": token != "revoked", "sub": "user-1", "aud": RESOURCE}
+    def answer(token: str) -> dict[str, Any]:
+        found: dict[str, Any] = {"active": token != "revoked", "sub": "user-1", "aud": RESOURCE}
         if token == "soon":
-            answer["exp"] = time.time() + 1.0
+            found["exp"] = time.time() + 1.0
         elif token != "no-exp":
-            answer["exp"] = time.time() + 3600
-        data = json.dumps(answer).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": data})
+            found["exp"] = time.time() + 3600
+        return found
 
-    with served_in_thread(endpoint) as url:
+    with served_in_thread(introspection_endpoint(answer, [], asked)) as url:
         every = IntrospectionVerifier(endpoint=f"{url}/introspect", audience=RESOURCE)
         kept = IntrospectionVerifier(endpoint=f"{url}/introspect", audience=RESOURCE, remember_seconds=30, leeway=0)
 
