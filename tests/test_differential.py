@@ -16,6 +16,11 @@ and by the generated model (``model_validate_json`` or ``TypeAdapter.validate_js
 Instances are deterministic (``random.Random(f"{version}/{definition}")``), so a failure
 names an instance that reproduces.
 
+jsonschema's verdicts are kept between runs in pytest's cache (``SchemaVerdicts``), keyed by
+jsonschema's and referencing's versions, the digest of the schema document judged against and
+the instance's exact JSON text: judging is about half the module's time, and a pure function
+of those. The models are judged afresh every run. ``--cache-clear`` judges everything again.
+
 Run ``python tests/test_differential.py`` for the summary figures.
 """
 
@@ -24,15 +29,19 @@ from __future__ import annotations
 import copy
 import fnmatch
 import functools
+import hashlib
 import importlib
 import json
 import math
+import os
 import random
 import re
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from importlib.metadata import version as distribution_version
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
@@ -54,6 +63,7 @@ from mcpgen._runtime.serializer import dumps as fast_dumps  # noqa: E402
 from mcp_schema_codegen.frontend.load import LoadedSchema, load  # noqa: E402
 from mcp_schema_codegen.frontend.lock import load_lock  # noqa: E402
 from mcp_schema_codegen.frontend.patches import apply_patches  # noqa: E402
+from tests.conftest import kept_between_runs  # noqa: E402
 
 JSON = Any
 InstancePath = tuple[str | int, ...]
@@ -462,6 +472,73 @@ def schema_validator(document: dict[str, JSON], container: str, definition: str)
     return validator
 
 
+VERDICTS_DIR: Path | None = None
+"""Where ``SchemaVerdicts`` keeps jsonschema's verdicts between runs (set from pytest's cache by the
+``kept_verdicts`` fixture; None: judge everything, keep nothing)."""
+
+
+class SchemaVerdicts:
+    """jsonschema's verdicts for one revision, remembered between runs.
+
+    A verdict is keyed by the digest of (the schema document's digest, the definition, the
+    instance's JSON text) and kept in a file that names the jsonschema and referencing versions;
+    another version of either, or a damaged file, starts empty. A file holds only the verdicts its
+    run asked for, so it never grows past one run's.
+    """
+
+    def __init__(self, revision: str, directory: Path | None) -> None:
+        self.path = directory / f"{revision}.json" if directory is not None else None
+        self.tools = {name: distribution_version(name) for name in ("jsonschema", "referencing")}
+        self.kept: dict[str, bool] = {}  # as read from the file
+        self.asked: dict[str, bool] = {}  # this run's
+        if self.path is not None and self.path.is_file():
+            try:
+                kept = json.loads(self.path.read_text(encoding="utf-8"))
+                if kept["tools"] == self.tools:
+                    self.kept = {key: bool(verdict) for key, verdict in kept["verdicts"].items()}
+            except (ValueError, KeyError, TypeError, AttributeError):
+                self.kept = {}
+
+    def is_valid(self, validator: Validator, document_digest: str, definition: str, instance: JSON) -> bool:
+        text = json.dumps(instance, ensure_ascii=False)
+        key = hashlib.blake2b(f"{document_digest}\0{definition}\0{text}".encode(), digest_size=16).hexdigest()
+        verdict = self.asked.get(key)
+        if verdict is None:
+            verdict = self.kept.get(key)
+        if verdict is None:
+            verdict = bool(validator.is_valid(instance))
+        self.asked[key] = verdict
+        return verdict
+
+    def save(self) -> None:
+        """Write this run's verdicts (atomically: concurrent runs each leave a whole file)."""
+        if self.path is None or self.asked == self.kept:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, scratch = tempfile.mkstemp(prefix=".verdicts-", suffix=".tmp", dir=self.path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump({"tools": self.tools, "verdicts": {k: int(v) for k, v in self.asked.items()}}, out)
+        os.replace(scratch, self.path)
+        self.kept = dict(self.asked)
+
+
+def document_digest(document: dict[str, JSON]) -> str:
+    return hashlib.sha256(canonical(document).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class SchemaJudge:
+    """jsonschema's validator for one definition of one schema document, its verdicts remembered."""
+
+    validator: Validator
+    digest: str
+    definition: str
+    verdicts: SchemaVerdicts
+
+    def is_valid(self, instance: JSON) -> bool:
+        return self.verdicts.is_valid(self.validator, self.digest, self.definition, instance)
+
+
 # --------------------------------------------------------------------------- deliberate disagreements
 
 
@@ -601,47 +678,54 @@ def load_rules() -> tuple[Rule, ...]:
 class Revision:
     schema: LoadedSchema
     models: ModuleType
+    verdicts: SchemaVerdicts
     outcomes: list[Outcome] = field(default_factory=list)
-    validators: dict[str, Validator] = field(default_factory=dict)
+    validators: dict[str, SchemaJudge] = field(default_factory=dict)
     judges: dict[str, ModelJudge] = field(default_factory=dict)
-    _patched: dict[tuple[str, str], Validator] = field(default_factory=dict)
-    _patched_documents: dict[str, dict[str, JSON]] = field(default_factory=dict)
+    _patched: dict[tuple[str, str], SchemaJudge] = field(default_factory=dict)
+    _patched_documents: dict[str, tuple[dict[str, JSON], str]] = field(default_factory=dict)
 
     @property
     def version(self) -> str:
         return self.schema.version
 
-    def patched_validator(self, definition: str, pointer: str) -> Validator:
+    def patched_validator(self, definition: str, pointer: str) -> SchemaJudge:
         """A validator for the upstream schema with the patches whose pointer matches applied."""
         key = (definition, pointer)
         if key not in self._patched:
-            self._patched[key] = schema_validator(self._patched_document(pointer), self.schema.container, definition)
+            document, digest = self._patched_document(pointer)
+            validator = schema_validator(document, self.schema.container, definition)
+            self._patched[key] = SchemaJudge(validator, digest, definition, self.verdicts)
         return self._patched[key]
 
-    def _patched_document(self, pointer: str) -> dict[str, JSON]:
-        """The upstream schema with the patches whose pointer matches applied, made once per pointer
-        (the validators only read it)."""
+    def _patched_document(self, pointer: str) -> tuple[dict[str, JSON], str]:
+        """The upstream schema with the patches whose pointer matches applied, and its digest, made
+        once per pointer (the validators only read it)."""
         if pointer not in self._patched_documents:
             patches = tuple(p for p in self.schema.patches if fnmatch.fnmatchcase(p.pointer, pointer))
             if not patches:
                 raise ValueError(f"{self.version}: no patch matches {pointer}")
             document = copy.deepcopy(self.schema.original)
             apply_patches(document, patches, self.version)
-            self._patched_documents[pointer] = document
+            self._patched_documents[pointer] = (document, document_digest(document))
         return self._patched_documents[pointer]
 
     def run(self) -> None:
         original, container = self.schema.original, self.schema.container
         definitions: dict[str, JSON] = original[container]
+        digest = document_digest(original)
         for definition, body in definitions.items():
-            validator = self.validators[definition] = schema_validator(original, container, definition)
+            validator = SchemaJudge(
+                schema_validator(original, container, definition), digest, definition, self.verdicts
+            )
+            self.validators[definition] = validator
             judge = self.judges[definition] = ModelJudge.of(model_target(self.models, definition))
             rng = random.Random(f"{self.version}/{definition}")
             generator = InstanceGenerator(definitions, f"#/{container}/", rng)
             for case in cases_for(body, generator):
                 self.outcomes.append(self._judge(definition, case, validator, judge))
 
-    def _judge(self, definition: str, case: Case, validator: Validator, judge: ModelJudge) -> Outcome:
+    def _judge(self, definition: str, case: Case, validator: SchemaJudge, judge: ModelJudge) -> Outcome:
         raw = json.dumps(case.instance, ensure_ascii=False).encode()
         schema_accepts = validator.is_valid(json.loads(raw))
         try:
@@ -656,7 +740,7 @@ class Revision:
 def revision(version: str) -> Revision:
     schema = load(load_lock(ROOT / "schema"), version)
     models = importlib.import_module(f"mcpgen.v{version.replace('-', '_')}.models")
-    result = Revision(schema, models)
+    result = Revision(schema, models, SchemaVerdicts(version, VERDICTS_DIR))
     result.run()
     return result
 
@@ -676,10 +760,20 @@ def classified(version: str) -> tuple[dict[str, list[Outcome]], list[Outcome]]:
             continue
         rule = next((r for r in rules if r.explains(outcome, rev)), None)
         (explained[rule.id] if rule else unexplained).append(outcome)
+    rev.verdicts.save()  # every verdict of the revision has been asked for by now
     return explained, unexplained
 
 
 # --------------------------------------------------------------------------- tests
+
+
+@pytest.fixture(scope="module", autouse=True)
+def kept_verdicts(request: pytest.FixtureRequest) -> Iterator[None]:
+    """jsonschema's verdicts from pytest's cache (``SchemaVerdicts``), when the run keeps one."""
+    global VERDICTS_DIR
+    VERDICTS_DIR = kept_between_runs(request.config, "differential-verdicts")
+    yield
+    VERDICTS_DIR = None
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -728,6 +822,41 @@ def test_every_deliberate_disagreement_occurs() -> None:
     ]
     print(summary())
     assert not stale, f"stale entries in {RULES_FILE.name}: {stale}"
+
+
+def test_kept_verdicts_are_used_only_for_the_same_tools_document_definition_and_text(tmp_path: Path) -> None:
+    validator = schema_validator(
+        {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"N": {"type": "integer"}}},
+        "definitions",
+        "N",
+    )
+    calls: list[JSON] = []
+    real = validator.is_valid
+
+    class Counted:
+        def is_valid(self, instance: JSON) -> bool:
+            calls.append(instance)
+            return bool(real(instance))
+
+    counted: Any = Counted()
+
+    judged = SchemaVerdicts("v", tmp_path)
+    assert judged.is_valid(counted, "d1", "N", 1) and not judged.is_valid(counted, "d1", "N", 1.5)
+    judged.save()
+    assert calls == [1, 1.5]
+    kept = json.loads((tmp_path / "v.json").read_text())
+    kept["verdicts"] = {key: 1 - verdict for key, verdict in kept["verdicts"].items()}  # every verdict flipped
+    (tmp_path / "v.json").write_text(json.dumps(kept))
+    again = SchemaVerdicts("v", tmp_path)
+    assert not again.is_valid(counted, "d1", "N", 1) and again.is_valid(counted, "d1", "N", 1.5)
+    assert calls == [1, 1.5], "a kept verdict was judged again"
+    for document, definition, instance in (("d2", "N", 1), ("d1", "M", 1), ("d1", "N", 1.0), ("d1", "N", True)):
+        again.is_valid(counted, document, definition, instance)
+    assert calls == [1, 1.5, 1, 1, 1.0, True], "another document, definition or JSON text shares a kept verdict"
+    (tmp_path / "v.json").write_text(json.dumps({**kept, "tools": {**kept["tools"], "jsonschema": "0.1"}}))
+    assert SchemaVerdicts("v", tmp_path).kept == {}
+    (tmp_path / "v.json").write_text(json.dumps(kept)[:40])
+    assert SchemaVerdicts("v", tmp_path).kept == {}
 
 
 def failure_report(title: str, outcomes: list[Outcome], shown: int = 3) -> str:
