@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,6 +73,45 @@ def test_a_first_tools_call_imports_its_models_only() -> None:
         assert other not in loaded
     modules = len(list((GENERATED / "mcpgen" / "v2026_07_28" / "_models").glob("*.py")))
     assert len(loaded) < modules / 3, (len(loaded), modules)
+
+
+HEAVY = ("httpx", "uvicorn", "starlette", "h11", "httptools")
+
+STDIO_SERVER = f"""
+import atexit, json, sys
+from mcpgen.v2026_07_28 import server as s
+
+atexit.register(lambda: print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)), file=sys.stderr))
+
+class Server(s.Server):
+    async def list_tools(self, params, ctx):
+        return s.ListToolsResult(tools=[])
+
+Server().run_stdio()
+"""
+
+
+def test_stdio_client_and_server_never_import_the_http_stack(tmp_path: Path) -> None:
+    """A client of a stdio server, and the server, connect, talk and close without importing httpx,
+    uvicorn or their parts (the HTTP transport loads on first use: a URL, or ``HttpTransport``)."""
+    server_log = tmp_path / "server.err"
+    loaded = probe(
+        f"""
+        import asyncio, json, sys
+        import mcpgen
+
+        async def main():
+            with open({str(server_log)!r}, "w") as err:
+                async with await mcpgen.connect([sys.executable, "-c", {STDIO_SERVER!r}], stderr=err) as client:
+                    assert (await client.list_tools()).tools == []
+        asyncio.run(main())
+        print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))
+        """
+    )
+    assert loaded == [], "the stdio client imported the HTTP stack"
+    assert json.loads(server_log.read_text().splitlines()[-1]) == [], "the stdio server imported the HTTP stack"
+    on_use = "import mcpgen._runtime.client as c\nc.HttpTransport\nprint(json.dumps('httpx' in sys.modules))"
+    assert probe("import json, sys\n" + on_use), "HttpTransport did not load on first use"
 
 
 def test_building_an_app_imports_no_interim_result_model() -> None:

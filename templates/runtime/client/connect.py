@@ -16,9 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
-from typing import IO, Any, Literal, TypedDict
-
-import httpx
+from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict
 
 from ..codec import Codec
 from ..codec_legacy import LegacyCodec
@@ -27,12 +25,14 @@ from ..jsonrpc import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUP
 from ..versions import VersionRegistry, negotiate
 from .base import BaseClient, _field
 from .errors import AuthorizationError, ServerError, TransportError
-from .http import HttpTransport
 from .legacy import LegacyClientSession, initialize, initialize_facts
 from .modern import ModernClientSession, discover_facts
 from .session import ClientOptions, ClientSession, Handler
 from .stdio import StdioTransport
 from .transport import Transport
+
+if TYPE_CHECKING:  # httpx loads with the HTTP transport, when a URL is given: a stdio client never needs it
+    import httpx
 
 Verdict = tuple[Literal["legacy", "modern"], str]
 VERDICTS: dict[str, Verdict] = {}
@@ -125,6 +125,8 @@ async def connect(
 
     def transport() -> Transport:
         if isinstance(target, str) and target.startswith(("http://", "https://")):
+            from .http import HttpTransport
+
             return HttpTransport(target, client=http_client, headers=headers, auth=auth)
         return StdioTransport(target, env=env, cwd=cwd, stderr=stderr)
 

@@ -13,7 +13,6 @@ or 403). ``auth`` (an ``httpx.Auth``, such as ``client.auth.OAuth``) goes on eve
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import functools
 from collections.abc import AsyncIterator, Mapping
@@ -26,37 +25,14 @@ from pydantic_core import from_json, to_json
 from ..jsonrpc import ProtocolError, RequestId, error_envelope
 from ..tls import default_context
 from .errors import AuthorizationError, TransportError
+from .headers import encode_header_value as encode_header_value  # its home before headers.py
 from .transport import JSONObject, Receiver, Transport
 
 SESSION_HEADER = "mcp-session-id"
 ACCEPT = "application/json, text/event-stream"
-BASE64_PREFIX = "=?base64?"
-BASE64_SUFFIX = "?="
 DEFAULT_RETRY_MS = 1000
 MAX_RETRY_MS = 30_000
 MAX_RESUMES = 5
-
-
-def encode_header_value(value: str | int | bool) -> str:
-    """A value for ``Mcp-Name`` / ``Mcp-Param-*``: as-is when header-safe, else ``=?base64?...?=``.
-
-    Integers in decimal, booleans as ``true``/``false``. Non-ASCII, control characters,
-    leading or trailing whitespace, or a value that looks like the sentinel are encoded.
-    """
-    if isinstance(value, bool):
-        text = "true" if value else "false"
-    elif isinstance(value, int):
-        text = str(value)
-    else:
-        text = value
-    safe = (
-        all(0x20 <= ord(c) <= 0x7E for c in text)
-        and text == text.strip(" \t")
-        and not (text.startswith(BASE64_PREFIX) and text.endswith(BASE64_SUFFIX))
-    )
-    if safe:
-        return text
-    return BASE64_PREFIX + base64.b64encode(text.encode("utf-8")).decode("ascii") + BASE64_SUFFIX
 
 
 def origin_of(url: str) -> str:

@@ -14,7 +14,7 @@ from ..codec import INPUT_REQUIRED, dump
 from ..jsonrpc import HEADER_MISMATCH, METHOD_NOT_FOUND, Notification, ProtocolError, RequestId
 from .base import BaseClient, Subscription, _field, _params
 from .errors import InputRequiredError, RequestTimeout, ServerError
-from .http import encode_header_value
+from .headers import encode_header_value
 from .session import CLOSED, ClientSession, ProgressCallback
 from .transport import JSONObject
 
