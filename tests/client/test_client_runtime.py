@@ -24,7 +24,8 @@ from mcpgen._runtime.client import (
 )
 from mcpgen._runtime.client.connect import Verdict
 from mcpgen._runtime.client.http import StreamCursor, sse_data
-from mcpgen._runtime.client.modern import param_headers, tool_headers
+from mcpgen._runtime.client.modern import param_headers
+from mcpgen._runtime.param_headers import tool_headers
 from mcpgen.v2025_11_25 import client as legacy_client
 from mcpgen.v2026_07_28 import client as modern_client
 
@@ -69,6 +70,7 @@ def test_x_mcp_header_annotations() -> None:
     invalid = [
         {"properties": {"a": {"type": "number", "x-mcp-header": "A"}}},  # number is not allowed
         {"properties": {"a": {"type": "string", "x-mcp-header": "bad name"}}},  # not a token
+        {"properties": {"a": {"type": "string", "x-mcp-header": "Region\n"}}},  # nor with a line break after it
         {"properties": {"a": {"type": "string", "x-mcp-header": "X"}, "b": {"type": "string", "x-mcp-header": "x"}}},
         {"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}},  # under items
     ]

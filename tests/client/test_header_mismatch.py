@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import mcpgen
+import pytest
 from mcpgen._runtime.client.connect import open_client
 from mcpgen._runtime.client.http import HttpTransport
 from mcpgen.v2026_07_28 import models as m
@@ -23,15 +24,20 @@ class Regional(s.Server):
     annotated = False
     seen: list[dict[str, str]]
 
-    def __init__(self) -> None:
+    def __init__(self, paged: bool = False) -> None:
         self.seen = []
+        self.paged = paged
 
     async def list_tools(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListToolsResult:
         region: dict[str, Any] = {"type": "string"}
         if self.annotated:
             region["x-mcp-header"] = "Region"
         schema = {"type": "object", "properties": {"region": region}}
-        return s.ListToolsResult(tools=[m.Tool(name="weather", input_schema=schema)])
+        weather = m.Tool(name="weather", input_schema=schema)
+        if self.paged and not isinstance(params.cursor, str):  # the first page; the next one's cursor is ""
+            other = m.Tool(name="other", input_schema={"type": "object"})
+            return s.ListToolsResult(tools=[other], next_cursor="")
+        return s.ListToolsResult(tools=[weather])
 
     async def call_tool(
         self, params: m.CallToolRequestParams, ctx: s.Context
@@ -39,8 +45,10 @@ class Regional(s.Server):
         return s.CallToolResult(content=[m.TextContent(type="text", text="sunny")])
 
 
-def test_header_mismatch_relists_tools_and_retries() -> None:
-    server = Regional()
+@pytest.mark.parametrize("paged", [False, True], ids=["one-page", "second-page-after-an-empty-cursor"])
+def test_header_mismatch_relists_tools_and_retries(paged: bool) -> None:
+    """Paged: the tool is on the page whose cursor is the empty string, a cursor like any other."""
+    server = Regional(paged)
     app = server.asgi_app()
     requests: list[httpx.Request] = []
 
@@ -63,4 +71,5 @@ def test_header_mismatch_relists_tools_and_retries() -> None:
 
     assert asyncio.run(go()) == "sunny"
     methods = [(r.headers.get("mcp-method"), r.headers.get("mcp-param-region")) for r in requests]
-    assert methods[-3:] == [("tools/call", None), ("tools/list", None), ("tools/call", "eu-west")]
+    relisted = [("tools/list", None)] * (2 if paged else 1)
+    assert methods[-len(relisted) - 2 :] == [("tools/call", None), *relisted, ("tools/call", "eu-west")]

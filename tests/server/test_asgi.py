@@ -8,6 +8,8 @@ from typing import Any
 
 from mcpgen._runtime.server import Limits
 from mcpgen._runtime.server.transports.asgi import HttpApp
+from mcpgen.v2026_07_28 import models as m
+from mcpgen.v2026_07_28 import server as s
 
 from tests.server.servers import MODERN, Demo, request, run
 
@@ -132,6 +134,24 @@ def test_notification_is_202_and_get_delete_are_405_without_a_session() -> None:
     note, get, delete = run(go())
     assert note.status == 202 and get.status == 405
     assert delete.status == 405 and get.headers["allow"] == delete.headers["allow"] == "GET, POST, DELETE"
+
+
+def test_a_notification_or_response_the_server_refuses_is_400_with_the_error() -> None:
+    """Streamable HTTP: a notification or response the server cannot accept gets an HTTP error
+    status, its body a JSON-RPC error without an id (2026-07-28 and 2025-11-25 alike); a client
+    never sends a response outside a legacy session."""
+
+    async def go() -> list[Reply]:
+        app = Demo().asgi_app()
+        unknown = {"jsonrpc": "2.0", "method": "notifications/unknown"}
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}  # no session: not a 2026 notification
+        response = {"jsonrpc": "2.0", "id": 3, "result": {}}
+        return [await call(app, message) for message in (unknown, initialized, response)]
+
+    unknown, initialized, response = run(go())
+    for reply, code in ((unknown, -32601), (initialized, -32601), (response, -32600)):
+        assert reply.status == 400 and reply.headers["content-type"] == "application/json"
+        assert reply.json()["id"] is None and reply.json()["error"]["code"] == code
 
 
 def test_host_origin_and_body_size_are_checked() -> None:
@@ -335,3 +355,58 @@ def test_host_and_origin_verdicts_stay_per_value() -> None:
         return statuses
 
     assert run(go()) == [200, 421, 200, 403, 200] * 2
+
+
+class Routed(s.Server):
+    """Tools on two pages (the second's cursor the empty string): ``deep`` mirrors a nested
+    argument, ``late`` gains its annotation when the tool list changes."""
+
+    late_annotated = False
+
+    async def list_tools(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListToolsResult:
+        if not isinstance(params.cursor, str):
+            return s.ListToolsResult(tools=[m.Tool(name="echo", input_schema={"type": "object"})], next_cursor="")
+        region: dict[str, Any] = {"type": "string", "x-mcp-header": "Region"}
+        nested = {"type": "object", "properties": {"cfg": {"type": "object", "properties": {"region": region}}}}
+        late = {"type": "object", "properties": {"zone": {"type": "string"}}}
+        if self.late_annotated:
+            late["properties"]["zone"]["x-mcp-header"] = "Zone"
+        return s.ListToolsResult(
+            tools=[m.Tool(name="deep", input_schema=nested), m.Tool(name="late", input_schema=late)]
+        )
+
+    async def call_tool(
+        self, params: m.CallToolRequestParams, ctx: s.Context
+    ) -> m.CallToolResult | m.InputRequiredResult:
+        return s.CallToolResult(content=[m.TextContent(type="text", text="done")])
+
+
+def test_param_headers_of_nested_arguments_on_any_page_are_checked_until_the_tools_change() -> None:
+    """Streamable HTTP, x-mcp-header: a property reached through nested ``properties`` is
+    mirrored too; a tool on a later page (after an empty-string cursor) is checked like one on
+    the first; what the server read is read again once the tool list changes."""
+
+    def tool_call(name: str, arguments: dict[str, Any], **params: str) -> tuple[dict[str, Any], Headers]:
+        body = request(1, "tools/call", {"name": name, "arguments": arguments})
+        head = {"accept": "application/json, text/event-stream", "mcp-protocol-version": MODERN}
+        return body, {**head, "mcp-method": "tools/call", "mcp-name": name, **params}
+
+    async def go() -> list[int]:
+        server = Routed()
+        app = server.asgi_app()
+        statuses = []
+        for name, arguments, params in [
+            ("deep", {"cfg": {"region": "us"}}, {}),  # the header is missing
+            ("deep", {"cfg": {"region": "us"}}, {"mcp-param-region": "eu"}),  # it does not match
+            ("deep", {"cfg": {"region": "us"}}, {"mcp-param-region": "us"}),
+            ("deep", {"cfg": {}}, {}),  # no value: no header expected
+            ("late", {"zone": "a"}, {}),  # not annotated (yet)
+        ]:
+            statuses.append((await call(app, *tool_call(name, arguments, **params))).status)
+        server.late_annotated = True
+        await server.notify_tools_changed()
+        statuses.append((await call(app, *tool_call("late", {"zone": "a"}))).status)
+        statuses.append((await call(app, *tool_call("late", {"zone": "a"}, **{"mcp-param-zone": "a"}))).status)
+        return statuses
+
+    assert run(go()) == [400, 400, 200, 200, 200, 400, 200]

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..codec import INPUT_REQUIRED, dump
 from ..jsonrpc import HEADER_MISMATCH, METHOD_NOT_FOUND, Notification, ProtocolError, RequestId
+from ..param_headers import ToolHeaders, tool_headers, value_at
 from .base import BaseClient, Subscription, _field, _params
 from .errors import InputRequiredError, RequestTimeout, ServerError
 from .headers import encode_header_value
@@ -22,8 +22,6 @@ logger = logging.getLogger(__name__)
 
 SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
-ToolHeaders = tuple[tuple[tuple[str, ...], str], ...]  # (property path, header name) per annotated argument
 
 
 class ModernClientSession(ClientSession):
@@ -63,52 +61,10 @@ def param_headers(annotated: ToolHeaders | None, arguments: Any) -> dict[str, st
     if not annotated or not isinstance(arguments, dict):
         return headers
     for path, name in annotated:
-        value: Any = arguments
-        for step in path:
-            value = value.get(step) if isinstance(value, dict) else None
+        value = value_at(arguments, path)
         if isinstance(value, str | int | bool) and not isinstance(value, float):
             headers[f"mcp-param-{name}"] = encode_header_value(value)
     return headers
-
-
-def tool_headers(schema: Any) -> ToolHeaders | None:
-    """The ``x-mcp-header`` annotations of a tool's ``inputSchema``; None when they are invalid."""
-    found: list[tuple[tuple[str, ...], str]] = []
-
-    def walk(node: Any, path: tuple[str, ...]) -> bool:
-        props = node.get("properties") if isinstance(node, dict) else None
-        if not isinstance(props, dict):
-            return True
-        for key, prop in props.items():
-            if not isinstance(prop, dict):
-                continue
-            if "x-mcp-header" in prop:
-                name = prop["x-mcp-header"]
-                if not isinstance(name, str) or not TOKEN.match(name):
-                    return False
-                if prop.get("type") not in ("string", "integer", "boolean"):
-                    return False
-                found.append(((*path, key), name))
-            if not walk(prop, (*path, key)):
-                return False
-        return True
-
-    if not walk(schema, ()):
-        return None
-    if _count(schema) != len(found):  # annotations under items, anyOf, $ref ...: invalid
-        return None
-    names = [name.lower() for _, name in found]
-    if len(set(names)) != len(names):
-        return None
-    return tuple(found)
-
-
-def _count(node: Any) -> int:
-    if isinstance(node, dict):
-        return int("x-mcp-header" in node) + sum(_count(v) for v in node.values())
-    if isinstance(node, list):
-        return sum(_count(v) for v in node)
-    return 0
 
 
 class ModernClient(BaseClient):
@@ -143,7 +99,7 @@ class ModernClient(BaseClient):
         while True:
             page = await self._call("tools/list", {} if cursor is None else {"cursor": cursor}, timeout=timeout)
             cursor = _field(page, "next_cursor")
-            if not cursor:
+            if cursor is None:  # an empty string is a cursor like any other (pagination.mdx)
                 return
 
     def _check_tools(self, result: Any) -> Any:

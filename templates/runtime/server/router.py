@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from ..codec import Codec
 from ..codec_legacy import LegacyCodec
 from ..jsonrpc import INVALID_REQUEST, ProtocolError, RequestId, is_request_id, request_id
+from ..param_headers import ToolHeaders
 from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
 from .services import Limits, RequestStateSealer, Send, Services, Subscriber
 from .services.principal import Principal
@@ -251,15 +252,15 @@ class Router:
         conn.close()
         return True
 
-    def known_param_headers(self, tool: str) -> dict[str, str] | None:
+    def known_param_headers(self, tool: str) -> ToolHeaders | None:
         """``tool_param_headers`` of a tool already read (empty for a legacy-only server); None
         when it must be read from the handler."""
-        return self.modern.known_param_headers(tool) if self.modern is not None else {}
+        return self.modern.known_param_headers(tool) if self.modern is not None else ()
 
-    async def tool_param_headers(self, tool: str, meta: Any, principal: Principal | None = None) -> dict[str, str]:
+    async def tool_param_headers(self, tool: str, meta: Any, principal: Principal | None = None) -> ToolHeaders:
         """``x-mcp-header`` annotations of ``tool`` (modern HTTP requests); empty for a legacy-only server."""
         if self.modern is None:
-            return {}
+            return ()
         return await self.modern.tool_param_headers(tool, meta, principal)
 
 

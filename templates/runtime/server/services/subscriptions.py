@@ -65,6 +65,7 @@ class Subscriptions:
         self.listeners: set[Listener] = set()
         self.sessions: set[Subscriber] = set()
         self.refresh: Refresh | None = None
+        self.watchers: list[Callable[[Change], None]] = []  # told of every change first (the runtime's own caches)
         self.closed = False
         self._attached = False
         self._closing: asyncio.Event | None = None
@@ -98,6 +99,8 @@ class Subscriptions:
 
     async def deliver(self, change: Change) -> None:
         """Send ``change`` to this worker's streams that asked for it; a failed stream is dropped."""
+        for watch in self.watchers:
+            watch(change)
         method, uri = change.method, change.uri
         base: dict[str, Any] = {"uri": uri} if uri is not None else {}
         for listener in list(self.listeners):

@@ -18,15 +18,18 @@ from pydantic import MISSING, BaseModel
 from ...codec import PROTOCOL_VERSION_KEY, Revision, dump
 from ...codec_modern import ModernCodec
 from ...jsonrpc import Notification, ProtocolError, Request, dumps
+from ...param_headers import ToolHeaders, reachable
 from ...versions import negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, rejection_reply
 from ..services import Context, Listener, Send
+from ..services.bus import Change
 from ..services.principal import Principal
 from ..services.subscriptions import SUBSCRIPTION_ID_KEY
 from .convert import Conversion
 
 CANCELLED = "notifications/cancelled"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+MAX_TOOL_PAGES = 1000  # of the author's tools/list read for x-mcp-header annotations (a cursor that never ends)
 RUNTIME_METHODS = frozenset({"server/discover", "subscriptions/listen"})  # answered here, not by a handler
 
 
@@ -54,7 +57,7 @@ class ModernSession:
         self.codec = self._codec(app.revision)
         self._codecs: dict[str, ModernCodec] = {self.codec.version: self.codec}
         self._conversions: dict[str, Conversion] = {}
-        self._param_headers: dict[str, dict[str, str]] = {}
+        self._param_headers: dict[str, ToolHeaders] = {}
 
     def _codec(self, revision: Revision) -> ModernCodec:
         app = self.kernel.app
@@ -175,41 +178,56 @@ class ModernSession:
             subscriptions.listeners.discard(listener)
         return Reply(codec.dumps_result(request.id, request.method, {"_meta": meta}))
 
-    def known_param_headers(self, tool: str) -> dict[str, str] | None:
+    def known_param_headers(self, tool: str) -> ToolHeaders | None:
         """``tool_param_headers`` of a tool already read from ``list_tools``; None otherwise."""
         return self._param_headers.get(tool)
 
-    async def tool_param_headers(self, tool: str, meta: Any, principal: Principal | None = None) -> dict[str, str]:
-        """``x-mcp-header`` annotations of ``tool``'s top-level arguments: header suffix -> argument.
+    async def tool_param_headers(self, tool: str, meta: Any, principal: Principal | None = None) -> ToolHeaders:
+        """The ``x-mcp-header`` annotations of ``tool`` (``param_headers.reachable``: path and name),
+        read from every page of the author's ``list_tools`` when the tool is not known yet.
 
-        Read from the author's ``list_tools`` (first page) when a tool is not known yet.
-        """
+        What is read is kept until the tool list changes (a ``notifications/tools/list_changed``
+        published on any worker: ``Subscriptions.watchers``); a tool not listed is read again."""
         known = self._param_headers.get(tool)
         if known is not None:
             return known
         handler = self.kernel.handler("tools/list")
         if handler is None:
-            return {}
+            return ()
+        subscriptions = self.kernel.services.subscriptions
+        if self._forget_param_headers not in subscriptions.watchers:
+            subscriptions.watchers.append(self._forget_param_headers)
+            await subscriptions.attach()  # changes raised on other workers reach this one too
         spec = self.codec.methods.request("tools/list")
+        revision = self.codec.revision
+        read: dict[str, ToolHeaders] = {}
+        cursor: Any = None
         try:
-            revision = self.codec.revision
-            params = revision.validate(spec.params, {"_meta": meta}) if spec and spec.params else None
-            ctx = Context(
-                0,
-                "tools/list",
-                send=_discard,
-                meta=getattr(params, "meta", None),
-                protocol_version="",
-                client_capabilities={},
-                principal=principal,
-            )
-            listed = await handler(params, ctx)
+            for _ in range(MAX_TOOL_PAGES):
+                data: dict[str, Any] = {"_meta": meta} if cursor is None else {"_meta": meta, "cursor": cursor}
+                params = revision.validate(spec.params, data) if spec and spec.params else None
+                ctx = Context(
+                    0,
+                    "tools/list",
+                    send=_discard,
+                    meta=getattr(params, "meta", None),
+                    protocol_version="",
+                    client_capabilities={},
+                    principal=principal,
+                )
+                listed = await handler(params, ctx)
+                page = dump(listed) if isinstance(listed, BaseModel) else dict(listed)
+                for entry in page.get("tools", ()):
+                    if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                        read[entry["name"]] = reachable(entry.get("inputSchema"))
+                cursor = page.get("nextCursor")
+                if not isinstance(cursor, str) or tool in read:
+                    break
         except Exception:
-            return {}
-        data = dump(listed) if isinstance(listed, BaseModel) else dict(listed)
-        for entry in data.get("tools", ()):
-            properties = (entry.get("inputSchema") or {}).get("properties") or {}
-            self._param_headers[entry.get("name")] = {
-                p["x-mcp-header"]: arg for arg, p in properties.items() if isinstance(p, dict) and "x-mcp-header" in p
-            }
-        return self._param_headers.get(tool, {})
+            return ()
+        self._param_headers.update(read)
+        return read.get(tool, ())
+
+    def _forget_param_headers(self, change: Change) -> None:
+        if change.kind == "tools":
+            self._param_headers.clear()

@@ -67,6 +67,7 @@ from ...jsonrpc import (
     error_envelope,
     request_id,
 )
+from ...param_headers import ToolHeaders, value_at
 from ..router import Connection, Reply, Router, is_legacy_initialize
 from ..services import EventStore, SessionLimitReached, SharedStateUnavailable
 from ..services.auth import Denial, Principal, ResourceServer
@@ -196,19 +197,23 @@ def header_matches(got: str, value: Any) -> bool:
     return type(value) is str and got == value
 
 
-def check_param_headers(args: dict[str, Any], annotated: dict[str, str], headers: Headers) -> None:
-    """``Mcp-Param-*`` headers of ``x-mcp-header`` arguments must be present, header-safe and match the body."""
-    for suffix, arg in annotated.items():
-        value = args.get(arg)
-        if value is None:
+def check_param_headers(args: dict[str, Any], annotated: ToolHeaders, headers: Headers) -> None:
+    """The ``Mcp-Param-*`` header of each ``x-mcp-header`` argument present in ``args`` (at its
+    path of object keys) must be present, header-safe and match the body."""
+    for path, suffix in annotated:
+        value = value_at(args, path)
+        if value is None or not isinstance(suffix, str):
             continue
         name = "mcp-param-" + suffix.lower()
         raw = headers.get(name)
+        where = "arguments." + ".".join(path)
         if raw is None:
-            raise ProtocolError(HEADER_MISMATCH, f"Mcp-Param-{suffix} header is missing")
+            raise ProtocolError(
+                HEADER_MISMATCH, f"Mcp-Param-{suffix} header is missing ({where} is given)"
+            )
         if not header_matches(header_value(safe_header(f"Mcp-Param-{suffix}", raw)), value):
             raise ProtocolError(
-                HEADER_MISMATCH, f"Mcp-Param-{suffix} header does not match arguments.{arg}"
+                HEADER_MISMATCH, f"Mcp-Param-{suffix} header does not match {where}"
             )
 
 
@@ -602,13 +607,16 @@ class HttpApp:
             except ProtocolError as exc:
                 await error(send, 400, rid, exc)
                 return
-        # a message that passed the checks: a request (or batch) is answered, else 202
+        # a message that passed the checks: a request (or batch) is answered; a notification or
+        # response the server takes gets 202, one it refuses 400 with the error (no id)
         try:
             if (isinstance(obj, dict) and "id" in obj and "method" in obj) or isinstance(obj, list):
                 await self.answer(obj, conn, receive, send, principal)
                 return
             reply = await self.router.handle(obj, none_send, conn, principal)
-            if reply.body is None:
+            if reply.body is None and reply.code is not None:
+                await error(send, 400, None, ProtocolError(reply.code))
+            elif reply.body is None:
                 await plain(send, 202, b"")
             else:
                 await respond(send, self.status(reply, conn), reply.body, [])

@@ -1,0 +1,73 @@
+"""``x-mcp-header``: the tool arguments a 2026-07-28 client mirrors into ``Mcp-Param-{Name}``
+headers over Streamable HTTP, read from a tool's ``inputSchema``, for the client that sends the
+headers and the server that checks them against the body.
+
+An annotation names a property statically reachable from the schema's root through
+``properties`` keys only (nested objects included); an annotation anywhere else (under
+``items``, ``anyOf``, ``$ref``...), a name that is not an HTTP token, a type other than string,
+integer or boolean, or two names equal ignoring case make the tool definition invalid.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 9110 field-name (fullmatch)
+ToolHeaders = tuple[tuple[tuple[str, ...], str], ...]  # (property path, header name) per annotated argument
+
+
+def reachable(schema: Any) -> ToolHeaders:
+    """Every annotation on a property reachable through ``properties`` keys: its path and name
+    (the name as written, whatever it is)."""
+    found: list[tuple[tuple[str, ...], str]] = []
+
+    def walk(node: Any, path: tuple[str, ...]) -> None:
+        props = node.get("properties") if isinstance(node, dict) else None
+        if not isinstance(props, dict):
+            return
+        for key, prop in props.items():
+            if isinstance(prop, dict):
+                if "x-mcp-header" in prop:
+                    found.append(((*path, key), prop["x-mcp-header"]))
+                walk(prop, (*path, key))
+
+    walk(schema, ())
+    return tuple(found)
+
+
+def tool_headers(schema: Any) -> ToolHeaders | None:
+    """The ``x-mcp-header`` annotations of a tool's ``inputSchema``; None when they are invalid."""
+    found = reachable(schema)
+    if _count(schema) != len(found):  # annotations under items, anyOf, $ref ...: invalid
+        return None
+    for path, name in found:
+        if not isinstance(name, str) or TOKEN.fullmatch(name) is None:
+            return None
+        if value_at(schema, _schema_path(path)).get("type") not in ("string", "integer", "boolean"):
+            return None
+    names = [name.lower() for _, name in found]
+    if len(set(names)) != len(names):
+        return None
+    return found
+
+
+def value_at(data: Any, path: tuple[str, ...]) -> Any:
+    """The value at ``path`` (object keys) in ``data``; None when a step is missing or not an object."""
+    value = data
+    for step in path:
+        value = value.get(step) if isinstance(value, dict) else None
+    return value
+
+
+def _schema_path(path: tuple[str, ...]) -> tuple[str, ...]:
+    """The path of a property's schema: ``properties`` before each key."""
+    return tuple(part for key in path for part in ("properties", key))
+
+
+def _count(node: Any) -> int:
+    if isinstance(node, dict):
+        return int("x-mcp-header" in node) + sum(_count(v) for v in node.values())
+    if isinstance(node, list):
+        return sum(_count(v) for v in node)
+    return 0
