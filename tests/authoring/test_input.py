@@ -3,6 +3,8 @@
 import asyncio
 from typing import Any
 
+import pytest
+from mcpgen._runtime.server.services.capabilities import undeclared
 from mcpgen.v2026_07_28.server import App, Context
 from pydantic import BaseModel
 
@@ -186,6 +188,46 @@ def test_asking_for_what_the_client_did_not_declare_is_refused() -> None:
     assert error["code"] == -32021 and error["data"] == {"requiredCapabilities": {"elicitation": {}}}
 
 
+def test_form_elicitation_is_refused_to_a_client_that_declared_url_mode_only() -> None:
+    """client/elicitation.mdx: servers must not send a mode the client does not support; an
+    ``elicitation`` naming ``url`` only does not support form mode (``{}`` means form only)."""
+
+    async def go() -> Any:
+        async with Driver(make_app()) as d:
+            caps = {"elicitation": {"url": {}}, "sampling": {}, "roots": {}}
+            return await d.send(
+                "tools/call",
+                {"name": "ask_name", "arguments": {}},
+                **{"io.modelcontextprotocol/clientCapabilities": caps},
+            )
+
+    error = run(go())["error"]
+    assert error["code"] == -32021 and error["data"] == {"requiredCapabilities": {"elicitation": {"form": {}}}}
+    assert error["message"] == "the client did not declare elicitation.form"
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "declared", "missing"),
+    [
+        ("elicitation/create", {"message": "m"}, {}, {"elicitation": {}}),
+        ("elicitation/create", {"message": "m"}, {"elicitation": {}}, None),  # {} is form mode
+        ("elicitation/create", {"mode": "form"}, {"elicitation": {"form": {}}}, None),
+        ("elicitation/create", {"message": "m"}, {"elicitation": {"url": {}}}, {"elicitation": {"form": {}}}),
+        ("elicitation/create", {"mode": "url"}, {"elicitation": {}}, {"elicitation": {"url": {}}}),
+        ("elicitation/create", {"mode": "url"}, {"elicitation": {"form": {}, "url": {}}}, None),
+        ("sampling/createMessage", {"messages": []}, {"sampling": {}}, None),
+        ("sampling/createMessage", {"messages": [], "tools": []}, {"sampling": {}}, {"sampling": {"tools": {}}}),
+        ("sampling/createMessage", {"messages": [], "tools": []}, {"sampling": {"tools": {}}}, None),
+        ("roots/list", {}, {"sampling": {}}, {"roots": {}}),
+        ("ping", {}, {}, None),
+    ],
+)
+def test_what_each_request_to_the_client_needs_declared(
+    method: str, params: dict[str, Any], declared: dict[str, Any], missing: dict[str, Any] | None
+) -> None:
+    assert undeclared(method, params, declared) == missing
+
+
 # -- legacy sessions: a real server->client request, the function runs once ------------------------
 
 
@@ -248,3 +290,17 @@ def test_on_a_legacy_session_an_undeclared_capability_is_refused() -> None:
 
     error = run(go())["error"]
     assert error["code"] == -32021 and error["message"] == "the client did not declare elicitation"
+
+
+def test_on_a_legacy_session_form_elicitation_needs_form_mode_declared() -> None:
+    async def go() -> dict[str, Any]:
+        async with Stdio(make_app().server) as io:
+            io.send(*legacy({"elicitation": {"url": {}}}))
+            await io.response(0)
+            io.send(
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask_name", "arguments": {}}}
+            )
+            return await io.response(1)
+
+    error = run(go())["error"]
+    assert error["code"] == -32021 and error["data"] == {"requiredCapabilities": {"elicitation": {"form": {}}}}

@@ -41,16 +41,10 @@ from ..jsonrpc import (
 )
 from ..versions import VersionRegistry
 from .services import Context, InputRequired, Limits, ReplayState, Services
+from .services.capabilities import describe, undeclared
 from .services.inputs import is_replay_state
 
 Handler = Callable[[Any, Context], Awaitable[Any]]
-
-# an embedded input request -> the client capability it needs
-CAPABILITY_OF_INPUT: dict[str, str] = {
-    "elicitation/create": "elicitation",
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-}
 
 
 class Application(Protocol):
@@ -103,18 +97,9 @@ def internal_error(method: str) -> ProtocolError:
     return ProtocolError(INTERNAL_ERROR, "Internal error")
 
 
-def declared(capabilities: Any, name: str) -> Any:
-    """The capability ``name`` a client declared (a dict or a model), None when it did not."""
-    value = (
-        capabilities.get(name)
-        if isinstance(capabilities, Mapping)
-        else getattr(capabilities, name, None)
-    )
-    return None if value is MISSING else value
-
-
 def check_input_capabilities(result: Any, capabilities: Any) -> None:
-    """Refuse (-32021) an ``input_required`` result asking for what the client did not declare."""
+    """Refuse (-32021) an ``input_required`` result asking for what the client did not declare
+    (``services.capabilities``: a capability, an elicitation mode, sampling with tools)."""
     requests = (
         result.get("inputRequests")
         if isinstance(result, dict)
@@ -125,21 +110,14 @@ def check_input_capabilities(result: Any, capabilities: Any) -> None:
     missing: dict[str, Any] = {}
     for request in requests.values():
         method = request.get("method") if isinstance(request, dict) else request.method
-        cap = CAPABILITY_OF_INPUT.get(method) if isinstance(method, str) else None
-        if cap is None:
-            continue
-        have = declared(capabilities, cap)
-        if have is None:
-            missing[cap] = {}
-        elif cap == "elicitation":
-            params = request.get("params") if isinstance(request, dict) else request.params
-            mode = params.get("mode") if isinstance(params, dict) else getattr(params, "mode", None)
-            if mode == "url" and declared(have, "url") is None:
-                missing[cap] = {"url": {}}
+        params = request.get("params") if isinstance(request, dict) else request.params
+        lacking = undeclared(method, params, capabilities) if isinstance(method, str) else None
+        for cap, parts in (lacking or {}).items():
+            missing[cap] = {**missing.get(cap, {}), **parts}
     if missing:
         raise ProtocolError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
-            f"the client did not declare {', '.join(sorted(missing))}",
+            f"the client did not declare {', '.join(describe(cap, parts) for cap, parts in sorted(missing.items()))}",
             {"requiredCapabilities": missing},
         )
 

@@ -14,6 +14,7 @@ from ...jsonrpc import (
     dumps,
     notification_envelope,
 )
+from .capabilities import describe, undeclared
 from .inputs import (
     Direct,
     Elicitation,
@@ -198,16 +199,14 @@ class Context:
         """Ask the user to fill in a form: ``schema`` is a model of primitive fields (or a
         ``requestedSchema`` as JSON); the accepted answer comes back validated as ``data``."""
         params = {"message": message, "requestedSchema": form_schema(schema)}
-        return elicitation(
-            await self._ask("elicitation", "elicitation/create", params, key), schema
-        )
+        return elicitation(await self._ask("elicitation/create", params, key), schema)
 
     async def elicit_url(
         self, message: str, url: str, elicitation_id: str, *, key: str | None = None
     ) -> Elicitation[None]:
         """Ask the user to visit ``url`` (URL-mode elicitation); the answer says whether they agreed."""
         params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
-        answer = elicitation(await self._ask("elicitation", "elicitation/create", params, key), {})
+        answer = elicitation(await self._ask("elicitation/create", params, key), {})
         return Elicitation(answer.action)
 
     async def sample(
@@ -220,21 +219,22 @@ class Context:
     ) -> Sampled:
         """Ask the client's LLM for a completion (``options``: ``systemPrompt``, ``temperature``, ... by wire name)."""
         params = sampling_params(messages, max_tokens, options)
-        return sampled(await self._ask("sampling", "sampling/createMessage", params, key))
+        return sampled(await self._ask("sampling/createMessage", params, key))
 
     async def list_roots(self, *, key: str | None = None) -> list[Root]:
         """The roots the client exposes."""
-        return roots(await self._ask("roots", "roots/list", {}, key))
+        return roots(await self._ask("roots/list", {}, key))
 
-    async def _ask(
-        self, capability: str, method: str, params: dict[str, Any], key: str | None
-    ) -> Any:
-        if self.direct is not None and not self.supports(
-            capability
-        ):  # a modern request is checked by the kernel
+    async def _ask(self, method: str, params: dict[str, Any], key: str | None) -> Any:
+        missing = (
+            undeclared(method, params, self.client_capabilities)
+            if self.direct is not None
+            else None
+        )
+        if missing:  # a legacy session's request; a modern request's input is checked by the kernel
             raise ProtocolError(
                 MISSING_REQUIRED_CLIENT_CAPABILITY,
-                f"the client did not declare {capability}",
-                {"requiredCapabilities": {capability: {}}},
+                f"the client did not declare {', '.join(describe(cap, parts) for cap, parts in missing.items())}",
+                {"requiredCapabilities": missing},
             )
         return await self.inputs.ask(method, params, key)
