@@ -374,6 +374,8 @@ class Codec:
         readable = rid if is_request_id(rid) else None
         if "method" in obj:
             kind: MessageKind | None = "request" if "id" in obj else "notification"
+            if kind == "notification" and (type(obj["method"]) is not str or obj.get("jsonrpc") != JSONRPC):
+                kind = None  # not a notification but an invalid request: answered, id null (JSON-RPC 2.0 §7)
         elif "result" in obj or "error" in obj:
             kind = "response"
         else:
@@ -389,6 +391,8 @@ class Codec:
                 return self._decode_notification(obj)
             if kind == "response":
                 return self._decode_response(obj, pending)
+            if "method" in obj:
+                raise ProtocolError(INVALID_REQUEST, "method must be a string")
             raise ProtocolError(INVALID_REQUEST, "not a request, notification or response")
         except ProtocolError as error:
             error.id, error.kind = readable, kind
