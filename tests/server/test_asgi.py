@@ -243,6 +243,42 @@ def test_closing_the_sse_stream_cancels_the_request() -> None:
     assert cancelled == ["stream"]
 
 
+def test_a_client_that_goes_before_anything_was_sent_cancels_the_request() -> None:
+    """cancellation.mdx: a client's disconnect cancels its request, also while the handler has
+    sent nothing yet (no SSE stream started); nothing is written after it."""
+
+    async def go() -> tuple[list[dict[str, Any]], list[str], float]:
+        server = Demo()
+        app = server.asgi_app()
+        body = request(1, "tools/call", {"name": "slow"})
+        head = {"host": "127.0.0.1", **modern_headers(body)}
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/mcp",
+            "headers": [(k.encode(), v.encode()) for k, v in head.items()],
+        }
+        first = [{"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}]
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            if first:
+                return first.pop()
+            await asyncio.sleep(0.2)  # the client gives up
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        started = asyncio.get_running_loop().time()
+        async with asyncio.timeout(5):  # the slow tool sleeps 30 s
+            await app(scope, receive, send)
+        return sent, server.cancelled, asyncio.get_running_loop().time() - started
+
+    sent, cancelled, took = run(go())
+    assert cancelled == ["slow"] and sent == [] and took < 5
+
+
 def sse_events(body: bytes) -> list[dict[str, str]]:
     """Each SSE event of ``body`` as its fields (comments dropped)."""
     events = []

@@ -673,6 +673,14 @@ class HttpApp:
             conn.session_id if conn is not None else None,
             resumable and self.primes(conn),
         )
+        # a request the client cancels by going (not a legacy session's) is watched from early on:
+        # a handler that has sent nothing yet is cancelled too (cancellation.mdx); not at once,
+        # so a quick request costs a timer, not a task
+        soon = (
+            None
+            if resumable
+            else asyncio.get_running_loop().call_later(WATCH_AFTER, stream.begin_watching)
+        )
         try:
             if conn is not None:
                 reply = await self.router.run(obj, stream, conn, principal)
@@ -683,6 +691,8 @@ class HttpApp:
                 raise
             return  # the client went away: nothing more to send
         finally:
+            if soon is not None:
+                soon.cancel()
             stream.stop_watching()
         if stream.started:
             await stream.finish(reply.body)
@@ -845,7 +855,13 @@ class ResponseStream:
             await self.send(
                 {"type": "http.response.body", "body": prime(priming), "more_body": True}
             )
-        self.watcher = asyncio.create_task(self.watch())
+        self.begin_watching()
+
+    def begin_watching(self) -> None:
+        """Watch for the client going (once): from the stream's start, or, for a request the client
+        cancels by going, from ``WATCH_AFTER`` into it although nothing was sent yet."""
+        if self.watcher is None and self.connected:
+            self.watcher = asyncio.create_task(self.watch())
 
     async def watch(self) -> None:
         await disconnected(self.receive)
@@ -905,6 +921,9 @@ async def disconnected(receive: Receive) -> None:
         pass
 
 
+WATCH_AFTER = (
+    0.02  # seconds into a request before its client's going is watched for (a disconnect waits)
+)
 CHECKED = 256  # Host and Origin values whose verdict an app remembers
 
 
