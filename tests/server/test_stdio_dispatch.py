@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from mcpgen._runtime.server.services.request_state import RequestStateSealer
@@ -350,3 +351,48 @@ def test_requests_cancelled_before_they_start_free_their_place() -> None:
     four, five, three = run(go())
     assert three["error"]["code"] == -32600
     assert "result" in four and "result" in five
+
+
+def test_a_request_id_still_in_flight_is_refused_and_the_first_stays_cancellable() -> None:
+    """A client must not reuse an id in flight: the second request is -32600 (it would slip past
+    ``max_inflight`` and hide the first from ``notifications/cancelled``); the first runs on and
+    is cancelled by its id."""
+
+    async def go() -> tuple[dict[str, Any], list[str]]:
+        server = Demo()
+        async with Stdio(server) as conn:
+            conn.send(request("L", "tools/call", {"name": "slow"}), request("L", "tools/call", {"name": "slow"}))
+            second = await conn.response("L")
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "L"}}
+            conn.send(request(2, "ping"), {**cancel, "params": {**cancel["params"], "_meta": meta()}})
+            await conn.response(2)
+            for _ in range(100):
+                if server.cancelled:
+                    break
+                await asyncio.sleep(0.01)
+            return second, server.cancelled
+
+    second, cancelled = run(go())
+    assert second["error"]["code"] == -32600 and "already in flight" in second["error"]["message"]
+    assert cancelled == ["slow"]
+
+
+def test_a_legacy_http_session_refuses_an_id_in_flight_before_counting_it() -> None:
+    """``Router.run`` (legacy HTTP sessions): an id in flight is -32600 whatever room is left."""
+
+    async def go() -> dict[str, Any]:
+        router = Demo().router
+        conn = router.connect(None)
+        first = asyncio.get_running_loop().create_future()
+        conn.inflight["X"] = first  # type: ignore[assignment]  # a request of the session, still running
+        reply = await router.run({"jsonrpc": "2.0", "id": "X", "method": "ping"}, _discard, conn)
+        assert conn.inflight["X"] is first
+        assert reply.body is not None
+        return json.loads(reply.body)
+
+    error = run(go())["error"]
+    assert error["code"] == -32600 and error["message"] == "request id 'X' is already in flight"
+
+
+async def _discard(data: bytes) -> None:
+    pass

@@ -109,6 +109,13 @@ class Connection:
             self._on_close(self)
 
 
+def id_in_use(rid: RequestId) -> Reply:
+    """The reply to a request whose id names a request of the connection still in flight (a
+    client must not reuse one: it would slip past ``max_inflight`` and hide the first from
+    cancellation)."""
+    return error_reply(rid, ProtocolError(INVALID_REQUEST, f"request id {rid!r} is already in flight"))
+
+
 def too_busy(rid: RequestId | None, limit: int) -> Reply:
     """The reply to a request past ``Limits.max_inflight``."""
     error = ProtocolError(INVALID_REQUEST, f"too many requests in flight (the limit is {limit})", {"limit": limit})
@@ -204,6 +211,8 @@ class Router:
         if rid is None or task is None:
             return await self.handle(obj, send, conn, principal)
         if conn.inflight.get(rid) is not task:  # not registered by the transport already
+            if rid in conn.inflight:
+                return id_in_use(rid)
             if conn.full:
                 return too_busy(rid, conn.max_inflight)
             conn.inflight[rid] = task

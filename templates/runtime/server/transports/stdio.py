@@ -34,7 +34,7 @@ from pydantic_core import from_json
 
 from ...jsonrpc import INVALID_REQUEST, PARSE_ERROR, ProtocolError, RequestId, dumps, error_envelope, request_id
 from ..kernel import Reply
-from ..router import Connection, Router, is_legacy_initialize, too_busy
+from ..router import Connection, Router, id_in_use, is_legacy_initialize, too_busy
 from ..services import Send
 
 READ_CHUNK = 64 * 1024  # bytes read at a time (and buffered before the pipe is paused)
@@ -316,10 +316,14 @@ async def serve(
                 write(dumps(error_envelope(None, error)) + b"\n")
                 continue
             if needs_task(obj):
+                rid = request_id(obj)
+                if rid is not None and rid in conn.inflight:
+                    write((id_in_use(rid).body or b"") + b"\n")
+                    continue
                 if len(requests) >= conn.max_inflight and not await room():
                     write(refused(obj, conn.max_inflight) + b"\n")
                     continue
-                requests.add(obj, request_id(obj))
+                requests.add(obj, rid)
                 continue
             # notifications, responses, initialize: in order
             reply = await router.handle(obj, send, conn)
