@@ -93,3 +93,21 @@ def test_killed_generation_leaves_old_or_new_tree(
     assert generate(out, overrides) == 0
     assert snapshot(package) == new_tree
     assert sorted(p.name for p in out.iterdir()) == [".mcpgen-lock", "mcpgen"]
+
+
+def test_atomic_write_keeps_a_files_mode_and_gives_a_new_one_the_umasks(tmp_path: Path) -> None:
+    """pyproject.toml rewritten by `regen --version` kept no mode of its own (a temporary file's 0600)."""
+    from mcp_schema_codegen.frontend.lock import atomic_write
+
+    kept = tmp_path / "pyproject.toml"
+    kept.write_text("[project]\n")
+    kept.chmod(0o644)
+    atomic_write(kept, b"[tool]\n")
+    assert kept.read_bytes() == b"[tool]\n" and kept.stat().st_mode & 0o777 == 0o644
+    mask = os.umask(0o022)
+    try:
+        atomic_write(tmp_path / "new.txt", b"x")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "new.txt").stat().st_mode & 0o777 == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.txt", "pyproject.toml"]

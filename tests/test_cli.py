@@ -464,3 +464,28 @@ def test_shell_completion_offers_the_locked_revisions() -> None:
     assert offered == ["2025-03-26", "2025-06-18", "2025-11-25"]
     env["COMP_WORDS"] = "mcp-codegen sch"
     assert run_process(env={**env, "COMP_CWORD": "1"}).stdout.splitlines() == ["plain,schema"]
+
+
+def test_a_vendored_package_keeps_its_layout_unless_told_and_check_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --vendor-runtime/--no-vendor-runtime (or the pyproject's setting), a command takes
+    the layout the package's manifest records: `generate --version` of one more revision keeps
+    the runtime vendored, `check` finds the tree fresh. Asking for the other layout while keeping
+    revisions made with this one is a one-line error, with the tree untouched."""
+    monkeypatch.chdir(tmp_path)
+    package = tmp_path / "out" / "vend_mcp"
+    common = ["--out", "out", "--package", "vend_mcp"]
+    assert main(["generate", "--version", "2025-11-25", *common, "--vendor-runtime"]) == 0
+    assert main(["generate", "--version", "2026-07-28", *common]) == 0
+    assert (package / "_runtime").is_dir() and (package / "v2025_11_25").is_dir()
+    assert main(["check", *common]) == 0
+    capsys.readouterr()
+    before = sorted(p.name for p in package.iterdir())
+    assert main(["generate", "--version", "2024-11-05", *common, "--no-vendor-runtime"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "generated with runtime=vend_mcp._runtime" in err, err
+    assert sorted(p.name for p in package.iterdir()) == before
+    probe = "import vend_mcp.v2025_11_25.server, vend_mcp.v2026_07_28.server"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path / "out", capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -61,6 +61,28 @@ class Revision:
     files: dict[str, str]  # path inside the version package -> source
 
 
+def check_kept_layout(options: Options, target: Path, lock: Lock) -> None:
+    """Refuse to keep revisions made with another layout (runtime vendored or not, current-revision
+    modules) beside the ones this run writes: the package would import a runtime it lacks."""
+    if not options.keep_others or not target.is_dir():
+        return
+    previous = read_manifest(target)
+    entries = previous.get("revisions") if previous else None
+    if not isinstance(entries, dict):
+        return
+    asked = set(options.versions or lock.revisions)
+    for version, entry in sorted(entries.items()):
+        layout = entry.get("layout") if isinstance(entry, dict) else None
+        if version in asked or version not in lock.revisions or not (target / package_dir_name(version)).is_dir():
+            continue
+        if isinstance(layout, str) and layout != options.layout:
+            raise GeneratorError(
+                f"{target} holds MCP {version} generated with {layout}, not {options.layout} as this run asks",
+                hint="pass the options it was generated with (--vendor-runtime or not), "
+                "or regenerate every revision it holds to change them",
+            )
+
+
 def package_dir_name(version: str) -> str:
     return "v" + version.replace("-", "_")
 
@@ -216,9 +238,10 @@ def render_package(
 
 def generate(options: Options) -> list[Protocol]:
     """Generate the package for the chosen revisions and swap it in atomically."""
-    validate(options)  # a user error leaves the disk as it was
+    lock = validate(options)  # a user error leaves the disk as it was
     out = options.out
     target = out / options.package
+    check_kept_layout(options, target, lock)
     created = not out.exists()
     try:
         with exclusive(out):

@@ -219,6 +219,36 @@ def test_regen_inside_the_project_moves_the_revision_and_keeps_imports_working(
     assert done.stdout.strip() == f"2025-11-25 {MODULE}_mcp.v2025_11_25.server"
 
 
+def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``root`` (bytecode and the generation lock aside): its bytes and mode."""
+    return {
+        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mode)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts and p.name != ".mcpgen-lock"
+    }
+
+
+@pytest.mark.parametrize("fault", ["the app fails at import", "the app is not MODULE:ATTRIBUTE"])
+def test_a_regen_that_fails_on_the_app_leaves_the_project_as_it_was(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], fault: str
+) -> None:
+    """The app is described with the moved package in place; when that fails (or the app setting
+    is malformed, found before anything is touched) the package and pyproject.toml go back."""
+    root = copy_project(project, tmp_path)
+    if fault == "the app fails at import":
+        server = root / MODULE / "server.py"
+        server.write_text(server.read_text() + "\nraise RuntimeError('boom')\n")
+    else:
+        pyproject = root / "pyproject.toml"
+        pyproject.write_text(pyproject.read_text().replace(f'app = "{MODULE}.server:app"', 'app = "bad"'))
+    before = _snapshot(root)
+    assert main(["regen", "--project", str(root), "--version", "2025-11-25"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and ("boom" in err or "'bad' is not MODULE:ATTRIBUTE" in err), err
+    assert _snapshot(root) == before
+    assert not [p for p in root.iterdir() if p.name.startswith(".mcpgen-") and p.name != ".mcpgen-lock"]
+
+
 def test_regen_outside_a_project_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["regen", "--project", str(tmp_path)]) == 2
     assert "[tool.mcp-codegen]" in capsys.readouterr().err

@@ -7,6 +7,7 @@ stderr, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -105,15 +106,33 @@ def _options(
                 "say which revisions: --version V (repeatable), --all, or versions in [tool.mcp-codegen]"
             )
         chosen = []
+    out = out or config.out or Path("generated")
+    package = package or config.package or "mcpgen"
+    if vendor_runtime is None:  # not on the command line: the file's setting, else the tree's own
+        vendor_runtime = config.vendor_runtime if config.vendor_runtime_set else vendors_its_runtime(out / package)
     return Options(
         schema_dir=_schema_dir(),
-        out=out or config.out or Path("generated"),
-        package=package or config.package or "mcpgen",
+        out=out,
+        package=package,
         versions=chosen,
         templates=templates or config.templates,
-        vendor_runtime=config.vendor_runtime if vendor_runtime is None else vendor_runtime,
+        vendor_runtime=vendor_runtime,
         current_modules=config.current_modules,
         cache=cache,
+    )
+
+
+def vendors_its_runtime(package_dir: Path) -> bool:
+    """The generated package at ``package_dir`` was made with ``--vendor-runtime`` (its manifest
+    says so); False when there is none."""
+    from mcp_schema_codegen.output.manifest import read_manifest
+
+    manifest = read_manifest(package_dir) if package_dir.is_dir() else None
+    entries = manifest.get("revisions") if manifest else None
+    own = f"runtime={package_dir.name}._runtime"
+    layouts = [e.get("layout") for e in entries.values() if isinstance(e, dict)] if isinstance(entries, dict) else []
+    return package_dir.name != "mcpgen" and any(
+        isinstance(layout, str) and layout.split(",")[0] == own for layout in layouts
     )
 
 
@@ -186,25 +205,34 @@ def generate(
       mcp-codegen generate --all
       mcp-codegen generate --version 2026-07-28 --out src --package acme_mcp
     """
-    from mcp_schema_codegen.commands.app_surface import write_surface
+    from mcp_schema_codegen.commands.app_surface import parse_app, write_surface
     from mcp_schema_codegen.commands.config import load_config
+    from mcp_schema_codegen.output.tree import restored_on_failure
     from mcp_schema_codegen.pipeline import generate as run
 
     config = load_config(Path.cwd())
-    only_app = config.app is not None and not config.package_configured and not (versions or all_ or package or out)
-    if not only_app:
-        options = _options(
-            versions, all_, out, package, templates, vendor_runtime, need_versions=True, cache=not no_cache
-        )
-        for p in run(options):
-            click.echo(
-                f"{p.version} ({p.era}): {len(p.methods)} methods -> {options.out / options.package / p.package}"
+    app = config.app if config.root is not None else None
+    if app is not None:
+        parse_app(app)  # a malformed app fails before anything is touched
+    only_app = app is not None and not config.package_configured and not (versions or all_ or package or out)
+    lines: list[str] = []
+    with contextlib.ExitStack() as undo:
+        if not only_app:
+            options = _options(
+                versions, all_, out, package, templates, vendor_runtime, need_versions=True, cache=not no_cache
             )
-    if config.app is not None and config.root is not None:
-        report = write_surface(config.root, config.app)
-        click.echo(f"surface {report.path}: {'written' if report.written else 'up to date'}")
-        for change in report.changes:
-            click.echo(f"  {change}")
+            if app is not None:  # the app is described with the new package in place: if that fails, it goes back
+                undo.enter_context(restored_on_failure(options.out / options.package))
+            for p in run(options):
+                lines.append(
+                    f"{p.version} ({p.era}): {len(p.methods)} methods -> {options.out / options.package / p.package}"
+                )
+        if app is not None and config.root is not None:
+            report = write_surface(config.root, app)
+            lines.append(f"surface {report.path}: {'written' if report.written else 'up to date'}")
+            lines += [f"  {change}" for change in report.changes]
+    for line in lines:
+        click.echo(line)
     return EXIT_OK
 
 

@@ -30,6 +30,7 @@ class Config:
     current_modules: bool = False
     app: str | None = None  # "module:attribute" of the project's App
     root: Path | None = None  # the directory of the pyproject.toml (where the app is imported from)
+    vendor_runtime_set: bool = False  # vendor-runtime is in the file (else a tree's own layout decides)
 
     @property
     def package_configured(self) -> bool:
@@ -90,4 +91,5 @@ def load_config(directory: Path) -> Config:
         flags["current-modules"],
         app,
         directory,
+        "vendor-runtime" in table,
     )

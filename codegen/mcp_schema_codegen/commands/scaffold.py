@@ -32,7 +32,7 @@ import tomlkit
 
 from mcp_schema_codegen.backend import views
 from mcp_schema_codegen.backend.render import Renderer
-from mcp_schema_codegen.commands.app_surface import SurfaceReport, write_surface
+from mcp_schema_codegen.commands.app_surface import SurfaceReport, parse_app, write_surface
 from mcp_schema_codegen.commands.check import file_reasons
 from mcp_schema_codegen.commands.config import Config, load_config
 from mcp_schema_codegen.commands.diff import FieldChange, diff_sides, side_from_revision
@@ -40,6 +40,7 @@ from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import Lock, atomic_write, load_lock
 from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
 from mcp_schema_codegen.output.manifest import file_hashes, read_manifest
+from mcp_schema_codegen.output.tree import restored_on_failure
 from mcp_schema_codegen.paths import default_schema_dir, templates_dir
 from mcp_schema_codegen.pipeline import Options, generate, render_package
 
@@ -330,13 +331,19 @@ def regen(root: Path, version: str | None = None, schema_dir: Path | None = None
     """Regenerate the project's generated package (at ``version``, or the one it has), then the
     surface module of its app when it names one."""
     config = project_config(root)
+    if config.app is not None:
+        parse_app(config.app)  # a malformed app fails before anything is touched
     if not config.package_configured:
         if version is not None:
             raise GeneratorError(f"{root / 'pyproject.toml'} names no generated package to move to MCP {version}")
         assert config.app is not None
         return RegenResult([], [], None, "", write_surface(root, config.app, force=force))
-    result = regen_package(root, config, version, schema_dir, force)
-    if config.app is not None:
+    if config.app is None:
+        return regen_package(root, config, version, schema_dir, force)
+    assert config.out is not None and config.package is not None
+    # the app is described with its new package in place; if that fails, both go back
+    with restored_on_failure(config.out / config.package, (root / "pyproject.toml",)):
+        result = regen_package(root, config, version, schema_dir, force)
         result.surface = write_surface(root, config.app, force=force)
     return result
 

@@ -10,9 +10,10 @@ or one file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import tempfile
+import secrets
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -174,10 +175,13 @@ def atomic_write(target: Path, data: bytes, prefix: str = ".mcp-codegen-") -> No
     """Replace ``target`` with ``data`` in one rename (a reader sees the old or the new bytes); the
     bytes are written first to ``<prefix>*.tmp`` beside it."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
+    tmp = target.parent / f"{prefix}{secrets.token_hex(8)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask's mode, as open() gives
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(tmp, target.stat().st_mode & 0o7777)  # a file rewritten keeps its mode
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.lock import atomic_write
 from mcp_schema_codegen.output.faults import crash_point, exchange_disabled
 
 TMP_PREFIX = ".mcpgen-tmp-"
@@ -92,3 +93,35 @@ def swap_in(staged: Path, target: Path) -> None:
     crash_point("mid-swap")
     staged.rename(target)
     shutil.rmtree(old)
+
+
+@contextlib.contextmanager
+def restored_on_failure(directory: Path, files: tuple[Path, ...] = ()) -> Iterator[None]:
+    """Put ``directory`` (a generated package) and ``files`` back as they were when the block
+    raises: a command that fails after its swap (an app that cannot be described once its package
+    moved) leaves the disk as it was. A copy of the directory waits in the system's temporary
+    directory meanwhile (not beside it, where ``clean_stale`` clears leftovers); the copy goes
+    back in by the same atomic swap as a generation."""
+    saved = {path: path.read_bytes() for path in files if path.is_file()}
+    keep_root = Path(tempfile.mkdtemp(prefix="mcp-codegen-keep-")) if directory.is_dir() else None
+    kept = keep_root / directory.name if keep_root is not None else None
+    try:
+        if kept is not None:
+            shutil.copytree(directory, kept, symlinks=True)
+        yield
+    except BaseException:
+        if kept is not None:
+            stage_root = staging_dir(directory.parent)
+            try:
+                shutil.copytree(kept, stage_root / directory.name, symlinks=True)
+                swap_in(stage_root / directory.name, directory)
+            finally:
+                shutil.rmtree(stage_root, ignore_errors=True)
+        elif directory.exists():
+            shutil.rmtree(directory, ignore_errors=True)  # the block made it
+        for path, data in saved.items():
+            atomic_write(path, data)
+        raise
+    finally:
+        if keep_root is not None:
+            shutil.rmtree(keep_root, ignore_errors=True)
