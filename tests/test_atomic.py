@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,22 @@ def test_atomic_write_keeps_a_files_mode_and_gives_a_new_one_the_umasks(tmp_path
         os.umask(mask)
     assert (tmp_path / "new.txt").stat().st_mode & 0o777 == 0o644
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.txt", "pyproject.toml"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_mid_scaffold_leaves_nothing_and_says_one_line(tmp_path: Path, signum: int) -> None:
+    """SIGINT or SIGTERM while a project is staged: the staging directory goes, the message is one
+    line, the status 128 + the signal (SIGTERM used to end the process without cleaning up)."""
+    command = [sys.executable, "-m", "mcp_schema_codegen", "scaffold", "proj", "--dir", str(tmp_path)]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(p.name.startswith(".proj-") for p in tmp_path.iterdir()):
+            assert child.poll() is None and time.monotonic() < deadline, "the scaffold never staged"
+            time.sleep(0.005)
+        child.send_signal(signum)
+        _, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 128 + signum and err == "mcp-codegen: interrupted\n", (child.returncode, err)
+    assert list(tmp_path.iterdir()) == []

@@ -169,3 +169,16 @@ def test_the_everything_servers_declared_module_is_what_the_generator_writes(tmp
     assert (tmp_path / "declared.py").read_text() == (example / "declared.py").read_text(), (
         "run `mcp-codegen tools declared_tools.json --module declared` in examples/everything_server"
     )
+
+
+def test_in_a_project_that_vendors_its_runtime_the_tools_module_imports_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "tools.json").write_text(json.dumps(TOOLS))
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.mcp-codegen]\nversions = ["2026-07-28"]\nout = "."\npackage = "vend_mcp"\nvendor-runtime = true\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["tools", "tools.json", "--module", "declared"]) == 0
+    text = (tmp_path / "declared.py").read_text()
+    assert "from vend_mcp._runtime." in text and "mcpgen" not in text

@@ -251,7 +251,32 @@ def test_a_regen_that_fails_on_the_app_leaves_the_project_as_it_was(
 
 def test_regen_outside_a_project_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["regen", "--project", str(tmp_path)]) == 2
-    assert "[tool.mcp-codegen]" in capsys.readouterr().err
+    assert f"{tmp_path} has no pyproject.toml" in capsys.readouterr().err
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert main(["regen", "--project", str(tmp_path)]) == 2
+    assert "has no [tool.mcp-codegen]" in capsys.readouterr().err
+
+
+def test_check_names_the_command_that_brings_the_tree_up_to_date(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a project: `regen` (with --force once the surface was edited by hand); elsewhere:
+    `generate` with the revisions the tree holds and where it is."""
+    root = copy_project(project, tmp_path)
+    monkeypatch.chdir(root)
+    codec = root / f"{MODULE}_mcp" / "v2026_07_28" / "codec.py"
+    codec.write_text(codec.read_text() + "\n# edited\n")
+    surface = root / MODULE / "server_surface.py"
+    surface.write_text(surface.read_text() + "\n# edited\n")
+    assert main(["check"]) == 1
+    err = capsys.readouterr().err
+    assert f"{MODULE}_mcp is stale; run `mcp-codegen regen` to update it" in err
+    assert "run `mcp-codegen regen --force` to update" in err
+    monkeypatch.chdir(tmp_path)
+    out = Path(root.name)
+    assert main(["check", "--out", str(out), "--package", f"{MODULE}_mcp"]) == 1
+    err = capsys.readouterr().err
+    assert f"run `mcp-codegen generate --version 2026-07-28 --out {out} --package {MODULE}_mcp` to update it" in err
 
 
 # -- the runners ----------------------------------------------------------------------------------

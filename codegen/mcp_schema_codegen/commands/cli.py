@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -120,6 +123,23 @@ def _options(
         current_modules=config.current_modules,
         cache=cache,
     )
+
+
+def _regenerate(config: Any, options: Any) -> str:
+    """The command that brings a stale tree up to date: ``regen`` in a project, else ``generate``
+    with what ``check`` was told (the revisions the tree holds, where it is)."""
+    from mcp_schema_codegen.output.manifest import read_manifest
+
+    if config.package_configured and options.out == config.out and options.package == config.package:
+        return "`mcp-codegen regen` to update it"
+    manifest = read_manifest(options.out / options.package) if (options.out / options.package).is_dir() else None
+    held = manifest.get("revisions") if manifest else None
+    versions = options.versions or (sorted(held) if isinstance(held, dict) else [])
+    words = ["mcp-codegen", "generate", *(w for v in versions for w in ("--version", v))]
+    words += ["--out", str(options.out), "--package", options.package]
+    if options.vendor_runtime:
+        words.append("--vendor-runtime")
+    return f"`{' '.join(shlex.quote(w) for w in words)}` to update it"
 
 
 def vendors_its_runtime(package_dir: Path) -> bool:
@@ -284,7 +304,7 @@ def check(
             for reason in report.reasons:
                 click.echo(f"stale: {reason}", err=True)
             click.echo(
-                f"{PROG}: {options.out / options.package} is stale; run `mcp-codegen generate` to update it", err=True
+                f"{PROG}: {options.out / options.package} is stale; run {_regenerate(config, options)}", err=True
             )
             status = EXIT_DIFFERENT
     if config.app is not None and config.root is not None:
@@ -295,9 +315,11 @@ def check(
             click.echo(f"stale: {reason}", err=True)
         if not surface.clean:
             breaking = sum(1 for c in surface.changes if c.breaking)
+            force = " --force" if any(reason.endswith(": edited by hand") for reason in surface.reasons) else ""
             click.echo(
                 f"{PROG}: the surface of {config.app} changed ({breaking} breaking, "
-                f"{len(surface.changes) - breaking} compatible); run `mcp-codegen regen` to update {surface.path}",
+                f"{len(surface.changes) - breaking} compatible); "
+                f"run `mcp-codegen regen{force}` to update {surface.path}",
                 err=True,
             )
             status = EXIT_DIFFERENT
@@ -484,9 +506,12 @@ def regen(version: str | None, project: Path, force: bool) -> int:
     show_default=True,
     help="Directory of the generated module (and of its handlers module).",
 )
-@click.option("--runtime", default="mcpgen._runtime", show_default=True, help="Dotted import root of the runtime.")
+@click.option(
+    "--runtime",
+    help="Dotted import root of the runtime (default: the project's vendored PACKAGE._runtime, else mcpgen._runtime).",
+)
 @click.option("--force", is_flag=True, help="Overwrite a hand-edited generated module.")
-def tools(source: Path, module: str, out: Path, runtime: str, force: bool) -> int:
+def tools(source: Path, module: str, out: Path, runtime: str | None, force: bool) -> int:
     """Schema-first tools: typed models and handler stubs from SOURCE, a tools/list result.
 
     Writes OUT/NAME.py (generator-owned: each tool's definition, arguments model, output model
@@ -497,8 +522,13 @@ def tools(source: Path, module: str, out: Path, runtime: str, force: bool) -> in
     Examples:
       mcp-codegen tools tools.json --module weather.declared --out weather
     """
+    from mcp_schema_codegen.commands.config import load_config
     from mcp_schema_codegen.commands.tool_specs import generate_specs
 
+    if runtime is None:  # a project that vendors its runtime imports its own
+        config = load_config(Path.cwd())
+        vendored = config.vendor_runtime and config.package is not None
+        runtime = f"{config.package}._runtime" if vendored else "mcpgen._runtime"
     for line in generate_specs(source, module, out, runtime, force).lines():
         click.echo(line)
     return EXIT_OK
@@ -656,8 +686,38 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM while a command runs: unwinds like KeyboardInterrupt (every ``finally``
+    and ``except BaseException`` cleans up: staging directories, the restored package), and is
+    reported in one line (click would print a blank line first for a KeyboardInterrupt)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _interrupted(signum: int, _frame: object) -> None:
+    raise Interrupted(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; every user error is one line on stderr and exit status 2."""
+    """Run the CLI; every user error is one line on stderr and exit status 2; SIGINT and SIGTERM
+    end it in one line too (130, 143), after the command has cleaned up."""
+    previous: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, _interrupted)
+    try:
+        return _main(argv)
+    except Interrupted as exc:  # raised outside _main's own handlers (while it returned)
+        click.echo(f"{PROG}: interrupted", err=True)
+        return 128 + exc.signum
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         result = cli.main(args=argv, prog_name=PROG, standalone_mode=False, complete_var=COMPLETE_VAR)
     except click.UsageError as exc:
@@ -673,6 +733,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `mcp-codegen methods ... | head`
         sys.stderr.close()
         return EXIT_OK
+    except Interrupted as exc:
+        click.echo(f"{PROG}: interrupted", err=True)
+        return 128 + exc.signum
     except (KeyboardInterrupt, click.Abort):
         click.echo(f"{PROG}: interrupted", err=True)
         return 130

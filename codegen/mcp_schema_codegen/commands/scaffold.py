@@ -318,6 +318,11 @@ class RegenResult:
 
 
 def project_config(root: Path) -> Config:
+    if not (root / "pyproject.toml").is_file():
+        raise GeneratorError(
+            f"{root} has no pyproject.toml",
+            hint="run `mcp-codegen regen` in the project's directory, or pass --project",
+        )
     config = load_config(root)
     if not config.package_configured and config.app is None:
         raise GeneratorError(
