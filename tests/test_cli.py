@@ -384,7 +384,7 @@ USER_ERRORS = {
     "scaffold-stdlib-runtime-name": UserError(("scaffold", "mcpgen"), ("shadow",)),
     "scaffold-not-empty": UserError(("scaffold", "demo"), ("not empty",), _file("demo", "")),
     "scaffold-unknown-revision": UserError(("scaffold", "demo", "--version", "2031-01-01"), ("not in the lock",)),
-    "regen-outside-a-project": UserError(("regen",), ("[tool.mcp-codegen]",)),
+    "regen-outside-a-project": UserError(("regen",), ("has no pyproject.toml", "--project")),
     "check-with-nothing-generated": UserError(("check",), ("generated/mcpgen does not exist", "mcp-codegen generate")),
     "bad-config-key": UserError(
         ("generate", "--all"), ("bogus",), _file("pyproject.toml", "[tool.mcp-codegen]\nbogus = 1\n")
