@@ -4,7 +4,9 @@ Modes: ``legacy`` (answers initialize, tools; -32601 to server/discover), ``exit
 (exits when probed with server/discover), ``silent-probe`` (never answers the probe),
 ``old-versions`` (-32022 to modern requests, listing 2025-11-25), ``mrtr`` (modern; tools/call
 answers input_required, advancing requestState each round, complete after round 3; the
-final text lists the states it was sent), ``ignore-eof`` (legacy, but ignores stdin EOF).
+final text lists the states it was sent; ``subscriptions/listen`` is acknowledged, then torn
+down with a ``notifications/cancelled`` naming it, as cancellation.mdx has a server do on
+stdio), ``ignore-eof`` (legacy, but ignores stdin EOF).
 Every message received is logged to stderr as ``got METHOD``.
 """
 
@@ -88,6 +90,13 @@ def handle(message: dict[str, Any]) -> None:
         if modern:
             listing.update({"resultType": "complete", "ttlMs": 0, "cacheScope": "private"})
         result(rid, listing)
+        return
+    if method == "subscriptions/listen" and MODE == "mrtr":
+        meta = {"io.modelcontextprotocol/subscriptionId": rid}
+        acknowledged = {"notifications": {"toolsListChanged": True}, "_meta": meta}
+        send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": acknowledged})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": meta}})
+        send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}})
         return
     if method == "tools/call":
         if MODE == "mrtr":

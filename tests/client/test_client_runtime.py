@@ -195,3 +195,17 @@ def test_close_terminates_a_server_that_ignores_eof() -> None:
         assert time.monotonic() - started < 5
 
     run(scenario)
+
+
+def test_a_subscription_the_server_cancels_ends_like_a_graceful_close() -> None:
+    """cancellation.mdx: a server tears a subscription down on stdio with notifications/cancelled
+    naming the subscriptions/listen request; the client's iteration ends (it hung before)."""
+
+    async def scenario() -> list[str]:
+        client = await connect([*FAKE, "mrtr"], cache=None, timeout=10)
+        async with client:
+            assert isinstance(client, modern_client.Client)
+            async with client.listen(tools_list_changed=True) as subscription:
+                return [note.method async for note in subscription]
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 20)) == ["notifications/tools/list_changed"]

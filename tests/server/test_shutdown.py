@@ -1,6 +1,7 @@
 """A server shutting down (SIGTERM) ends its open ``subscriptions/listen`` streams gracefully:
-each listen request is answered with its ``SubscriptionsListenResult``, and the process exits
-instead of waiting forever for streams a client keeps open."""
+each listen request is answered with its ``SubscriptionsListenResult`` (on stdio after a
+``notifications/cancelled`` naming it, as cancellation.mdx has a server tear a subscription
+down), and the process exits instead of waiting forever for streams a client keeps open."""
 
 from __future__ import annotations
 
@@ -47,8 +48,10 @@ def test_sigterm_ends_a_stdio_listen_stream_with_its_result() -> None:
         proc.send_signal(signal.SIGTERM)
         replies = [json.loads(line) for line in proc.stdout]  # until the server closes stdout
         assert proc.wait(10) == 0
-        assert len(replies) == 1
-        assert_graceful_end(replies[0])
+        assert len(replies) == 2
+        cancelled, answer = replies
+        assert cancelled["method"] == "notifications/cancelled" and cancelled["params"]["requestId"] == "sub-1"
+        assert_graceful_end(answer)
     finally:
         stop(proc)
 

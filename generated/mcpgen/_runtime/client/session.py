@@ -286,6 +286,14 @@ class ClientSession:
             if callback is not None:
                 self._spawn(_call(callback, note.params))
             return
+        if note.method == "notifications/cancelled":
+            # a server ends a subscription of ours this way on stdio (cancellation.mdx); it may
+            # cancel nothing else, so any other request it names is left alone
+            rid = getattr(note.params, "request_id", None)
+            pending = self._pending.get(rid) if rid in self._routes else None
+            if pending is not None and not pending.future.done():
+                pending.future.cancel()  # the subscription's iteration ends, as on a graceful close
+            return
         subscription = self.route(note)
         if subscription is not None:
             queue = self._routes.get(subscription)

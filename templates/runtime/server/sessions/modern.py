@@ -103,7 +103,7 @@ class ModernSession:
             return NO_REPLY
         method = request.method
         if method in RUNTIME_METHODS:
-            return await self.answer(request, codec, send)
+            return await self.answer(request, codec, send, cancel is not None)
         # a request for the author's handler (inline: one coroutine less per call)
         meta = request.meta
         conversion = self.conversion(codec)
@@ -128,11 +128,12 @@ class ModernSession:
         except ProtocolError as error:
             return error_reply(request.id, error)
 
-    async def answer(self, request: Request, codec: ModernCodec, send: Send) -> Reply:
-        """A request the runtime answers itself (``RUNTIME_METHODS``)."""
+    async def answer(self, request: Request, codec: ModernCodec, send: Send, by_notification: bool = False) -> Reply:
+        """A request the runtime answers itself (``RUNTIME_METHODS``); ``by_notification``: the
+        transport cancels with ``notifications/cancelled`` (stdio), not by closing a stream."""
         if request.method == "server/discover":
             return Reply(codec.dumps_result(request.id, request.method, self.discover_result()))
-        return await self.listen(request, codec, send)
+        return await self.listen(request, codec, send, by_notification)
 
     # -- answered by the runtime ----------------------------------------------------------
 
@@ -160,8 +161,12 @@ class ModernSession:
             out["resourceSubscriptions"] = list(uris)
         return out
 
-    async def listen(self, request: Request, codec: ModernCodec, send: Send) -> Reply:
-        """``subscriptions/listen``: acknowledge first, then deliver until the client cancels."""
+    async def listen(self, request: Request, codec: ModernCodec, send: Send, by_notification: bool = False) -> Reply:
+        """``subscriptions/listen``: acknowledge first, then deliver until the client cancels.
+
+        When the server ends it (shutting down), the request is answered (subscriptions.mdx,
+        graceful closure); on stdio a ``notifications/cancelled`` naming it comes first
+        (cancellation.mdx: a server tears a subscription down that way, and for nothing else)."""
         honoured = self.honoured(request.params.notifications)
         meta = {SUBSCRIPTION_ID_KEY: request.id}
         subscriptions = self.kernel.services.subscriptions
@@ -176,6 +181,9 @@ class ModernSession:
             await subscriptions.until_closed()
         finally:
             subscriptions.listeners.discard(listener)
+        if by_notification:
+            params = {"requestId": request.id, "reason": "the server is shutting down", "_meta": meta}
+            await send(dumps(codec.encode_notification(CANCELLED, params)))
         return Reply(codec.dumps_result(request.id, request.method, {"_meta": meta}))
 
     def known_param_headers(self, tool: str) -> ToolHeaders | None:
