@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 from mcpgen._runtime.server.services.request_state import RequestStateSealer
+from mcpgen.v2026_07_28 import models as m
+from mcpgen.v2026_07_28 import server as s
 
 from tests.server.servers import MODERN, Demo, Stdio, meta, request, run
 
@@ -396,3 +398,23 @@ def test_a_legacy_http_session_refuses_an_id_in_flight_before_counting_it() -> N
 
 async def _discard(data: bytes) -> None:
     pass
+
+
+class AsksInList(Demo):
+    async def list_prompts(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListPromptsResult:
+        await ctx.elicit("name?", {"type": "object", "properties": {"n": {"type": "string"}}})
+        return s.ListPromptsResult(prompts=[])
+
+
+def test_a_handler_that_asks_for_input_where_its_method_cannot_is_the_servers_error() -> None:
+    """Only tools/call, prompts/get and resources/read may answer input_required: elsewhere a
+    handler asking the client is the author's bug (-32603), not the client's (-32602)."""
+
+    async def go() -> dict[str, Any]:
+        caps = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+        reply = await AsksInList().router.handle(request(1, "prompts/list", **caps), _discard, None)
+        assert reply.body is not None
+        return json.loads(reply.body)
+
+    error = run(go())["error"]
+    assert error["code"] == -32603 and "prompts/list handler asked the client for input" in error["message"]

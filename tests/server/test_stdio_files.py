@@ -233,7 +233,9 @@ def test_a_second_signal_ends_a_server_waiting_on_a_file(tmp_path: Path) -> None
             ack = json.loads(proc.stdout.readline())
             assert ack["method"] == "notifications/subscriptions/acknowledged"
             proc.send_signal(signal.SIGTERM)
-            ended = json.loads(proc.stdout.readline())  # the first signal is handled: listen ends
+            torn_down = json.loads(proc.stdout.readline())  # the first signal is handled: listen ends
+            assert torn_down["method"] == "notifications/cancelled" and torn_down["params"]["requestId"] == "sub-1"
+            ended = json.loads(proc.stdout.readline())
             assert ended["id"] == "sub-1" and ended["result"]["resultType"] == "complete"
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(10) == -signal.SIGTERM

@@ -196,14 +196,10 @@ class Kernel:
                 else:
                     result = await self.run(handler, params, ctx)
             except InputRequired as asked:
-                if (
-                    self.revision.input_required is None
-                ):  # a legacy handler revision has no MRTR result
-                    raise ProtocolError(
-                        INTERNAL_ERROR, "this request cannot ask the client for input"
-                    ) from None
+                self.check_may_ask(method)
                 result = asked.round.result()
             if type(result) not in self._complete and self.is_input_required(result):
+                self.check_may_ask(method)
                 check_input_capabilities(result, capabilities)
                 owner = ctx.principal.identity if ctx.principal is not None else None
                 result = self.seal(result, owner, request_binding(method, params))
@@ -225,6 +221,17 @@ class Kernel:
             raise ProtocolError(
                 INTERNAL_ERROR, f"the handler did not answer within {limit:g} s"
             ) from None
+
+    def check_may_ask(self, method: str) -> None:
+        """A handler asked the client for input (or returned an ``input_required`` result): an
+        author's bug, -32603, unless ``method`` is one whose result may be that (tools/call,
+        prompts/get, resources/read; none in a legacy revision)."""
+        spec = self.revision.methods.request(method)
+        if self.revision.input_required is None or spec is None or not spec.mrtr:
+            raise ProtocolError(
+                INTERNAL_ERROR,
+                f"the {method} handler asked the client for input, which {method} cannot",
+            )
 
     def is_input_required(self, result: Any) -> bool:
         """``result`` is an ``input_required`` result (the interim model, or a dict saying so)."""
