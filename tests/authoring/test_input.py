@@ -43,6 +43,11 @@ def make_app() -> App:
         return f"{name.action} {sampled.text} {[r.uri for r in roots]}"
 
     @app.tool
+    async def visit(ctx: Context) -> str:
+        answer = await ctx.elicit_url("Sign in", "https://example.com/login")
+        return answer.action
+
+    @app.tool
     async def keyed(x: int, ctx: Context) -> str:
         answer = await ctx.elicit("Name?", Name, key="user_name")
         return f"{x} {answer.data.name if answer.data else answer.action}"
@@ -304,3 +309,26 @@ def test_on_a_legacy_session_form_elicitation_needs_form_mode_declared() -> None
 
     error = run(go())["error"]
     assert error["code"] == -32021 and error["data"] == {"requiredCapabilities": {"elicitation": {"form": {}}}}
+
+
+def test_url_elicitation_carries_an_id_only_to_a_legacy_session() -> None:
+    """2026-07-28 removed ``elicitationId`` (changelog item 11); 2025-11-25 requires it."""
+
+    async def modern() -> Any:
+        async with Driver(make_app()) as d:
+            caps = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}}}
+            return await d.call("visit", **caps)
+
+    asked = run(modern())["inputRequests"]["elicit-1"]
+    assert asked["params"] == {"mode": "url", "message": "Sign in", "url": "https://example.com/login"}
+
+    async def legacy_session() -> list[dict[str, Any]]:
+        async with Stdio(make_app().server, on_write=answer_requests) as io:
+            io.send(*legacy({"elicitation": {"url": {}}}))
+            await io.response(0)
+            io.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "visit", "arguments": {}}})
+            await io.response(1)
+            return [m for m in io.out if m.get("method") == "elicitation/create"]
+
+    (request,) = run(legacy_session())
+    assert request["params"]["mode"] == "url" and len(request["params"]["elicitationId"]) == 32

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, overload
 
@@ -202,10 +203,18 @@ class Context:
         return elicitation(await self._ask("elicitation/create", params, key), schema)
 
     async def elicit_url(
-        self, message: str, url: str, elicitation_id: str, *, key: str | None = None
+        self, message: str, url: str, elicitation_id: str | None = None, *, key: str | None = None
     ) -> Elicitation[None]:
-        """Ask the user to visit ``url`` (URL-mode elicitation); the answer says whether they agreed."""
-        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        """Ask the user to visit ``url`` (URL-mode elicitation); the answer says whether they agreed.
+
+        ``elicitation_id`` goes to a legacy session's client only (2025-11-25 requires one: a new
+        one when not given); 2026-07-28 has none, a server correlating an out-of-band interaction
+        across retries keeps its own identifier in ``requestState``."""
+        params = {"mode": "url", "message": message, "url": url}
+        if self.direct is not None:  # a legacy session's own request
+            params["elicitationId"] = (
+                elicitation_id if elicitation_id is not None else uuid.uuid4().hex
+            )
         answer = elicitation(await self._ask("elicitation/create", params, key), {})
         return Elicitation(answer.action)
 
