@@ -300,3 +300,21 @@ def test_an_unknown_resource_gets_its_revisions_code_on_a_legacy_session(version
     assert modern["error"] == {"code": -32602, "message": "Resource not found", "data": {"uri": "nowhere://at/all"}}
     assert unknown["error"] == {"code": code, "message": "Resource not found", "data": {"uri": "nowhere://at/all"}}
     assert missing["error"] == {"code": code, "message": "Resource not found", "data": {"uri": "files://missing/file"}}
+
+
+@pytest.mark.parametrize("method", ["tools/list", "prompts/list", "resources/list", "resources/templates/list"])
+def test_an_app_lists_on_one_page_and_refuses_any_cursor(method: str) -> None:
+    """An App gives out no cursor, so any cursor is not its own: -32602 (pagination.mdx), not the
+    whole list again as if the cursor meant nothing."""
+
+    async def go() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        async with Driver(make_app()) as d:
+            whole = await d.send(method)
+            garbage = await d.send(method, {"cursor": "garbage"})
+            empty = await d.send(method, {"cursor": ""})
+            return whole, garbage, empty
+
+    whole, garbage, empty = run(go())
+    assert "result" in whole and "nextCursor" not in whole["result"]
+    for refused in (garbage, empty):
+        assert refused["error"]["code"] == -32602 and "Invalid cursor" in refused["error"]["message"]

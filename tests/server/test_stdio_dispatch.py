@@ -418,3 +418,23 @@ def test_a_handler_that_asks_for_input_where_its_method_cannot_is_the_servers_er
 
     error = run(go())["error"]
     assert error["code"] == -32603 and "prompts/list handler asked the client for input" in error["message"]
+
+
+class Quiet(Demo):
+    """Lists tools and resources but announces no change of either (no listChanged, no subscribe)."""
+
+    def capabilities(self) -> dict[str, Any]:
+        return {"tools": {}, "resources": {"listChanged": True}}
+
+
+def test_the_acknowledgement_agrees_only_to_what_the_capabilities_declare() -> None:
+    """subscriptions.mdx: notification types the server does not support are left out of the
+    acknowledged filter; a tools capability without listChanged does not support tool changes."""
+
+    async def go() -> dict[str, Any]:
+        async with Stdio(Quiet()) as conn:
+            wanted = {"toolsListChanged": True, "resourcesListChanged": True, "resourceSubscriptions": ["file:///a"]}
+            conn.send(request("L", "subscriptions/listen", {"notifications": wanted}))
+            return await conn.until(lambda m: m.get("method") == "notifications/subscriptions/acknowledged")
+
+    assert run(go())["params"]["notifications"] == {"resourcesListChanged": True}

@@ -480,27 +480,41 @@ def log(what: str, trace: bool = True) -> None:
     print(f"mcp server: {what}{detail}", file=sys.stderr, end="")
 
 
+def one_page(params: Any) -> None:
+    """An App lists everything on one page and gives out no cursor: any cursor sent is not one of
+    its own, -32602 (pagination.mdx: invalid cursors SHOULD be)."""
+    cursor = getattr(params, "cursor", None)
+    if isinstance(cursor, str):
+        raise ProtocolError(
+            INVALID_PARAMS, "Invalid cursor: this server lists everything on one page", {"cursor": cursor}
+        )
+
+
 class AppHandlers:
     """The handlers an ``App`` mixes into its ``Server`` class (``app`` is set on the mixed class)."""
 
     app: ClassVar[App]
 
     async def list_tools(self, params: Any, ctx: Context) -> Any:
+        one_page(params)
         return {"tools": self.app.listing("tools")}
 
     async def call_tool(self, params: Any, ctx: Context) -> Any:
         return await self.app.call_tool(params, ctx)
 
     async def list_prompts(self, params: Any, ctx: Context) -> Any:
+        one_page(params)
         return {"prompts": self.app.listing("prompts")}
 
     async def get_prompt(self, params: Any, ctx: Context) -> Any:
         return await self.app.get_prompt(params, ctx)
 
     async def list_resources(self, params: Any, ctx: Context) -> Any:
+        one_page(params)
         return {"resources": self.app.listing("resources")}
 
     async def list_resource_templates(self, params: Any, ctx: Context) -> Any:
+        one_page(params)
         return {"resourceTemplates": self.app.listing("resourceTemplates")}
 
     async def read_resource(self, params: Any, ctx: Context) -> Any:

@@ -145,19 +145,25 @@ class ModernSession:
         return result
 
     def honoured(self, wanted: Any) -> dict[str, Any]:
-        """The part of a ``SubscriptionFilter`` this server can deliver."""
-        caps = self.kernel.app.capabilities()
+        """The part of a ``SubscriptionFilter`` this server can deliver: what its capabilities
+        declare (``listChanged`` of tools, prompts, resources; ``subscribe`` of resources)."""
+        caps = dump(self.kernel.app.capabilities())
         data = dump(wanted) if isinstance(wanted, BaseModel) else dict(wanted)
+
+        def declares(cap: str, flag: str) -> bool:
+            declared = caps.get(cap) if isinstance(caps, dict) else None
+            return isinstance(declared, dict) and declared.get(flag) is True
+
         out: dict[str, Any] = {}
-        for flag, cap in (
+        for wanted_flag, cap in (
             ("toolsListChanged", "tools"),
             ("promptsListChanged", "prompts"),
             ("resourcesListChanged", "resources"),
         ):
-            if data.get(flag) is True and cap in caps:
-                out[flag] = True
+            if data.get(wanted_flag) is True and declares(cap, "listChanged"):
+                out[wanted_flag] = True
         uris = data.get("resourceSubscriptions")
-        if uris and "resources" in caps:
+        if uris and declares("resources", "subscribe"):
             out["resourceSubscriptions"] = list(uris)
         return out
 
