@@ -154,6 +154,38 @@ def test_a_notification_or_response_the_server_refuses_is_400_with_the_error() -
         assert reply.json()["id"] is None and reply.json()["error"]["code"] == code
 
 
+def test_a_legacy_request_cancelled_before_it_sent_anything_gets_an_empty_stream() -> None:
+    """A request's POST is answered by JSON or an event stream, never 202 (that is for
+    notifications and responses); a request cancelled by notifications/cancelled gets no
+    JSON-RPC response, so its stream ends empty."""
+
+    async def go() -> tuple[Reply, Reply, list[str]]:
+        server = Demo()
+        app = server.asgi_app()
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"},
+            },
+        }
+        session = {"mcp-session-id": (await call(app, init)).headers["mcp-session-id"]}
+        session["mcp-protocol-version"] = "2025-11-25"
+        slow = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "slow"}}
+        waiting = asyncio.create_task(call(app, slow, session))
+        await asyncio.sleep(0.1)
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}
+        cancelled = await call(app, cancel, session)
+        return await waiting, cancelled, server.cancelled
+
+    answered, cancelled, seen = run(go())
+    assert cancelled.status == 202 and seen == ["slow"]
+    assert answered.status == 200 and answered.headers["content-type"] == "text/event-stream" and answered.body == b""
+
+
 def test_host_origin_and_body_size_are_checked() -> None:
     async def go() -> list[Reply]:
         server = Demo()

@@ -645,8 +645,10 @@ class HttpApp:
         if stream.started:
             await stream.finish(reply.body)
             return
-        if reply.body is None:
-            await plain(send, 202, b"")
+        if reply.body is None:  # cancelled (notifications/cancelled, a legacy session): a request
+            # is answered by JSON or a stream, never 202; an empty stream carries no response
+            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
         else:
             await respond(send, self.status(reply, conn), reply.body, [])
 
