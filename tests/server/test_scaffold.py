@@ -199,7 +199,7 @@ def test_regen_inside_the_project_moves_the_revision_and_keeps_imports_working(
     monkeypatch.chdir(root)
     assert main(["regen", "--version", "2025-11-25"]) == 0
     out = capsys.readouterr().out
-    assert "upgrade 2026-07-28 -> 2025-11-25:" in out
+    assert "downgrade 2026-07-28 -> 2025-11-25:" in out  # an older revision: the report says so
     assert (
         "  handler changed: call_tool(params: m.CallToolRequestParams) -> m.CallToolResult | m.InputRequiredResult"
         " -> call_tool(params: m.CallToolRequestParams) -> m.CallToolResult" in out

@@ -3,6 +3,7 @@ gate between two snapshot files, and generated files edited by hand."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -119,3 +120,27 @@ def test_user_errors_are_one_line(
     assert stderr.count("\n") == 1 and stderr.startswith("mcp-codegen: error: "), stderr
     assert message in stderr
     assert (tmp_path / "taken" / "mine.py").read_text(encoding="utf-8") == "x = 1\n"
+
+
+def test_a_request_timeout_is_named_as_such_not_as_the_whole_snapshots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The snapshot's own limit is 4 x the per-request timeout; a request that times out first
+    says so (the message claimed 240 s after about 125)."""
+    from mcpgen._runtime.client import RequestTimeout
+
+    from mcp_schema_codegen.errors import GeneratorError
+    from mcp_schema_codegen.tools import snapshot
+
+    async def one_request_timed_out(*args: object) -> None:
+        raise RequestTimeout("no answer to request 3 within 60.0 s")
+
+    async def never(*args: object) -> None:
+        await asyncio.sleep(10)
+
+    monkeypatch.setattr(snapshot, "_take", one_request_timed_out)
+    with pytest.raises(GeneratorError) as raised:
+        snapshot.take_snapshot(["server"], {}, timeout=60.0)
+    assert "timed out: no answer to request 3 within 60.0 s" in str(raised.value)
+    monkeypatch.setattr(snapshot, "_take", never)
+    with pytest.raises(GeneratorError) as raised:
+        snapshot.take_snapshot(["server"], {}, timeout=0.01)
+    assert "did not answer within 0 s" in str(raised.value)

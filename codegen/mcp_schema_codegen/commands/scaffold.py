@@ -213,7 +213,8 @@ class UpgradeReport:
     def lines(self) -> list[str]:
         if self.old == self.new:
             return []
-        out = [f"upgrade {self.old} -> {self.new}:"]
+        # revisions are ISO dates: in order as strings (the lock checks their form)
+        out = [f"{'downgrade' if self.new < self.old else 'upgrade'} {self.old} -> {self.new}:"]
         for change in self.handlers:
             if change.what == "added":
                 out.append(f"  handler added: {change.stub}{change.new}")

@@ -175,7 +175,9 @@ def take_snapshot(
         return asyncio.run(asyncio.wait_for(_take(target, capabilities, timeout, versions), timeout * 4))
     except GeneratorError:
         raise
-    except TimeoutError:
+    except TimeoutError as exc:  # one request's own timeout (it says which), or the whole snapshot's
+        if str(exc):
+            raise GeneratorError(f"the server {_describe(target)} timed out: {exc}") from None
         raise GeneratorError(f"the server {_describe(target)} did not answer within {timeout * 4:.0f} s") from None
     except FileNotFoundError as exc:
         raise GeneratorError(f"cannot start the server {_describe(target)}: {exc.strerror}: {exc.filename}") from None
