@@ -53,6 +53,7 @@ _PROJECT_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?\Z")
 USER_FILES = {
     "pyproject.toml": "pyproject.toml",
     "README.md": "README.md",
+    ".gitignore": "gitignore",
     "{module}/__init__.py": "__init__.py",
     "{module}/__main__.py": "__main__.py",
     "{module}/server.py": "server.py",
