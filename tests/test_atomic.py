@@ -131,3 +131,56 @@ def test_a_signal_mid_scaffold_leaves_nothing_and_says_one_line(tmp_path: Path, 
         child.kill()
     assert child.returncode == 128 + signum and err == "mcp-codegen: interrupted\n", (child.returncode, err)
     assert list(tmp_path.iterdir()) == []
+
+
+def _package(root: Path, text: str) -> Path:
+    package = root / "out" / "pkg"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "_manifest.json").write_text(text)
+    (package / "mod.py").write_text(text)
+    return package
+
+
+def test_restored_on_failure_puts_back_only_what_this_run_wrote(tmp_path: Path) -> None:
+    """After ``mark`` a failure puts the package and files back; before it nothing is touched
+    (generate undoes its own failures); what another run wrote after the mark stays."""
+    from mcp_schema_codegen.output.tree import restored_on_failure
+
+    package = _package(tmp_path, "old")
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("old")
+    with pytest.raises(RuntimeError), restored_on_failure(package, (pyproject,)) as undo:
+        _package(tmp_path, "new")
+        pyproject.write_text("new")
+        undo.mark()
+        raise RuntimeError("the app failed")
+    assert (package / "mod.py").read_text() == "old" and pyproject.read_text() == "old"
+    with pytest.raises(RuntimeError), restored_on_failure(package, (pyproject,)):
+        (package / "mod.py").write_text("unmarked")
+        raise RuntimeError("failed before the swap")
+    assert (package / "mod.py").read_text() == "unmarked"  # not this helper's to undo
+    with pytest.raises(RuntimeError), restored_on_failure(package, (pyproject,)) as undo:
+        _package(tmp_path, "ours")
+        undo.mark()
+        _package(tmp_path, "another run's")
+        raise RuntimeError("the app failed")
+    assert (package / "mod.py").read_text() == "another run's"
+    assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".mcpgen-tmp")]
+
+
+def test_restored_on_failure_removes_what_a_first_run_made_and_never_restores_a_broken_copy(tmp_path: Path) -> None:
+    from mcp_schema_codegen.output.tree import restored_on_failure
+
+    fresh = tmp_path / "fresh" / "pkg"
+    with pytest.raises(RuntimeError), restored_on_failure(fresh) as undo:
+        fresh.mkdir(parents=True)
+        (fresh / "_manifest.json").write_text("x")
+        (fresh.parent / ".mcpgen-lock").write_text("")
+        undo.mark()
+        raise RuntimeError("the app failed")
+    assert not (tmp_path / "fresh").exists()  # the output directory this run made goes too
+    package = _package(tmp_path, "old")
+    os.mkfifo(package / "pipe")  # copytree cannot copy it: the snapshot fails before the block
+    with pytest.raises(shutil.Error), restored_on_failure(package):
+        pytest.fail("the block ran without a snapshot")
+    assert sorted(p.name for p in package.iterdir()) == ["_manifest.json", "mod.py", "pipe"]

@@ -31,6 +31,7 @@ import fnmatch
 import functools
 import hashlib
 import importlib
+import inspect
 import json
 import math
 import os
@@ -481,14 +482,17 @@ class SchemaVerdicts:
     """jsonschema's verdicts for one revision, remembered between runs.
 
     A verdict is keyed by the digest of (the schema document's digest, the definition, the
-    instance's JSON text) and kept in a file that names the jsonschema and referencing versions;
-    another version of either, or a damaged file, starts empty. A file holds only the verdicts its
+    instance's JSON text) and kept in a file that names the jsonschema and referencing versions
+    and the digest of ``schema_validator``'s source; another of any, or a damaged file, starts
+    empty. A file holds only the verdicts its
     run asked for, so it never grows past one run's.
     """
 
     def __init__(self, revision: str, directory: Path | None) -> None:
         self.path = directory / f"{revision}.json" if directory is not None else None
         self.tools = {name: distribution_version(name) for name in ("jsonschema", "referencing")}
+        # and how the validator is built (schema_validator's own text: format checking, the draft)
+        self.tools["validator"] = hashlib.sha256(inspect.getsource(schema_validator).encode()).hexdigest()[:16]
         self.kept: dict[str, bool] = {}  # as read from the file
         self.asked: dict[str, bool] = {}  # this run's
         if self.path is not None and self.path.is_file():

@@ -78,8 +78,8 @@ def check_kept_layout(options: Options, target: Path, lock: Lock) -> None:
         if isinstance(layout, str) and layout != options.layout:
             raise GeneratorError(
                 f"{target} holds MCP {version} generated with {layout}, not {options.layout} as this run asks",
-                hint="pass the options it was generated with (--vendor-runtime or not), "
-                "or regenerate every revision it holds to change them",
+                hint="run without --vendor-runtime/--no-vendor-runtime to keep the layout it has, "
+                "or regenerate every revision it holds to change it",
             )
 
 

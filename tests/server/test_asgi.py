@@ -478,3 +478,62 @@ def test_param_headers_of_nested_arguments_on_any_page_are_checked_until_the_too
         return statuses
 
     assert run(go()) == [400, 400, 200, 200, 200, 400, 200]
+
+
+class Endless(s.Server):
+    """A tool list whose pages never end; ``zone`` gains its annotation when told to."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+        self.annotated = False
+        self.gate: asyncio.Event | None = None
+
+    async def list_tools(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListToolsResult:
+        self.reads += 1
+        zone: dict[str, Any] = {"type": "string"}
+        if self.annotated:
+            zone["x-mcp-header"] = "Zone"
+        if self.gate is not None:  # the page is made before the wait: it answers with the old list
+            await self.gate.wait()
+        page = int(params.cursor) if isinstance(params.cursor, str) else 0
+        tools = (
+            [m.Tool(name="late", input_schema={"type": "object", "properties": {"zone": zone}})] if page == 0 else []
+        )
+        return s.ListToolsResult(tools=tools, next_cursor=str(page + 1))
+
+    async def call_tool(
+        self, params: m.CallToolRequestParams, ctx: s.Context
+    ) -> m.CallToolResult | m.InputRequiredResult:
+        return s.CallToolResult(content=[m.TextContent(type="text", text="done")])
+
+
+def _tool_call(name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], Headers]:
+    body = request(1, "tools/call", {"name": name, "arguments": arguments})
+    head = {"accept": "application/json, text/event-stream", "mcp-protocol-version": MODERN}
+    return body, {**head, "mcp-method": "tools/call", "mcp-name": name}
+
+
+def test_param_header_reads_are_bounded_and_a_change_during_one_is_not_lost() -> None:
+    """An unlisted tool costs one bounded read of the list, not one per call; annotations read
+    while the tool list changed are not kept (the next call reads them again)."""
+
+    async def go() -> tuple[int, int, list[int]]:
+        server = Endless()
+        app = server.asgi_app()
+        for _ in range(3):
+            assert (await call(app, *_tool_call("nowhere", {}))).status == 200
+        unlisted_reads = server.reads
+        await server.notify_tools_changed()
+        server.reads, server.gate = 0, asyncio.Event()
+        reading = asyncio.create_task(call(app, *_tool_call("late", {"zone": "a"})))
+        await asyncio.sleep(0.05)  # the read is waiting on list_tools
+        server.annotated = True
+        await server.notify_tools_changed()  # the change overtakes the read
+        server.gate.set()
+        first = (await reading).status
+        second = (await call(app, *_tool_call("late", {"zone": "a"}))).status  # no Mcp-Param-Zone
+        return unlisted_reads, server.reads, [first, second]
+
+    unlisted_reads, reads, statuses = run(go())
+    assert unlisted_reads == 100  # MAX_TOOL_PAGES, once for the three calls
+    assert statuses == [200, 400] and reads >= 2  # read again after the overtaking change

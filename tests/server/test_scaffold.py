@@ -279,6 +279,10 @@ def test_check_names_the_command_that_brings_the_tree_up_to_date(
     assert main(["check", "--out", str(out), "--package", f"{MODULE}_mcp"]) == 1
     err = capsys.readouterr().err
     assert f"run `mcp-codegen generate --version 2026-07-28 --out {out} --package {MODULE}_mcp` to update it" in err
+    # the command named keeps the tree's layout (current-revision modules, read from its manifest)
+    assert main(["generate", "--version", "2026-07-28", "--out", str(out), "--package", f"{MODULE}_mcp"]) == 0
+    assert (root / f"{MODULE}_mcp" / "models.py").is_file()
+    assert main(["check", "--out", str(out), "--package", f"{MODULE}_mcp"]) == 0
 
 
 # -- the runners ----------------------------------------------------------------------------------

@@ -144,3 +144,23 @@ def test_a_request_timeout_is_named_as_such_not_as_the_whole_snapshots(monkeypat
     with pytest.raises(GeneratorError) as raised:
         snapshot.take_snapshot(["server"], {}, timeout=0.01)
     assert "did not answer within 0 s" in str(raised.value)
+
+
+def test_a_signal_while_snapshotting_ends_the_command_at_once(tmp_path: Path) -> None:
+    """The snapshot runs an event loop: the CLI's interrupt leaves it as a KeyboardInterrupt does
+    (asyncio kept any other exception on a task, so a signal waited for the timeout)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    hung = f"{sys.executable} -c 'import time; time.sleep(60)'"
+    command = [sys.executable, "-m", "mcp_schema_codegen", "client", "demo", "--from-server", hung, "--timeout", "60"]
+    child = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)  # connecting: the server never answers
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=20)
+    finally:
+        child.kill()
+    assert child.returncode == 143 and err == "mcp-codegen: interrupted\n", (child.returncode, err)

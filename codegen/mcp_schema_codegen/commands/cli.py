@@ -111,8 +111,12 @@ def _options(
         chosen = []
     out = out or config.out or Path("generated")
     package = package or config.package or "mcpgen"
-    if vendor_runtime is None:  # not on the command line: the file's setting, else the tree's own
-        vendor_runtime = config.vendor_runtime if config.vendor_runtime_set else vendors_its_runtime(out / package)
+    # what neither the command line nor the file says, the tree's own layout does
+    vendored, current_modules = tree_layout(out / package) or (False, False)
+    if vendor_runtime is None:
+        vendor_runtime = config.vendor_runtime if config.vendor_runtime_set else vendored
+    if config.current_modules_set:
+        current_modules = config.current_modules
     return Options(
         schema_dir=_schema_dir(),
         out=out,
@@ -120,7 +124,7 @@ def _options(
         versions=chosen,
         templates=templates or config.templates,
         vendor_runtime=vendor_runtime,
-        current_modules=config.current_modules,
+        current_modules=current_modules,
         cache=cache,
     )
 
@@ -142,18 +146,20 @@ def _regenerate(config: Any, options: Any) -> str:
     return f"`{' '.join(shlex.quote(w) for w in words)}` to update it"
 
 
-def vendors_its_runtime(package_dir: Path) -> bool:
-    """The generated package at ``package_dir`` was made with ``--vendor-runtime`` (its manifest
-    says so); False when there is none."""
+def tree_layout(package_dir: Path) -> tuple[bool, bool] | None:
+    """How the generated package at ``package_dir`` was made, as its manifest records it: (runtime
+    vendored, current-revision modules); None when there is no manifest to say."""
     from mcp_schema_codegen.output.manifest import read_manifest
 
     manifest = read_manifest(package_dir) if package_dir.is_dir() else None
     entries = manifest.get("revisions") if manifest else None
-    own = f"runtime={package_dir.name}._runtime"
     layouts = [e.get("layout") for e in entries.values() if isinstance(e, dict)] if isinstance(entries, dict) else []
-    return package_dir.name != "mcpgen" and any(
-        isinstance(layout, str) and layout.split(",")[0] == own for layout in layouts
-    )
+    parts = [layout.split(",") for layout in layouts if isinstance(layout, str)]
+    if not parts:
+        return None
+    own = f"runtime={package_dir.name}._runtime"
+    vendored = package_dir.name != "mcpgen" and any(part[0] == own for part in parts)
+    return vendored, any("current-modules" in part[1:] for part in parts)
 
 
 OUT = click.option(
@@ -180,7 +186,35 @@ VENDOR = click.option(
 # -- the commands ------------------------------------------------------------------------------
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM while a command runs: a KeyboardInterrupt, so it unwinds everything
+    (every ``finally`` and ``except BaseException`` cleans up: staging directories, the restored
+    package) and leaves an event loop as one does (asyncio keeps any other exception on a task)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class Stopped(BaseException):
+    """An ``Interrupted`` on its way out of click, which would print a blank line for a
+    KeyboardInterrupt before its own Abort: reported in one line by ``main``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class Commands(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise Stopped(exc.signum if isinstance(exc, Interrupted) else signal.SIGINT) from None
+
+
 @click.group(
+    cls=Commands,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog="Exit status: 0 ok, 1 differences found (check, diff), 2 user error (one line on stderr).",
 )
@@ -241,12 +275,13 @@ def generate(
             options = _options(
                 versions, all_, out, package, templates, vendor_runtime, need_versions=True, cache=not no_cache
             )
-            if app is not None:  # the app is described with the new package in place: if that fails, it goes back
-                undo.enter_context(restored_on_failure(options.out / options.package))
+            restore = undo.enter_context(restored_on_failure(options.out / options.package)) if app else None
             for p in run(options):
                 lines.append(
                     f"{p.version} ({p.era}): {len(p.methods)} methods -> {options.out / options.package / p.package}"
                 )
+            if restore is not None:  # the app is described with the new package in place: if that fails, it goes back
+                restore.mark()
         if app is not None and config.root is not None:
             report = write_surface(config.root, app)
             lines.append(f"surface {report.path}: {'written' if report.written else 'up to date'}")
@@ -686,16 +721,6 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM while a command runs: unwinds like KeyboardInterrupt (every ``finally``
-    and ``except BaseException`` cleans up: staging directories, the restored package), and is
-    reported in one line (click would print a blank line first for a KeyboardInterrupt)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
 def _interrupted(signum: int, _frame: object) -> None:
     raise Interrupted(signum)
 
@@ -706,10 +731,11 @@ def main(argv: list[str] | None = None) -> int:
     previous: dict[signal.Signals, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, _interrupted)
+            if signal.getsignal(sig) is not signal.SIG_IGN:  # a background job ignores SIGINT: so does this
+                previous[sig] = signal.signal(sig, _interrupted)
     try:
         return _main(argv)
-    except Interrupted as exc:  # raised outside _main's own handlers (while it returned)
+    except (Interrupted, Stopped) as exc:  # raised outside _main's own handlers (while it returned)
         click.echo(f"{PROG}: interrupted", err=True)
         return 128 + exc.signum
     finally:
@@ -733,7 +759,7 @@ def _main(argv: list[str] | None) -> int:
     except BrokenPipeError:  # `mcp-codegen methods ... | head`
         sys.stderr.close()
         return EXIT_OK
-    except Interrupted as exc:
+    except (Interrupted, Stopped) as exc:
         click.echo(f"{PROG}: interrupted", err=True)
         return 128 + exc.signum
     except (KeyboardInterrupt, click.Abort):

@@ -31,6 +31,7 @@ class Config:
     app: str | None = None  # "module:attribute" of the project's App
     root: Path | None = None  # the directory of the pyproject.toml (where the app is imported from)
     vendor_runtime_set: bool = False  # vendor-runtime is in the file (else a tree's own layout decides)
+    current_modules_set: bool = False  # current-modules is in the file (likewise)
 
     @property
     def package_configured(self) -> bool:
@@ -92,4 +93,5 @@ def load_config(directory: Path) -> Config:
         app,
         directory,
         "vendor-runtime" in table,
+        "current-modules" in table,
     )

@@ -349,8 +349,9 @@ def regen(root: Path, version: str | None = None, schema_dir: Path | None = None
         return regen_package(root, config, version, schema_dir, force)
     assert config.out is not None and config.package is not None
     # the app is described with its new package in place; if that fails, both go back
-    with restored_on_failure(config.out / config.package, (root / "pyproject.toml",)):
+    with restored_on_failure(config.out / config.package, (root / "pyproject.toml",)) as undo:
         result = regen_package(root, config, version, schema_dir, force)
+        undo.mark()
         result.surface = write_surface(root, config.app, force=force)
     return result
 

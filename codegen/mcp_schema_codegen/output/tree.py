@@ -20,6 +20,7 @@ from pathlib import Path
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import atomic_write
 from mcp_schema_codegen.output.faults import crash_point, exchange_disabled
+from mcp_schema_codegen.output.manifest import MANIFEST as MANIFEST_FILE
 
 TMP_PREFIX = ".mcpgen-tmp-"
 OLD_PREFIX = ".mcpgen-old-"
@@ -95,33 +96,87 @@ def swap_in(staged: Path, target: Path) -> None:
     shutil.rmtree(old)
 
 
+class Undo:
+    """What ``restored_on_failure`` puts back, once the block ``mark``s what it wrote."""
+
+    def __init__(self, directory: Path, files: tuple[Path, ...]) -> None:
+        self.directory = directory
+        self.files = files
+        self.saved = {path: path.read_bytes() for path in files if path.is_file()}
+        self.existed = directory.is_dir()
+        self.out_existed = directory.parent.is_dir()
+        self.written: tuple[bytes | None, dict[Path, bytes | None]] | None = None
+
+    def mark(self) -> None:
+        """The block has written the package and files: put them back if it fails from here on,
+        provided they are still as it left them (another run may have written since)."""
+        self.written = (_manifest_bytes(self.directory), {path: _bytes(path) for path in self.files})
+
+
 @contextlib.contextmanager
-def restored_on_failure(directory: Path, files: tuple[Path, ...] = ()) -> Iterator[None]:
-    """Put ``directory`` (a generated package) and ``files`` back as they were when the block
-    raises: a command that fails after its swap (an app that cannot be described once its package
-    moved) leaves the disk as it was. A copy of the directory waits in the system's temporary
-    directory meanwhile (not beside it, where ``clean_stale`` clears leftovers); the copy goes
-    back in by the same atomic swap as a generation."""
-    saved = {path: path.read_bytes() for path in files if path.is_file()}
-    keep_root = Path(tempfile.mkdtemp(prefix="mcp-codegen-keep-")) if directory.is_dir() else None
-    kept = keep_root / directory.name if keep_root is not None else None
+def restored_on_failure(directory: Path, files: tuple[Path, ...] = ()) -> Iterator[Undo]:
+    """Put ``directory`` (a generated package) and ``files`` back as they were when the block fails
+    after calling ``Undo.mark`` (it swapped a new package in, then failed: an app that cannot be
+    described). Before the mark there is nothing to undo (``generate`` leaves the tree as it was
+    on its own failures). What another run wrote since the mark is left alone. A copy of the
+    package waits in the system's temporary directory meanwhile; taking it and putting it back
+    hold the output directory's lock, the second by the same atomic swap as a generation. A
+    failure to put things back never hides the block's own error."""
+    undo = Undo(directory, files)
+    keep_root = Path(tempfile.mkdtemp(prefix="mcp-codegen-keep-")) if undo.existed else None
     try:
-        if kept is not None:
-            shutil.copytree(directory, kept, symlinks=True)
-        yield
+        if keep_root is not None:
+            with exclusive(directory.parent):
+                shutil.copytree(directory, keep_root / directory.name, symlinks=True)
     except BaseException:
-        if kept is not None:
-            stage_root = staging_dir(directory.parent)
+        if keep_root is not None:
+            shutil.rmtree(keep_root, ignore_errors=True)
+        raise
+    try:
+        yield undo
+    except BaseException as failure:
+        if undo.written is not None:
             try:
-                shutil.copytree(kept, stage_root / directory.name, symlinks=True)
-                swap_in(stage_root / directory.name, directory)
-            finally:
-                shutil.rmtree(stage_root, ignore_errors=True)
-        elif directory.exists():
-            shutil.rmtree(directory, ignore_errors=True)  # the block made it
-        for path, data in saved.items():
-            atomic_write(path, data)
+                _put_back(undo, keep_root)
+            except Exception as exc:
+                if isinstance(failure, GeneratorError):
+                    raise GeneratorError(
+                        f"{failure}; and putting {directory} back failed: {exc}", hint=failure.hint
+                    ) from None
         raise
     finally:
         if keep_root is not None:
             shutil.rmtree(keep_root, ignore_errors=True)
+
+
+def _put_back(undo: Undo, keep_root: Path | None) -> None:
+    assert undo.written is not None
+    directory, (manifest, files) = undo.directory, undo.written
+    out = directory.parent
+    with exclusive(out):
+        if _manifest_bytes(directory) == manifest:  # still the package this run wrote
+            if keep_root is not None:
+                stage_root = staging_dir(out)
+                try:
+                    shutil.copytree(keep_root / directory.name, stage_root / directory.name, symlinks=True)
+                    swap_in(stage_root / directory.name, directory)
+                finally:
+                    shutil.rmtree(stage_root, ignore_errors=True)
+            elif directory.exists():
+                shutil.rmtree(directory)  # this run made it
+        for path, data in undo.saved.items():
+            if _bytes(path) == files.get(path):
+                atomic_write(path, data)
+    if not undo.out_existed and out.is_dir() and {p.name for p in out.iterdir()} <= {LOCK_FILE}:
+        shutil.rmtree(out, ignore_errors=True)  # this run made the output directory too
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _manifest_bytes(directory: Path) -> bytes | None:
+    return _bytes(directory / MANIFEST_FILE)

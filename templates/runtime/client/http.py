@@ -25,7 +25,9 @@ from pydantic_core import from_json, to_json
 from ..jsonrpc import ProtocolError, RequestId, error_envelope
 from ..tls import default_context
 from .errors import AuthorizationError, TransportError
-from .headers import encode_header_value as encode_header_value  # its home before headers.py
+from .headers import BASE64_PREFIX as BASE64_PREFIX  # their home before headers.py
+from .headers import BASE64_SUFFIX as BASE64_SUFFIX
+from .headers import encode_header_value as encode_header_value
 from .transport import JSONObject, Receiver, Transport
 
 SESSION_HEADER = "mcp-session-id"

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..codec import INPUT_REQUIRED, dump
 from ..jsonrpc import HEADER_MISMATCH, METHOD_NOT_FOUND, Notification, ProtocolError, RequestId
+from ..param_headers import TOKEN as TOKEN  # its home before param_headers.py
 from ..param_headers import ToolHeaders, tool_headers, value_at
 from .base import BaseClient, Subscription, _field, _params
 from .errors import InputRequiredError, RequestTimeout, ServerError
@@ -105,9 +106,12 @@ class ModernClient(BaseClient):
             page = await self._call(
                 "tools/list", {} if cursor is None else {"cursor": cursor}, timeout=timeout
             )
-            cursor = _field(page, "next_cursor")
-            if cursor is None:  # an empty string is a cursor like any other (pagination.mdx)
+            following = _field(page, "next_cursor")
+            # an empty string is a cursor like any other (pagination.mdx); one that names the page
+            # it came with leads nowhere (a server meaning "the end" by it would loop for ever)
+            if following is None or following == cursor:
                 return
+            cursor = following
 
     def _check_tools(self, result: Any) -> Any:
         """Record each tool's ``x-mcp-header`` arguments; drop tools whose annotations are invalid."""

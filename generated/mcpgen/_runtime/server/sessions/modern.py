@@ -31,7 +31,7 @@ from .convert import Conversion
 CANCELLED = "notifications/cancelled"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 MAX_TOOL_PAGES = (
-    1000  # of the author's tools/list read for x-mcp-header annotations (a cursor that never ends)
+    100  # of the author's tools/list read for x-mcp-header annotations (a cursor that never ends)
 )
 RUNTIME_METHODS = frozenset(
     {"server/discover", "subscriptions/listen"}
@@ -62,7 +62,9 @@ class ModernSession:
         self.codec = self._codec(app.revision)
         self._codecs: dict[str, ModernCodec] = {self.codec.version: self.codec}
         self._conversions: dict[str, Conversion] = {}
-        self._param_headers: dict[str, ToolHeaders] = {}
+        self._param_headers: dict[str, ToolHeaders] = {}  # x-mcp-header annotations read, by tool
+        self._listed_all = False  # every page of list_tools read since the last change
+        self._tools_generation = 0  # tool list changes seen
 
     def _codec(self, revision: Revision) -> ModernCodec:
         app = self.kernel.app
@@ -224,25 +226,32 @@ class ModernSession:
         self, tool: str, meta: Any, principal: Principal | None = None
     ) -> ToolHeaders:
         """The ``x-mcp-header`` annotations of ``tool`` (``param_headers.reachable``: path and name),
-        read from every page of the author's ``list_tools`` when the tool is not known yet.
+        read from the author's ``list_tools``, page after page until the tool is found.
 
         What is read is kept until the tool list changes (a ``notifications/tools/list_changed``
-        published on any worker: ``Subscriptions.watchers``); a tool not listed is read again."""
+        published on any worker: ``Subscriptions.watchers``), a read that a change overtook is
+        not kept, and once every page was read a tool not listed is known to have none."""
         known = self._param_headers.get(tool)
         if known is not None:
             return known
+        if self._listed_all:
+            return ()
         handler = self.kernel.handler("tools/list")
         if handler is None:
             return ()
-        subscriptions = self.kernel.services.subscriptions
-        if self._forget_param_headers not in subscriptions.watchers:
-            subscriptions.watchers.append(self._forget_param_headers)
-            await subscriptions.attach()  # changes raised on other workers reach this one too
         spec = self.codec.methods.request("tools/list")
         revision = self.codec.revision
         read: dict[str, ToolHeaders] = {}
         cursor: Any = None
+        complete = (
+            True  # every page read (or MAX_TOOL_PAGES of them: a tool past those is not checked)
+        )
         try:
+            subscriptions = self.kernel.services.subscriptions
+            if self._forget_param_headers not in subscriptions.watchers:
+                await subscriptions.attach()  # changes raised on other workers reach this one too
+                subscriptions.watchers.append(self._forget_param_headers)
+            generation = self._tools_generation
             for _ in range(MAX_TOOL_PAGES):
                 data: dict[str, Any] = (
                     {"_meta": meta} if cursor is None else {"_meta": meta, "cursor": cursor}
@@ -262,14 +271,24 @@ class ModernSession:
                 for entry in page.get("tools", ()):
                     if isinstance(entry, dict) and isinstance(entry.get("name"), str):
                         read[entry["name"]] = reachable(entry.get("inputSchema"))
-                cursor = page.get("nextCursor")
-                if not isinstance(cursor, str) or tool in read:
+                following = page.get("nextCursor")
+                if (
+                    not isinstance(following, str) or following == cursor
+                ):  # the end (or a cursor going nowhere)
                     break
+                if tool in read:
+                    complete = False  # found before the end: other tools may still be unread
+                    break
+                cursor = following
         except Exception:
             return ()
-        self._param_headers.update(read)
+        if generation == self._tools_generation:  # no change overtook the read
+            self._param_headers.update(read)
+            self._listed_all = complete
         return read.get(tool, ())
 
     def _forget_param_headers(self, change: Change) -> None:
         if change.kind == "tools":
             self._param_headers.clear()
+            self._listed_all = False
+            self._tools_generation += 1
