@@ -67,10 +67,13 @@ class Application(Protocol):
 
 
 class Reply(NamedTuple):
-    """What a transport writes back: ``body`` (None: nothing) and the error ``code`` if it is an error."""
+    """What a transport writes back: ``body`` (None: nothing) and the error ``code`` if it is an
+    error; ``refused``: the error of a notification or response refused without a reply (a
+    transport that answers every message, HTTP, still tells it)."""
 
     body: bytes | None
     code: int | None = None
+    refused: ProtocolError | None = None
 
 
 NO_REPLY = Reply(None)
@@ -83,7 +86,7 @@ def error_reply(id: RequestId | None, error: ProtocolError) -> Reply:
 def rejection_reply(error: ProtocolError) -> Reply:
     """The reply to a message a codec refused: an error response when the peer expects one."""
     if not error.needs_reply:
-        return Reply(None, error.code)
+        return Reply(None, error.code, error)
     return Reply(dumps(error.reply()), error.code)
 
 

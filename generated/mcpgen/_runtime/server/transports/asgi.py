@@ -615,7 +615,7 @@ class HttpApp:
                 return
             reply = await self.router.handle(obj, none_send, conn, principal)
             if reply.body is None and reply.code is not None:
-                await error(send, 400, None, ProtocolError(reply.code))
+                await error(send, 400, None, reply.refused or ProtocolError(reply.code))
             elif reply.body is None:
                 await plain(send, 202, b"")
             else:
