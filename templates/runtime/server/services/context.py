@@ -198,8 +198,9 @@ class Context:
         """Ask the user to visit ``url`` (URL-mode elicitation); the answer says whether they agreed.
 
         ``elicitation_id`` goes to a legacy session's client only (2025-11-25 requires one: a new
-        one when not given); 2026-07-28 has none, a server correlating an out-of-band interaction
-        across retries keeps its own identifier in ``requestState``."""
+        one when not given; pass your own to announce the interaction's end later with
+        ``notifications/elicitation/complete``); 2026-07-28 has none, a server correlating an
+        out-of-band interaction across retries keeps its own identifier in ``requestState``."""
         params = {"mode": "url", "message": message, "url": url}
         if self.direct is not None:  # a legacy session's own request
             params["elicitationId"] = elicitation_id if elicitation_id is not None else uuid.uuid4().hex
