@@ -119,7 +119,15 @@ def test_a_signal_mid_scaffold_leaves_nothing_and_says_one_line(tmp_path: Path, 
     """SIGINT or SIGTERM while a project is staged: the staging directory goes, the message is one
     line, the status 128 + the signal (SIGTERM used to end the process without cleaning up)."""
     command = [sys.executable, "-m", "mcp_schema_codegen", "scaffold", "proj", "--dir", str(tmp_path)]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # as from a terminal: a suite run in the background (CI) hands its children SIGINT ignored,
+    # which the CLI keeps ignoring (as every background job should)
+    child = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 60
         while not any(p.name.startswith(".proj-") for p in tmp_path.iterdir()):

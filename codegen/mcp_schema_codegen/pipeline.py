@@ -78,7 +78,8 @@ def check_kept_layout(options: Options, target: Path, lock: Lock) -> None:
         if isinstance(layout, str) and layout != options.layout:
             raise GeneratorError(
                 f"{target} holds MCP {version} generated with {layout}, not {options.layout} as this run asks",
-                hint="run without --vendor-runtime/--no-vendor-runtime to keep the layout it has, "
+                hint="the layout asked for comes from --vendor-runtime/--no-vendor-runtime or "
+                "[tool.mcp-codegen] vendor-runtime and current-modules: make them match the tree, "
                 "or regenerate every revision it holds to change it",
             )
 

@@ -187,6 +187,34 @@ def test_a_legacy_request_cancelled_before_it_sent_anything_gets_an_empty_stream
     assert answered.status == 200 and answered.headers["content-type"] == "text/event-stream" and answered.body == b""
 
 
+def test_a_legacy_batch_of_notifications_and_responses_is_202() -> None:
+    """2025-03-26 batches: a POST holding no request gets 202 with no body (an empty stream is
+    only for a request whose answer was cancelled)."""
+
+    async def go() -> list[Reply]:
+        app = Demo().asgi_app()
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-03-26",
+                "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"},
+            },
+        }
+        session = {"mcp-session-id": (await call(app, init)).headers["mcp-session-id"]}
+        session["mcp-protocol-version"] = "2025-03-26"
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        return [
+            await call(app, [note], session),
+            await call(app, [{"jsonrpc": "2.0", "id": 99, "result": {}}], session),
+        ]
+
+    for reply in run(go()):
+        assert (reply.status, reply.body) == (202, b"")
+
+
 def test_host_origin_and_body_size_are_checked() -> None:
     async def go() -> list[Reply]:
         server = Demo()

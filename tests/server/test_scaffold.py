@@ -262,8 +262,8 @@ def test_regen_outside_a_project_is_a_one_line_error(tmp_path: Path, capsys: pyt
 def test_check_names_the_command_that_brings_the_tree_up_to_date(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In a project: `regen` (with --force once the surface was edited by hand); elsewhere:
-    `generate` with the revisions the tree holds and where it is."""
+    """In a project: `regen`, with --force for a file edited by hand (regen refuses it otherwise);
+    elsewhere: `generate` with the revisions the tree holds and where it is."""
     root = copy_project(project, tmp_path)
     monkeypatch.chdir(root)
     codec = root / f"{MODULE}_mcp" / "v2026_07_28" / "codec.py"
@@ -272,7 +272,7 @@ def test_check_names_the_command_that_brings_the_tree_up_to_date(
     surface.write_text(surface.read_text() + "\n# edited\n")
     assert main(["check"]) == 1
     err = capsys.readouterr().err
-    assert f"{MODULE}_mcp is stale; run `mcp-codegen regen` to update it" in err
+    assert f"{MODULE}_mcp is stale; run `mcp-codegen regen --force` to update it" in err  # regen refuses else
     assert "run `mcp-codegen regen --force` to update" in err
     monkeypatch.chdir(tmp_path)
     out = Path(root.name)

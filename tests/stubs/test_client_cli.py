@@ -154,11 +154,15 @@ def test_a_signal_while_snapshotting_ends_the_command_at_once(tmp_path: Path) ->
     import sys
     import time
 
-    hung = f"{sys.executable} -c 'import time; time.sleep(60)'"
+    started = tmp_path / "started"
+    hung = f"{sys.executable} -c 'import pathlib, time; pathlib.Path(\"{started}\").touch(); time.sleep(60)'"
     command = [sys.executable, "-m", "mcp_schema_codegen", "client", "demo", "--from-server", hung, "--timeout", "60"]
     child = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.0)  # connecting: the server never answers
+        deadline = time.monotonic() + 60
+        while not started.exists():  # the CLI is snapshotting (its handlers are in) and the server never answers
+            assert child.poll() is None and time.monotonic() < deadline, "the server never started"
+            time.sleep(0.01)
         child.send_signal(signal.SIGTERM)
         _, err = child.communicate(timeout=20)
     finally:

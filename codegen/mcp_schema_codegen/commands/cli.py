@@ -129,18 +129,25 @@ def _options(
     )
 
 
-def _regenerate(config: Any, options: Any) -> str:
-    """The command that brings a stale tree up to date: ``regen`` in a project, else ``generate``
-    with what ``check`` was told (the revisions the tree holds, where it is)."""
+def _regenerate(config: Any, options: Any, reasons: list[str]) -> str:
+    """The command that brings a stale tree up to date: ``regen`` in a project (``--force`` when a
+    file was edited by hand: regen refuses otherwise), else ``generate`` with what ``check`` was
+    told (the revisions the tree holds, where it is, the templates and schemas it was given)."""
     from mcp_schema_codegen.output.manifest import read_manifest
 
-    if config.package_configured and options.out == config.out and options.package == config.package:
-        return "`mcp-codegen regen` to update it"
+    force = any(reason.endswith(": edited by hand") for reason in reasons)
+    in_project = config.package_configured and options.package == config.package
+    if in_project and options.out.resolve() == config.out.resolve():
+        return f"`mcp-codegen regen{' --force' if force else ''}` to update it"
     manifest = read_manifest(options.out / options.package) if (options.out / options.package).is_dir() else None
     held = manifest.get("revisions") if manifest else None
     versions = options.versions or (sorted(held) if isinstance(held, dict) else [])
-    words = ["mcp-codegen", "generate", *(w for v in versions for w in ("--version", v))]
+    given = click.get_current_context().find_root().meta.get("schema_dir")
+    words = ["mcp-codegen", *(["--schema-dir", str(given)] if given else []), "generate"]
+    words += [w for v in versions for w in ("--version", v)]
     words += ["--out", str(options.out), "--package", options.package]
+    if options.templates is not None and options.templates != config.templates:
+        words += ["--templates", str(options.templates)]
     if options.vendor_runtime:
         words.append("--vendor-runtime")
     return f"`{' '.join(shlex.quote(w) for w in words)}` to update it"
@@ -338,9 +345,8 @@ def check(
                 click.echo(line)
             for reason in report.reasons:
                 click.echo(f"stale: {reason}", err=True)
-            click.echo(
-                f"{PROG}: {options.out / options.package} is stale; run {_regenerate(config, options)}", err=True
-            )
+            fix = _regenerate(config, options, report.reasons)
+            click.echo(f"{PROG}: {options.out / options.package} is stale; run {fix}", err=True)
             status = EXIT_DIFFERENT
     if config.app is not None and config.root is not None:
         surface = check_surface(config.root, config.app)
@@ -731,7 +737,10 @@ def main(argv: list[str] | None = None) -> int:
     previous: dict[signal.Signals, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
-            if signal.getsignal(sig) is not signal.SIG_IGN:  # a background job ignores SIGINT: so does this
+            current = signal.getsignal(sig)
+            # a background job ignores SIGINT: so does this; a handler not set from Python (None)
+            # could not be put back, so it stays
+            if current is not signal.SIG_IGN and current is not None:
                 previous[sig] = signal.signal(sig, _interrupted)
     try:
         return _main(argv)
@@ -762,9 +771,10 @@ def _main(argv: list[str] | None) -> int:
     except (Interrupted, Stopped) as exc:
         click.echo(f"{PROG}: interrupted", err=True)
         return 128 + exc.signum
-    except (KeyboardInterrupt, click.Abort):
+    except (KeyboardInterrupt, click.Abort) as exc:  # click's own Abort: a signal while it parsed arguments
         click.echo(f"{PROG}: interrupted", err=True)
-        return 130
+        cause = exc.__context__ if isinstance(exc, click.Abort) else exc
+        return 128 + cause.signum if isinstance(cause, Interrupted) else 130
     except OSError as exc:  # a file problem no check anticipated: still one line, never a traceback
         where = f": {exc.filename}" if exc.filename else ""
         click.echo(f"{PROG}: error: {exc.strerror or exc}{where}", err=True)

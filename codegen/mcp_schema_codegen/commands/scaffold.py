@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -350,13 +351,20 @@ def regen(root: Path, version: str | None = None, schema_dir: Path | None = None
     assert config.out is not None and config.package is not None
     # the app is described with its new package in place; if that fails, both go back
     with restored_on_failure(config.out / config.package, (root / "pyproject.toml",)) as undo:
-        result = regen_package(root, config, version, schema_dir, force)
-        undo.mark()
+        result = regen_package(root, config, version, schema_dir, force, swapped=undo.mark)
+        undo.mark()  # and pyproject.toml as regen_package left it
         result.surface = write_surface(root, config.app, force=force)
     return result
 
 
-def regen_package(root: Path, config: Config, version: str | None, schema_dir: Path | None, force: bool) -> RegenResult:
+def regen_package(
+    root: Path,
+    config: Config,
+    version: str | None,
+    schema_dir: Path | None,
+    force: bool,
+    swapped: Callable[[], None] | None = None,
+) -> RegenResult:
     assert config.package is not None and config.out is not None and config.versions
     schema_dir = schema_dir or config.schema_dir or default_schema_dir(root)
     lock = load_lock(schema_dir)
@@ -389,6 +397,8 @@ def regen_package(root: Path, config: Config, version: str | None, schema_dir: P
     if version and old_current in lock.revisions:
         report = upgrade_report(lock, overlay, old_current, version)
     generate(options)
+    if swapped is not None:  # the new package is in: from here on a failure puts the old one back
+        swapped()
     new_manifest = read_manifest(package_dir) or {}
     new_files = new_manifest.get("files") if isinstance(new_manifest.get("files"), dict) else {}
     assert isinstance(new_files, dict)

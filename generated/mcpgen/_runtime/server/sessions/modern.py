@@ -63,7 +63,9 @@ class ModernSession:
         self._codecs: dict[str, ModernCodec] = {self.codec.version: self.codec}
         self._conversions: dict[str, Conversion] = {}
         self._param_headers: dict[str, ToolHeaders] = {}  # x-mcp-header annotations read, by tool
-        self._listed_all = False  # every page of list_tools read since the last change
+        self._listed_for: set[str | None] = (
+            set()
+        )  # callers whose whole list_tools was read since the last change
         self._tools_generation = 0  # tool list changes seen
 
     def _codec(self, revision: Revision) -> ModernCodec:
@@ -230,11 +232,13 @@ class ModernSession:
 
         What is read is kept until the tool list changes (a ``notifications/tools/list_changed``
         published on any worker: ``Subscriptions.watchers``), a read that a change overtook is
-        not kept, and once every page was read a tool not listed is known to have none."""
+        not kept, and once every page was read for a caller (by principal: a list may differ by
+        caller) a tool not listed to it is known to have none."""
         known = self._param_headers.get(tool)
         if known is not None:
             return known
-        if self._listed_all:
+        who = principal.identity if principal is not None else None
+        if who in self._listed_for:  # a list may differ by caller: complete for this one
             return ()
         handler = self.kernel.handler("tools/list")
         if handler is None:
@@ -246,11 +250,15 @@ class ModernSession:
         complete = (
             True  # every page read (or MAX_TOOL_PAGES of them: a tool past those is not checked)
         )
-        try:
-            subscriptions = self.kernel.services.subscriptions
-            if self._forget_param_headers not in subscriptions.watchers:
+        keep = True
+        subscriptions = self.kernel.services.subscriptions
+        if self._forget_param_headers not in subscriptions.watchers:
+            try:
                 await subscriptions.attach()  # changes raised on other workers reach this one too
                 subscriptions.watchers.append(self._forget_param_headers)
+            except Exception:
+                keep = False  # changes could go unseen: read, check, keep nothing
+        try:
             generation = self._tools_generation
             for _ in range(MAX_TOOL_PAGES):
                 data: dict[str, Any] = (
@@ -282,13 +290,14 @@ class ModernSession:
                 cursor = following
         except Exception:
             return ()
-        if generation == self._tools_generation:  # no change overtook the read
+        if keep and generation == self._tools_generation:  # no change overtook the read
             self._param_headers.update(read)
-            self._listed_all = complete
+            if complete:
+                self._listed_for.add(who)
         return read.get(tool, ())
 
     def _forget_param_headers(self, change: Change) -> None:
         if change.kind == "tools":
             self._param_headers.clear()
-            self._listed_all = False
+            self._listed_for.clear()
             self._tools_generation += 1

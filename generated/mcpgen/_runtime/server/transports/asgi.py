@@ -697,12 +697,16 @@ class HttpApp:
         if stream.started:
             await stream.finish(reply.body)
             return
-        if reply.body is None:  # cancelled (notifications/cancelled, a legacy session): a request
-            # is answered by JSON or a stream, never 202; an empty stream carries no response
+        if reply.body is not None:
+            await respond(send, self.status(reply, conn), reply.body, [])
+        elif holds_a_request(obj):  # cancelled (notifications/cancelled, a legacy session): a
+            # request is answered by JSON or a stream, never 202; an empty stream carries no response
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-        else:
-            await respond(send, self.status(reply, conn), reply.body, [])
+        elif reply.code is not None:  # a batch of notifications or responses, refused
+            await error(send, 400, None, reply.refused or ProtocolError(reply.code))
+        else:  # a batch of notifications or responses, taken
+            await plain(send, 202, b"")
 
     # -- GET: a legacy session's stream of unsolicited notifications -----------------------
 
@@ -912,6 +916,12 @@ class ResponseStream:
             if self.store is not None and self.stream is not None and self.session_id is not None:
                 await self.store.forget(self.session_id, self.stream)
         return True
+
+
+def holds_a_request(obj: Any) -> bool:
+    """A request, or a batch holding one (what an answer must carry JSON or a stream for)."""
+    items = obj if isinstance(obj, list) else [obj]
+    return any(isinstance(item, dict) and "id" in item and "method" in item for item in items)
 
 
 async def none_send(data: bytes) -> None:
