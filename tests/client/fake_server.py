@@ -6,7 +6,8 @@ Modes: ``legacy`` (answers initialize, tools; -32601 to server/discover), ``exit
 answers input_required, advancing requestState each round, complete after round 3; the
 final text lists the states it was sent; ``subscriptions/listen`` is acknowledged, then torn
 down with a ``notifications/cancelled`` naming it, as cancellation.mdx has a server do on
-stdio), ``ignore-eof`` (legacy, but ignores stdin EOF).
+stdio), ``ignore-eof`` (legacy, but ignores stdin EOF), ``deaf`` (as ``mrtr`` until it has answered the
+probe, then it never reads stdin again).
 Every message received is logged to stderr as ``got METHOD``.
 """
 
@@ -61,7 +62,7 @@ def handle(message: dict[str, Any]) -> None:
         if MODE == "old-versions":
             error(rid, -32022, "unsupported", {"supported": ["2025-11-25"], "requested": "2026-07-28"})
             return
-        if MODE == "mrtr":
+        if MODE in ("mrtr", "deaf"):
             result(
                 rid,
                 {
@@ -136,7 +137,11 @@ def main() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for line in sys.stdin:
         if line.strip():
-            handle(json.loads(line))
+            message = json.loads(line)
+            handle(message)
+            if MODE == "deaf" and message.get("method") == "server/discover":
+                while True:  # answers the probe, then never reads again: its stdin pipe fills up
+                    time.sleep(60)
     if MODE == "ignore-eof":
         while True:
             time.sleep(60)  # a misbehaving server: the client must terminate it

@@ -76,6 +76,14 @@ def test_x_mcp_header_annotations() -> None:
     ]
     for bad in invalid:
         assert tool_headers(bad) is None, bad
+    # data is no annotation: a property named x-mcp-header, the key inside a default or const
+    harmless = [
+        {"properties": {"x-mcp-header": {"type": "string"}}},
+        {"properties": {"cfg": {"type": "object", "default": {"x-mcp-header": "A"}}}},
+        {"properties": {"c": {"const": {"x-mcp-header": 1}}, "e": {"examples": [{"x-mcp-header": 2}]}}},
+    ]
+    for schema in harmless:
+        assert tool_headers(schema) == (), schema
 
 
 def test_sse_parser_records_ids_and_retry() -> None:
@@ -209,3 +217,30 @@ def test_a_subscription_the_server_cancels_ends_like_a_graceful_close() -> None:
                 return [note.method async for note in subscription]
 
     assert asyncio.run(asyncio.wait_for(scenario(), 20)) == ["notifications/tools/list_changed"]
+
+
+def test_a_request_to_a_server_that_stopped_reading_times_out_while_it_is_sent() -> None:
+    """The timeout covers sending: a server that no longer reads its stdin fills the pipe, and the
+    write waited for ever before the timeout even started."""
+
+    async def scenario() -> float:
+        client = await connect([*FAKE, "deaf"], cache=None, timeout=10)
+        async with client:
+            started = time.monotonic()
+            with pytest.raises(RequestTimeout):
+                await client.call_tool(name="echo", arguments={"blob": "x" * (4 << 20)}, timeout=1.0)
+            return time.monotonic() - started
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 30)) < 10
+
+
+def test_a_legacy_listen_whose_subscribe_fails_leaves_no_listener() -> None:
+    async def scenario() -> int:
+        client = await connect([*FAKE, "legacy"], cache=None, timeout=10)
+        async with client:
+            with pytest.raises(ServerError):  # the fake server knows no resources/subscribe
+                async with client.listen(resource_subscriptions=["x://a"]):
+                    pass
+            return len(client.session._listeners)
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 30)) == 0

@@ -68,9 +68,40 @@ def _schema_path(path: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(part for key in path for part in ("properties", key))
 
 
+# keywords whose value is a schema, a list of schemas, or a map of names to schemas (JSON Schema
+# 2020-12 and draft-07); anything else (const, default, enum, examples, ...) is data, where a key
+# named x-mcp-header is no annotation
+_SCHEMA = frozenset(
+    {
+        "additionalProperties",
+        "items",
+        "additionalItems",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+    }
+)
+_SCHEMAS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+
+
 def _count(node: Any) -> int:
-    if isinstance(node, dict):
-        return int("x-mcp-header" in node) + sum(_count(v) for v in node.values())
-    if isinstance(node, list):
-        return sum(_count(v) for v in node)
-    return 0
+    """The ``x-mcp-header`` annotations anywhere in a schema (every subschema, not data)."""
+    if not isinstance(node, dict):
+        return 0
+    found = int("x-mcp-header" in node)
+    for key, value in node.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            found += sum(_count(sub) for sub in value.values())
+        elif key in _SCHEMAS and isinstance(value, list):
+            found += sum(_count(sub) for sub in value)
+        elif key in _SCHEMA:
+            found += _count(value)
+    return found

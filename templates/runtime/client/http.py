@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,6 +23,7 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic_core import from_json, to_json
 
+from ..codec import DEFAULT_MAX_MESSAGE_SIZE
 from ..jsonrpc import ProtocolError, RequestId, error_envelope
 from ..tls import default_context
 from .errors import AuthorizationError, TransportError
@@ -35,6 +37,47 @@ ACCEPT = "application/json, text/event-stream"
 DEFAULT_RETRY_MS = 1000
 MAX_RETRY_MS = 30_000
 MAX_RESUMES = 5
+MAX_ANSWER = DEFAULT_MAX_MESSAGE_SIZE  # bytes of one HTTP answer or SSE line the client reads at most
+VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
+END_OF_LINE = re.compile(r"\r\n|\r|\n")
+
+
+async def bounded_body(response: httpx.Response, limit: int = MAX_ANSWER) -> bytes:
+    """The answer's body, refused (``TransportError``) past ``limit`` bytes, before it is all in memory."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise TransportError(f"the server's answer is larger than {limit} bytes", status=response.status_code)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def bounded_lines(response: httpx.Response, limit: int = MAX_ANSWER) -> AsyncIterator[str]:
+    """The lines of an event stream (CR, LF or CRLF ends one; nothing else does, unlike
+    ``str.splitlines``), refused (``TransportError``) past ``limit`` characters."""
+    parts: list[str] = []  # of the line not ended yet
+    size = 0
+    after_cr = False  # the last chunk ended with a CR: a LF opening the next one is its CRLF's
+    async for text in response.aiter_text():
+        if after_cr and text.startswith("\n"):
+            text = text[1:]
+        after_cr = False
+        start = 0
+        for match in END_OF_LINE.finditer(text):
+            parts.append(text[start : match.start()])
+            yield "".join(parts)
+            parts, size = [], 0
+            start = match.end()
+            after_cr = match.group() == "\r" and start == len(text)
+        if start < len(text):
+            parts.append(text[start:])
+            size += len(text) - start
+            if size > limit:
+                raise TransportError(f"an event stream line is longer than {limit} characters")
+    if parts:
+        yield "".join(parts)
 
 
 def origin_of(url: str) -> str:
@@ -122,6 +165,8 @@ class HttpTransport(Transport):
             async with self.client.stream("POST", self.url, content=body, headers=headers, auth=self._auth) as response:
                 session = response.headers.get(SESSION_HEADER)
                 if session:
+                    if VISIBLE_ASCII.fullmatch(session) is None:  # 2025-11-25: visible ASCII only
+                        raise TransportError(f"POST {self.url}: the server's Mcp-Session-Id is not visible ASCII")
                     self.session_id = session
                 await self._answer(rid, response, receiver)
         except asyncio.CancelledError:
@@ -130,12 +175,14 @@ class HttpTransport(Transport):
             receiver.transport_failed(rid, TransportError(f"POST {self.url} failed: {exc!r}"))
         except TransportError as exc:
             receiver.transport_failed(rid, exc)
+        except Exception as exc:  # whatever else a server's answer provokes fails its request, not the task
+            receiver.transport_failed(rid, TransportError(f"POST {self.url} failed: {exc!r}"))
 
     async def _answer(self, rid: RequestId, response: httpx.Response, receiver: Receiver) -> None:
         status = response.status_code
         ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if status >= 400:
-            content = await response.aread()
+            content = await bounded_body(response)
             error = _jsonrpc_error(content, rid)
             if status == 404 and SESSION_HEADER in response.request.headers:
                 error = None  # the session expired, whatever the body says: the client starts a new one
@@ -148,7 +195,7 @@ class HttpTransport(Transport):
         if ctype == "text/event-stream":
             await self._read_stream(rid, response, receiver)
             return
-        content = await response.aread()
+        content = await bounded_body(response)
         await receiver.receive(content)
         if receiver.awaiting(rid):
             raise TransportError(f"no response for request {rid!r} in the HTTP answer")
@@ -159,8 +206,10 @@ class HttpTransport(Transport):
         server's ``retry`` delay (2025-11-25); without ids it is not resumable.
         """
         cursor = StreamCursor()
-        async for data in sse_data(response.aiter_lines(), cursor):
+        async for data in sse_data(bounded_lines(response), cursor):
             await receiver.receive(data)
+            if rid is not None and not receiver.awaiting(rid):
+                return  # the response came: the stream is done (one a server leaves open would hold a connection)
         for _ in range(MAX_RESUMES):
             if cursor.last_id is None or (rid is not None and not receiver.awaiting(rid)):
                 break
@@ -172,8 +221,10 @@ class HttpTransport(Transport):
             async with self.client.stream("GET", self.url, headers=headers, auth=self._auth) as resumed:
                 if resumed.status_code != 200:
                     break
-                async for data in sse_data(resumed.aiter_lines(), cursor):
+                async for data in sse_data(bounded_lines(resumed), cursor):
                     await receiver.receive(data)
+                    if rid is not None and not receiver.awaiting(rid):
+                        return
         if rid is not None and receiver.awaiting(rid):
             raise TransportError(f"the event stream for request {rid!r} ended without its response")
 
@@ -267,18 +318,22 @@ async def sse_data(lines: AsyncIterator[str], cursor: StreamCursor | None = None
     """
     cursor = cursor if cursor is not None else StreamCursor()
     data: list[str] = []
+    size = 0
     event = "message"
     async for line in lines:
         if line == "":
             if any(data) and event == "message":  # a priming event (an id, empty data) carries nothing
                 yield "\n".join(data).encode("utf-8")
-            data, event = [], "message"
+            data, size, event = [], 0, "message"
             continue
         if line.startswith(":"):
             continue
         name, _, value = line.partition(":")
         value = value.removeprefix(" ")
         if name == "data":
+            size += len(value) + 1
+            if size > MAX_ANSWER:
+                raise TransportError(f"an event's data is longer than {MAX_ANSWER} characters")
             data.append(value)
         elif name == "event":
             event = value

@@ -22,6 +22,7 @@ from .transport import JSONObject
 logger = logging.getLogger(__name__)
 
 SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
+MAX_REFRESH_PAGES = 1000  # of tools/list read again after a -32020 (a list that never ends)
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
@@ -97,13 +98,15 @@ class ModernClient(BaseClient):
     async def _refresh_tools(self, timeout: float | None) -> None:
         """Read every page of ``tools/list`` (recording each tool's ``x-mcp-header`` arguments)."""
         cursor: Any = None
-        while True:
+        seen: set[Any] = set()
+        for _ in range(MAX_REFRESH_PAGES):
             page = await self._call("tools/list", {} if cursor is None else {"cursor": cursor}, timeout=timeout)
             following = _field(page, "next_cursor")
-            # an empty string is a cursor like any other (pagination.mdx); one that names the page
-            # it came with leads nowhere (a server meaning "the end" by it would loop for ever)
-            if following is None or following == cursor:
+            # an empty string is a cursor like any other (pagination.mdx); one seen before leads
+            # round in a circle (a server meaning "the end" by it would loop for ever)
+            if following is None or following in seen:
                 return
+            seen.add(following)
             cursor = following
 
     def _check_tools(self, result: Any) -> Any:
@@ -185,20 +188,29 @@ class ModernClient(BaseClient):
             rid = session.next_id()
             sub.id = rid
             sub.queue = session.add_route(rid)
-            _, future = await session.begin("subscriptions/listen", {"notifications": _params(wanted)}, rid=rid)
+            try:
+                _, future = await session.begin("subscriptions/listen", {"notifications": _params(wanted)}, rid=rid)
+            except BaseException:
+                session.remove_route(rid)
+                raise
             future.add_done_callback(lambda f: sub.queue.put_nowait(_ended(f)))
             sub.request = future
             try:
-                first = await asyncio.wait_for(sub.queue.get(), wait)
-            except TimeoutError:
-                await session.cancel(rid, "no acknowledgement")
-                raise RequestTimeout(f"subscriptions/listen was not acknowledged within {wait} s") from None
-            if isinstance(first, BaseException):
+                try:
+                    async with asyncio.timeout(wait):
+                        first = await sub.queue.get()
+                except TimeoutError:
+                    raise RequestTimeout(f"subscriptions/listen was not acknowledged within {wait} s") from None
+                if isinstance(first, BaseException):
+                    raise first
+                if not isinstance(first, Notification) or first.method != "notifications/subscriptions/acknowledged":
+                    raise ProtocolError(METHOD_NOT_FOUND, f"expected the acknowledgement, got {first!r}")
+            except BaseException:  # no subscription: the request is cancelled and forgotten, not left open
                 session.remove_route(rid)
-                raise first
-            if not isinstance(first, Notification) or first.method != "notifications/subscriptions/acknowledged":
-                session.remove_route(rid)
-                raise ProtocolError(METHOD_NOT_FOUND, f"expected the acknowledgement, got {first!r}")
+                if not future.done():
+                    await asyncio.shield(session.cancel(rid, "no acknowledgement"))
+                session.forget(rid)
+                raise
             sub.acknowledged = first.params
 
         async def close(sub: Subscription) -> None:

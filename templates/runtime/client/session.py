@@ -155,13 +155,21 @@ class ClientSession:
             raise
         return rid, future
 
-    async def wait(self, rid: RequestId, future: asyncio.Future[Any], timeout: float | None) -> Any:
-        """Await a begun request; on timeout or caller cancellation the request is cancelled."""
+    async def wait(
+        self, rid: RequestId, future: asyncio.Future[Any], timeout: float | None, limit: float | None = None
+    ) -> Any:
+        """Await a begun request; on timeout or caller cancellation the request is cancelled.
+        ``limit``: the whole request's timeout, when part of it went on sending (the message)."""
+        scope = asyncio.timeout(timeout)  # not wait_for: on 3.11 it can lose a caller's cancellation
         try:
-            return await asyncio.wait_for(asyncio.shield(future), timeout)
+            async with scope:
+                return await asyncio.shield(future)
         except TimeoutError:
+            if not scope.expired():
+                raise  # the request's own failure (a transport's timeout), not this wait's
             await self.cancel(rid, "timeout")
-            raise RequestTimeout(f"no answer to request {rid!r} within {timeout} s") from None
+            shown = timeout if limit is None else limit
+            raise RequestTimeout(f"no answer to request {rid!r} within {shown} s") from None
         except asyncio.CancelledError:
             await asyncio.shield(self.cancel(rid, "cancelled by the caller"))
             raise
@@ -176,13 +184,35 @@ class ClientSession:
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> Any:
-        """Send a request and await its typed result; a JSON-RPC error raises ``ServerError``."""
-        rid, future = await self.begin(method, params, on_progress=on_progress)
-        return await self.wait(rid, future, self.options.timeout if timeout is None else timeout)
+        """Send a request and await its typed result; a JSON-RPC error raises ``ServerError``.
+        The timeout covers sending too (a server that stops reading cannot hold it)."""
+        limit = self.options.timeout if timeout is None else timeout
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        scope = asyncio.timeout(limit)
+        try:
+            async with scope:
+                rid, future = await self.begin(method, params, on_progress=on_progress)
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            raise RequestTimeout(f"request {method!r} could not be sent within {limit} s") from None
+        left = None if limit is None else max(0.0, limit - (loop.time() - started))
+        return await self.wait(rid, future, left, limit)
 
     async def notify(self, method: str, params: JSONObject | None = None) -> None:
+        """Send a notification, within the session's timeout (a server that never takes it
+        cannot hold the caller: ``RequestTimeout``)."""
         message = self.codec.encode_notification(method, params)
-        await self.transport.send(message, headers=self.headers_for(message))
+        limit = self.options.timeout
+        scope = asyncio.timeout(limit)
+        try:
+            async with scope:
+                await self.transport.send(message, headers=self.headers_for(message))
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            raise RequestTimeout(f"{method} could not be sent within {limit} s") from None
 
     async def cancel(self, rid: RequestId, reason: str | None = None) -> None:
         """Cancel an in-flight request: ``notifications/cancelled`` and/or close its stream."""
@@ -315,8 +345,9 @@ class ClientSession:
         await self._reply(reply)
 
     async def _reply(self, message: JSONObject) -> None:
-        with contextlib.suppress(TransportError):
-            await self.transport.send(message, headers=self.headers_for(message))
+        with contextlib.suppress(TransportError, TimeoutError):
+            async with asyncio.timeout(self.options.timeout):  # a server that never takes it holds nothing
+                await self.transport.send(message, headers=self.headers_for(message))
 
     def awaiting(self, request_id: RequestId) -> bool:
         pending = self._pending.get(request_id)

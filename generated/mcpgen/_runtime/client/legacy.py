@@ -122,8 +122,21 @@ class LegacyClient(BaseClient):
 
         async def open(sub: Subscription) -> None:
             sub.queue = self.session.add_listener()
-            for uri in resource_subscriptions:
-                await self.session.request("resources/subscribe", {"uri": uri}, timeout=timeout)
+            subscribed: list[str] = []
+            try:
+                for uri in resource_subscriptions:
+                    await self.session.request("resources/subscribe", {"uri": uri}, timeout=timeout)
+                    subscribed.append(uri)
+            except (
+                BaseException
+            ):  # no subscription: the listener goes, and what was subscribed is undone
+                self.session.remove_listener(sub.queue)
+                for uri in subscribed:
+                    with contextlib.suppress(Exception):
+                        await self.session.request(
+                            "resources/unsubscribe", {"uri": uri}, timeout=timeout
+                        )
+                raise
             sub.acknowledged = {
                 "toolsListChanged": tools_list_changed,
                 "promptsListChanged": prompts_list_changed,

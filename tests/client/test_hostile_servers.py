@@ -1,0 +1,193 @@
+"""The client against servers that misbehave over Streamable HTTP (a scripted ASGI app under
+uvicorn): every case ends in a typed error or is survived, never in a hang, a stray exception or
+an exhausted connection pool.
+
+- a response stream the server leaves open after the response: the client closes it (a hundred
+  of them held every pooled connection before);
+- an answer far beyond the codec's limit: refused while it is read, not after it is in memory;
+- a session id that is not visible ASCII: a ``TransportError`` for the request;
+- a tool list whose cursors go round in a circle, re-read after a -32020: the re-listing ends;
+- a listen request the server answers with something other than the acknowledgement: nothing of
+  it stays pending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import mcpgen
+import pytest
+from mcpgen._runtime.client import TransportError
+from mcpgen._runtime.client.connect import open_client
+from mcpgen._runtime.client.http import HttpTransport
+from mcpgen._runtime.jsonrpc import ProtocolError
+from mcpgen.v2026_07_28.client import Client
+
+from tests.auth.protected import served_in_thread
+
+MODERN = "2026-07-28"
+DISCOVER = {
+    "resultType": "complete",
+    "supportedVersions": [MODERN],
+    "capabilities": {"tools": {}},
+    "ttlMs": 0,
+    "cacheScope": "private",
+    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "hostile", "version": "1"}},
+}
+LISTING = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+TOOL = {"name": "echo", "inputSchema": {"type": "object"}}
+
+
+class Hostile:
+    """An ASGI MCP endpoint answering each method as ``mode`` says (``seen`` counts methods)."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.seen: dict[str, int] = {}
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        request = json.loads(body)
+        method = request.get("method")
+        self.seen[method] = self.seen.get(method, 0) + 1
+        rid = request.get("id")
+        if rid is None:
+            await reply(send, 202, b"")
+            return
+        if method == "server/discover":
+            headers = [(b"mcp-session-id", "S\u00e9".encode("latin-1"))] if self.mode == "session-id" else []
+            await reply(send, 200, answer(rid, DISCOVER), headers)
+        elif method == "tools/list":
+            cursor = request["params"].get("cursor")
+            following = {None: "a", "a": "b", "b": "a"}[cursor] if self.mode == "cycle" else None
+            await reply(send, 200, answer(rid, {**LISTING, "tools": [TOOL], "nextCursor": following}))
+        elif method == "tools/call" and self.mode == "cycle":
+            error = {"code": -32020, "message": "header mismatch"}
+            await reply(send, 400, json.dumps({"jsonrpc": "2.0", "id": rid, "error": error}).encode())
+        elif method == "tools/call" and self.mode == "linger":
+            await send(
+                {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]}
+            )
+            text = {"resultType": "complete", "content": [{"type": "text", "text": "hi"}]}
+            await send(
+                {"type": "http.response.body", "body": b"data: " + answer(rid, text) + b"\n\n", "more_body": True}
+            )
+            while True:  # the stream stays open: keep-alive comments until the client goes
+                await asyncio.sleep(0.2)
+                await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
+        elif method == "tools/call" and self.mode == "huge":
+            await send(
+                {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]}
+            )
+            chunk = b" " * (1 << 20)
+            for _ in range(64):  # 64 MiB of nothing: the codec takes 16
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"{}", "more_body": False})
+        elif method == "subscriptions/listen":
+            await reply(send, 200, answer(rid, {"resultType": "complete"}))  # a result, not the acknowledgement
+        else:
+            await reply(send, 404, b"")
+
+
+def answer(rid: Any, result: dict[str, Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode()
+
+
+async def reply(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    head = [(b"content-type", b"application/json"), *(headers or [])]
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
+@pytest.fixture
+def served(request: pytest.FixtureRequest) -> Iterator[tuple[Hostile, str]]:
+    app = Hostile(request.param)
+    with served_in_thread(app) as base:  # type: ignore[arg-type]
+        yield app, f"{base}/mcp"
+
+
+async def client_of(url: str, **options: Any) -> Client:
+    client = await open_client(HttpTransport(url), MODERN, registry=mcpgen.REGISTRY, **options)
+    assert isinstance(client, Client)
+    return client
+
+
+@pytest.mark.parametrize("served", ["linger"], indirect=True)
+def test_a_response_stream_left_open_is_closed_once_its_response_came(served: tuple[Hostile, str]) -> None:
+    _, url = served
+
+    async def go() -> int:
+        client = await client_of(url, timeout=10)
+        async with client:
+            for _ in range(120):  # more than httpx's pool of 100 connections
+                result = await client.call_tool(name="echo", arguments={})
+                assert result.content[0].text == "hi"  # type: ignore[union-attr]
+        return 120
+
+    assert asyncio.run(asyncio.wait_for(go(), 60)) == 120
+
+
+@pytest.mark.parametrize("served", ["huge"], indirect=True)
+def test_an_answer_beyond_the_limit_is_refused_while_it_is_read(served: tuple[Hostile, str]) -> None:
+    _, url = served
+
+    async def go() -> str:
+        client = await client_of(url, timeout=30)
+        async with client:
+            with pytest.raises(TransportError) as raised:
+                await client.call_tool(name="echo", arguments={})
+        return str(raised.value)
+
+    assert "larger than" in asyncio.run(asyncio.wait_for(go(), 60))
+
+
+@pytest.mark.parametrize("served", ["session-id"], indirect=True)
+def test_a_session_id_that_is_not_visible_ascii_fails_the_request(served: tuple[Hostile, str]) -> None:
+    _, url = served
+
+    async def go() -> str:
+        with pytest.raises(TransportError) as raised:
+            await client_of(url, timeout=10)
+        return str(raised.value)
+
+    assert "Mcp-Session-Id is not visible ASCII" in asyncio.run(asyncio.wait_for(go(), 30))
+
+
+@pytest.mark.parametrize("served", ["cycle"], indirect=True)
+def test_re_listing_after_a_header_mismatch_ends_when_the_cursors_go_round(served: tuple[Hostile, str]) -> None:
+    app, url = served
+
+    async def go() -> None:
+        client = await client_of(url, timeout=10)
+        async with client:
+            with pytest.raises(Exception) as raised:  # the retry is refused again: the server's error
+                await client.call_tool(name="echo", arguments={})
+            assert getattr(raised.value, "code", None) == -32020
+
+    asyncio.run(asyncio.wait_for(go(), 30))
+    assert app.seen["tools/list"] == 3  # a, b, and a again: seen, so the re-listing ends
+    assert app.seen["tools/call"] == 2  # the call and its one retry
+
+
+@pytest.mark.parametrize("served", ["listen-result"], indirect=True)
+def test_a_listen_not_acknowledged_leaves_nothing_pending(served: tuple[Hostile, str]) -> None:
+    _, url = served
+
+    async def go() -> int:
+        client = await client_of(url, timeout=10)
+        async with client:
+            for _ in range(3):
+                with pytest.raises((ProtocolError, TransportError)):
+                    async with client.listen(tools_list_changed=True):
+                        pass
+            return len(client.session._pending)
+
+    assert asyncio.run(asyncio.wait_for(go(), 30)) == 0
