@@ -8,7 +8,9 @@ an exhausted connection pool.
 - a session id that is not visible ASCII: a ``TransportError`` for the request;
 - a tool list whose cursors go round in a circle, re-read after a -32020: the re-listing ends;
 - a listen request the server answers with something other than the acknowledgement: nothing of
-  it stays pending.
+  it stays pending;
+- a 2026-07-28 stream that sends event ids and closes before the response: not resumed (those
+  streams are not resumable), the request fails at once.
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ class Hostile:
         self.seen: dict[str, int] = {}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["method"] != "POST":  # a resumption (GET with Last-Event-ID), or a DELETE
+            self.seen[scope["method"]] = self.seen.get(scope["method"], 0) + 1
+            await reply(send, 405, b"")
+            return
         body = b""
         while True:
             message = await receive()
@@ -91,6 +97,12 @@ class Hostile:
             for _ in range(64):  # 64 MiB of nothing: the codec takes 16
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b"{}", "more_body": False})
+        elif method == "tools/call" and self.mode == "resume":
+            start = {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]}
+            await send(start)
+            note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
+            event = b"id: 1\nretry: 100\ndata: " + json.dumps(note).encode() + b"\n\n"
+            await send({"type": "http.response.body", "body": event, "more_body": False})  # closed: no response
         elif method == "subscriptions/listen":
             await reply(send, 200, answer(rid, {"resultType": "complete"}))  # a result, not the acknowledgement
         else:
@@ -191,3 +203,18 @@ def test_a_listen_not_acknowledged_leaves_nothing_pending(served: tuple[Hostile,
             return len(client.session._pending)
 
     assert asyncio.run(asyncio.wait_for(go(), 30)) == 0
+
+
+@pytest.mark.parametrize("served", ["resume"], indirect=True)
+def test_a_modern_stream_closed_early_is_not_resumed(served: tuple[Hostile, str]) -> None:
+    app, url = served
+
+    async def go() -> str:
+        client = await client_of(url, timeout=10)
+        async with client:
+            with pytest.raises(TransportError) as raised:
+                await client.call_tool(name="echo", arguments={})
+        return str(raised.value)
+
+    assert "ended without its response" in asyncio.run(asyncio.wait_for(go(), 30))
+    assert "GET" not in app.seen

@@ -220,9 +220,10 @@ class HttpTransport(Transport):
     async def _read_stream(
         self, rid: RequestId | None, response: httpx.Response, receiver: Receiver
     ) -> None:
-        """Deliver an SSE stream's messages. A legacy stream that closes before the request's
-        response, having sent event ids, is resumed with GET and ``Last-Event-ID`` after the
-        server's ``retry`` delay (2025-11-25); without ids it is not resumable.
+        """Deliver an SSE stream's messages. A legacy stream that closes before the
+        request's response, having sent event ids, is resumed with GET and ``Last-Event-ID`` after
+        the server's ``retry`` delay (2025-11-25); without ids, or for a 2026-07-28 request (whose
+        streams are not resumable), it is not.
         """
         cursor = StreamCursor()
         async for data in sse_data(bounded_lines(response), cursor):
@@ -232,6 +233,8 @@ class HttpTransport(Transport):
         for _ in range(MAX_RESUMES):
             if cursor.last_id is None or (rid is not None and not receiver.awaiting(rid)):
                 break
+            if "mcp-method" in response.request.headers:
+                break  # a 2026-07-28 request (it names its method in a header): not resumable (streamable-http.mdx)
             await asyncio.sleep(cursor.retry_ms / 1000)
             headers = self._headers(None)
             headers["accept"] = "text/event-stream"
