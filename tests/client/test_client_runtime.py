@@ -244,3 +244,43 @@ def test_a_legacy_listen_whose_subscribe_fails_leaves_no_listener() -> None:
             return len(client.session._listeners)
 
     assert asyncio.run(asyncio.wait_for(scenario(), 30)) == 0
+
+
+class Chunks:
+    """What ``bounded_lines`` reads of a response: its text, in the chunks given."""
+
+    def __init__(self, *chunks: str) -> None:
+        self.chunks = chunks
+
+    async def aiter_text(self) -> Any:
+        for chunk in self.chunks:
+            yield chunk
+
+
+def test_event_stream_lines_end_at_cr_lf_or_crlf_only_and_are_bounded() -> None:
+    from mcpgen._runtime.client.http import bounded_lines
+
+    async def lines(*chunks: str, limit: int = 100) -> list[str]:
+        return [line async for line in bounded_lines(Chunks(*chunks), limit)]  # type: ignore[arg-type]
+
+    # CRLF cut between two chunks is one line end; U+2028 inside data ends nothing; a last line
+    # without an end is still a line
+    assert asyncio.run(lines("data: a\r", "\ndata: b\u2028c\n\n", "data: d\rid: 1")) == [
+        "data: a",
+        "data: b\u2028c",
+        "",
+        "data: d",
+        "id: 1",
+    ]
+    with pytest.raises(TransportError, match="longer than 100"):
+        asyncio.run(lines("data: " + "x" * 60, "x" * 60))
+
+    async def events(*lines_: str) -> list[bytes]:
+        async def source() -> Any:
+            for line in lines_:
+                yield line
+
+        return [e async for e in sse_data(source())]
+
+    with pytest.raises(TransportError, match="event's data is longer"):
+        asyncio.run(events(*(["data: " + "x" * (1 << 20)] * 17), ""))  # 17 MiB of data lines: past the 16

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -33,6 +34,8 @@ from .headers import BASE64_SUFFIX as BASE64_SUFFIX
 from .headers import encode_header_value as encode_header_value
 from .transport import JSONObject, Receiver, Transport
 
+logger = logging.getLogger(__name__)
+
 SESSION_HEADER = "mcp-session-id"
 ACCEPT = "application/json, text/event-stream"
 DEFAULT_RETRY_MS = 1000
@@ -43,6 +46,9 @@ MAX_ANSWER = (
 )
 VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
 END_OF_LINE = re.compile(r"\r\n|\r|\n")
+LINGER = (
+    1.0  # seconds a request's stream may stay open after its response before the client closes it
+)
 
 
 async def bounded_body(response: httpx.Response, limit: int = MAX_ANSWER) -> bytes:
@@ -83,6 +89,16 @@ async def bounded_lines(response: httpx.Response, limit: int = MAX_ANSWER) -> As
                 raise TransportError(f"an event stream line is longer than {limit} characters")
     if parts:
         yield "".join(parts)
+
+
+async def _to_the_end(events: AsyncIterator[bytes]) -> None:
+    """After a request's response: read its stream to the end, briefly, so the connection goes back
+    to the pool; a stream the server keeps open past ``LINGER`` s is closed instead (it would hold
+    a pooled connection for ever). Messages after the response are dropped (none may come)."""
+    with contextlib.suppress(TimeoutError, TransportError, httpx.HTTPError):
+        async with asyncio.timeout(LINGER):
+            async for _ in events:
+                pass
 
 
 def origin_of(url: str) -> str:
@@ -154,14 +170,15 @@ class HttpTransport(Transport):
             self._inflight[rid] = task
             task.add_done_callback(functools.partial(self._done, rid))
             return
-        try:  # a notification or a response: 202 Accepted
-            response = await self.client.post(
-                self.url, content=body, headers=self._headers(headers), auth=self._auth
-            )
+        try:  # a notification or a response: 202 Accepted (any body of a success is not read)
+            async with self.client.stream(
+                "POST", self.url, content=body, headers=self._headers(headers), auth=self._auth
+            ) as response:
+                if response.status_code >= 400:
+                    content = await bounded_body(response)
+                    raise http_error(f"POST {self.url}", response, content, self.auth)
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
-        if response.status_code >= 400:
-            raise http_error(f"POST {self.url}", response, response.content, self.auth)
 
     def _done(self, rid: RequestId, task: asyncio.Task[None]) -> None:
         if self._inflight.get(rid) is task:
@@ -226,10 +243,12 @@ class HttpTransport(Transport):
         streams are not resumable), it is not.
         """
         cursor = StreamCursor()
-        async for data in sse_data(bounded_lines(response), cursor):
+        events = sse_data(bounded_lines(response), cursor)
+        async for data in events:
             await receiver.receive(data)
             if rid is not None and not receiver.awaiting(rid):
-                return  # the response came: the stream is done (one a server leaves open would hold a connection)
+                await _to_the_end(events)
+                return
         for _ in range(MAX_RESUMES):
             if cursor.last_id is None or (rid is not None and not receiver.awaiting(rid)):
                 break
@@ -245,9 +264,11 @@ class HttpTransport(Transport):
             ) as resumed:
                 if resumed.status_code != 200:
                     break
-                async for data in sse_data(bounded_lines(resumed), cursor):
+                resumed_events = sse_data(bounded_lines(resumed), cursor)
+                async for data in resumed_events:
                     await receiver.receive(data)
                     if rid is not None and not receiver.awaiting(rid):
+                        await _to_the_end(resumed_events)
                         return
         if rid is not None and receiver.awaiting(rid):
             raise TransportError(f"the event stream for request {rid!r} ended without its response")
@@ -276,13 +297,17 @@ class HttpTransport(Transport):
         headers = self._headers(None)
         headers["accept"] = "text/event-stream"
         headers.pop("content-type", None)
-        with contextlib.suppress(httpx.HTTPError):
+        try:
             async with self.client.stream(
                 "GET", self.url, headers=headers, auth=self._auth
             ) as response:
                 if response.status_code != 200:
                     return  # 405: the server pushes nothing unprompted
                 await self._read_stream(None, response, receiver)
+        except httpx.HTTPError:
+            return  # the stream is gone, as when the server ends it
+        except TransportError as exc:  # a line or event past the limit: the stream ends, said once
+            logger.warning("the server's event stream at %s ended: %s", self.url, exc)
 
     async def close(self) -> None:
         tasks = [*self._inflight.values(), *self._others]

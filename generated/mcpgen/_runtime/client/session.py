@@ -136,7 +136,7 @@ class ClientSession:
         params: JSONObject | None,
         *,
         on_progress: ProgressCallback | None = None,
-        rid: int | None = None,
+        rid: RequestId | None = None,
     ) -> tuple[RequestId, asyncio.Future[Any]]:
         """Send a request without waiting; its future resolves with the typed result."""
         if self.failure is not None:
@@ -178,6 +178,8 @@ class ClientSession:
         except TimeoutError:
             if not scope.expired():
                 raise  # the request's own failure (a transport's timeout), not this wait's
+            if future.done() and not future.cancelled():
+                return future.result()  # it came as the time ran out: the answer stands
             await self.cancel(rid, "timeout")
             shown = timeout if limit is None else limit
             raise RequestTimeout(f"no answer to request {rid!r} within {shown} s") from None
@@ -200,14 +202,19 @@ class ClientSession:
         limit = self.options.timeout if timeout is None else timeout
         loop = asyncio.get_running_loop()
         started = loop.time()
+        rid: RequestId = self.next_id()
         scope = asyncio.timeout(limit)
         try:
             async with scope:
-                rid, future = await self.begin(method, params, on_progress=on_progress)
+                rid, future = await self.begin(method, params, on_progress=on_progress, rid=rid)
         except TimeoutError:
             if not scope.expired():
                 raise
-            raise RequestTimeout(f"request {method!r} could not be sent within {limit} s") from None
+            # its bytes may be on their way still (a pipe's buffer took them): cancelled behind them
+            await asyncio.shield(self.cancel(rid, "timeout"))
+            raise RequestTimeout(
+                f"no answer to request {rid!r} within {limit} s (it was still being sent)"
+            ) from None
         left = None if limit is None else max(0.0, limit - (loop.time() - started))
         return await self.wait(rid, future, left, limit)
 
