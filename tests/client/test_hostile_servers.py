@@ -86,8 +86,9 @@ class Hostile:
             await send(
                 {"type": "http.response.body", "body": b"data: " + answer(rid, text) + b"\n\n", "more_body": True}
             )
-            while True:  # the stream stays open: keep-alive comments until the client goes
-                await asyncio.sleep(0.2)
+            gone = asyncio.ensure_future(receive())  # the stream stays open: keep-alives until the client goes
+            while not gone.done():
+                await asyncio.sleep(0.1)
                 await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
         elif method == "tools/call" and self.mode == "huge":
             await send(

@@ -200,7 +200,7 @@ class ClientSession:
             if not scope.expired():
                 raise
             # its bytes may be on their way still (a pipe's buffer took them): cancelled behind them
-            await asyncio.shield(self.cancel(rid, "timeout"))
+            await asyncio.shield(self.cancel(rid, "timeout", within=min(5.0, limit or 5.0)))
             raise RequestTimeout(f"no answer to request {rid!r} within {limit} s (it was still being sent)") from None
         left = None if limit is None else max(0.0, limit - (loop.time() - started))
         return await self.wait(rid, future, left, limit)
@@ -219,8 +219,9 @@ class ClientSession:
                 raise
             raise RequestTimeout(f"{method} could not be sent within {limit} s") from None
 
-    async def cancel(self, rid: RequestId, reason: str | None = None) -> None:
-        """Cancel an in-flight request: ``notifications/cancelled`` and/or close its stream."""
+    async def cancel(self, rid: RequestId, reason: str | None = None, within: float = 5.0) -> None:
+        """Cancel an in-flight request: ``notifications/cancelled`` (sent within ``within`` s,
+        else given up) and/or close its stream."""
         pending = self._pending.get(rid)
         if pending is not None and not pending.future.done():
             pending.future.cancel()
@@ -229,7 +230,7 @@ class ClientSession:
             if reason:
                 params["reason"] = reason
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.notify("notifications/cancelled", params), 5.0)
+                await asyncio.wait_for(self.notify("notifications/cancelled", params), within)
         with contextlib.suppress(Exception):
             await self.transport.abort(rid)
 
