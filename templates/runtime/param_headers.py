@@ -81,6 +81,7 @@ _SCHEMA = frozenset(
         "else",
         "unevaluatedProperties",
         "unevaluatedItems",
+        "contentSchema",
     }
 )
 _SCHEMAS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
@@ -99,4 +100,6 @@ def _count(node: Any) -> int:
             found += sum(_count(sub) for sub in value)
         elif key in _SCHEMA:
             found += _count(value)
+        elif key == "dependencies" and isinstance(value, dict):  # draft-07: schemas, or lists of names
+            found += sum(_count(sub) for sub in value.values())
     return found

@@ -73,6 +73,8 @@ def test_x_mcp_header_annotations() -> None:
         {"properties": {"a": {"type": "string", "x-mcp-header": "Region\n"}}},  # nor with a line break after it
         {"properties": {"a": {"type": "string", "x-mcp-header": "X"}, "b": {"type": "string", "x-mcp-header": "x"}}},
         {"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}},  # under items
+        {"dependencies": {"a": {"properties": {"b": {"type": "string", "x-mcp-header": "B"}}}}},  # draft-07
+        {"properties": {"a": {"type": "string", "contentSchema": {"type": "string", "x-mcp-header": "A"}}}},
     ]
     for bad in invalid:
         assert tool_headers(bad) is None, bad

@@ -118,8 +118,8 @@ class LegacyClient(BaseClient):
             subscribed: list[str] = []
             try:
                 for uri in resource_subscriptions:
+                    subscribed.append(uri)  # before: a subscribe cut short may have reached the server
                     await self.session.request("resources/subscribe", {"uri": uri}, timeout=timeout)
-                    subscribed.append(uri)
             except BaseException:  # no subscription: the listener goes, and what was subscribed is undone
                 self.session.remove_listener(sub.queue)
                 for uri in subscribed:
