@@ -189,7 +189,9 @@ def test_a_server_that_never_takes_a_nonce_ends_in_an_error_not_a_loop() -> None
     for server in serving(dpop=True):
         observed = asyncio.run(go(server))
     nonce_refusals = [r for r in observed.refused() if "use_dpop_nonce" in (r.www_authenticate or "")]
-    assert 1 <= len(nonce_refusals) <= 2
+    # the first try, then at most two retries with a nonce: two refusals when the server hands out
+    # the same nonce again (its nonces change once a second), three when a second ticked over
+    assert 1 <= len(nonce_refusals) <= 3
 
 
 def test_bearer_tokens_where_the_resource_server_offers_no_dpop() -> None:
