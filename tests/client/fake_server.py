@@ -2,7 +2,8 @@
 
 Modes: ``legacy`` (answers initialize, tools; -32601 to server/discover), ``exit-on-probe``
 (exits when probed with server/discover), ``silent-probe`` (never answers the probe),
-``old-versions`` (-32022 to modern requests, listing 2025-11-25), ``mrtr`` (modern; tools/call
+``old-versions`` (-32022 to modern requests, listing 2025-11-25), ``garbled-32022`` (legacy, but
+-32022 without its data to the probe), ``mrtr`` (modern; tools/call
 answers input_required, advancing requestState each round, complete after round 3; the
 final text lists the states it was sent; ``subscriptions/listen`` is acknowledged, then torn
 down with a ``notifications/cancelled`` naming it, as cancellation.mdx has a server do on
@@ -61,6 +62,9 @@ def handle(message: dict[str, Any]) -> None:
             return
         if MODE == "old-versions":
             error(rid, -32022, "unsupported", {"supported": ["2025-11-25"], "requested": "2026-07-28"})
+            return
+        if MODE == "garbled-32022":  # a legacy server using the code for something else
+            error(rid, -32022, "something else", "garbage")
             return
         if MODE in ("mrtr", "deaf"):
             result(

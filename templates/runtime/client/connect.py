@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict
 from ..codec import Codec
 from ..codec_legacy import LegacyCodec
 from ..codec_modern import ModernCodec
-from ..jsonrpc import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION
+from ..jsonrpc import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION, ProtocolError
 from ..versions import VersionRegistry, negotiate
 from .base import BaseClient, _field
 from .errors import AuthorizationError, ServerError, TransportError
@@ -186,6 +186,9 @@ async def probe(
                 raise  # no answer without authorization: not an era verdict
             except TransportError:
                 break  # timeout, exit, or a non-modern HTTP error: a legacy server
+            except ProtocolError:
+                break  # an answer that is no recognised modern one (a -32022 without its data, an
+                # invalid DiscoverResult): "any other error", so legacy (stdio.mdx, Backward Compatibility)
             return revisions.client_class(version)(session, **discover_facts(result))
     except BaseException:
         await session.close()

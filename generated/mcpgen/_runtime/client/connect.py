@@ -26,6 +26,7 @@ from ..jsonrpc import (
     HEADER_MISMATCH,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
+    ProtocolError,
 )
 from ..versions import VersionRegistry, negotiate
 from .base import BaseClient, _field
@@ -197,6 +198,9 @@ async def probe(
                 raise  # no answer without authorization: not an era verdict
             except TransportError:
                 break  # timeout, exit, or a non-modern HTTP error: a legacy server
+            except ProtocolError:
+                break  # an answer that is no recognised modern one (a -32022 without its data, an
+                # invalid DiscoverResult): "any other error", so legacy (stdio.mdx, Backward Compatibility)
             return revisions.client_class(version)(session, **discover_facts(result))
     except BaseException:
         await session.close()
