@@ -155,6 +155,12 @@ def request_id(message: object) -> RequestId | None:
     return rid if is_request_id(rid) else None
 
 
+def holds_a_request(message: object) -> bool:
+    """A parsed message that is a request (a method and an id, read or not), or a batch holding one."""
+    items = message if isinstance(message, list) else [message]
+    return any(isinstance(item, dict) and "id" in item and "method" in item for item in items)
+
+
 def request_envelope(id: RequestId, method: str, params: Any = None) -> dict[str, Any]:
     """A request object; ``params`` (a dict or a model) is left out when None."""
     message: dict[str, Any] = {"jsonrpc": JSONRPC, "id": id, "method": method}

@@ -64,6 +64,7 @@ from ...jsonrpc import (
     ProtocolError,
     dumps,
     error_envelope,
+    holds_a_request,
     request_id,
 )
 from ...param_headers import ToolHeaders, value_at
@@ -571,7 +572,7 @@ class HttpApp:
         # a message that passed the checks: a request (or batch) is answered; a notification or
         # response the server takes gets 202, one it refuses 400 with the error (no id)
         try:
-            if (isinstance(obj, dict) and "id" in obj and "method" in obj) or isinstance(obj, list):
+            if holds_a_request(obj) or isinstance(obj, list):  # a batch is answered as one
                 await self.answer(obj, conn, receive, send, principal)
                 return
             reply = await self.router.handle(obj, none_send, conn, principal)
@@ -838,12 +839,6 @@ class ResponseStream:
             if self.store is not None and self.stream is not None and self.session_id is not None:
                 await self.store.forget(self.session_id, self.stream)
         return True
-
-
-def holds_a_request(obj: Any) -> bool:
-    """A request, or a batch holding one (what an answer must carry JSON or a stream for)."""
-    items = obj if isinstance(obj, list) else [obj]
-    return any(isinstance(item, dict) and "id" in item and "method" in item for item in items)
 
 
 async def none_send(data: bytes) -> None:

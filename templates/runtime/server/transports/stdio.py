@@ -32,7 +32,16 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from ...jsonrpc import INVALID_REQUEST, PARSE_ERROR, ProtocolError, RequestId, dumps, error_envelope, request_id
+from ...jsonrpc import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ProtocolError,
+    RequestId,
+    dumps,
+    error_envelope,
+    holds_a_request,
+    request_id,
+)
 from ..kernel import Reply
 from ..router import Connection, Router, id_in_use, is_legacy_initialize, too_busy
 from ..services import Send
@@ -81,9 +90,7 @@ async def chunks(reader: asyncio.StreamReader, limit: int) -> AsyncIterator[list
 
 def needs_task(obj: Any) -> bool:
     """A request (other than ``initialize``), or a batch holding one: it may wait on the client."""
-    if isinstance(obj, dict):
-        return "id" in obj and "method" in obj and not is_legacy_initialize(obj)
-    return isinstance(obj, list) and any(isinstance(item, dict) and "id" in item and "method" in item for item in obj)
+    return holds_a_request(obj) and not is_legacy_initialize(obj)
 
 
 class Pending:

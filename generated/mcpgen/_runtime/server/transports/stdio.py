@@ -40,6 +40,7 @@ from ...jsonrpc import (
     RequestId,
     dumps,
     error_envelope,
+    holds_a_request,
     request_id,
 )
 from ..kernel import Reply
@@ -90,11 +91,7 @@ async def chunks(reader: asyncio.StreamReader, limit: int) -> AsyncIterator[list
 
 def needs_task(obj: Any) -> bool:
     """A request (other than ``initialize``), or a batch holding one: it may wait on the client."""
-    if isinstance(obj, dict):
-        return "id" in obj and "method" in obj and not is_legacy_initialize(obj)
-    return isinstance(obj, list) and any(
-        isinstance(item, dict) and "id" in item and "method" in item for item in obj
-    )
+    return holds_a_request(obj) and not is_legacy_initialize(obj)
 
 
 class Pending:
