@@ -145,6 +145,16 @@ async def serving(app: App, sock: socket.socket) -> AsyncIterator[None]:
         sock.close()
 
 
+async def request_body(receive: Any) -> bytes:
+    """The whole body of the ASGI request ``receive`` reads."""
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return body
+
+
 @contextlib.contextmanager
 def served_in_thread(app: App, sock: socket.socket | None = None) -> Iterator[str]:
     """Serve ``app`` with uvicorn in a thread of its own (its own event loop), for synchronous

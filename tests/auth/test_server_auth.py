@@ -243,15 +243,11 @@ def introspection_endpoint(answer: Callable[[str], dict[str, Any]], ports: list[
     port (its connection) and token; run under uvicorn (``served_in_thread``), which keeps
     connections (the test authorization server's werkzeug closes every one)."""
 
+    from tests.auth.protected import request_body
+
     async def endpoint(scope: dict[str, Any], receive: Any, send: Any) -> None:
         assert scope["type"] == "http"
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        token = parse_qs(body.decode())["token"][0]
+        token = parse_qs((await request_body(receive)).decode())["token"][0]
         ports.append(scope["client"][1])
         tokens.append(token)
         data = json.dumps(answer(token)).encode()

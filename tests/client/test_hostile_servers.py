@@ -28,7 +28,7 @@ from mcpgen._runtime.client.http import HttpTransport
 from mcpgen._runtime.jsonrpc import ProtocolError
 from mcpgen.v2026_07_28.client import Client
 
-from tests.auth.protected import served_in_thread
+from tests.auth.protected import request_body, served_in_thread
 
 MODERN = "2026-07-28"
 DISCOVER = {
@@ -55,13 +55,7 @@ class Hostile:
             self.seen[scope["method"]] = self.seen.get(scope["method"], 0) + 1
             await reply(send, 405, b"")
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        request = json.loads(body)
+        request = json.loads(await request_body(receive))
         method = request.get("method")
         self.seen[method] = self.seen.get(method, 0) + 1
         rid = request.get("id")
@@ -133,6 +127,15 @@ async def client_of(url: str, **options: Any) -> Client:
     return client
 
 
+async def call_fails(url: str) -> str:
+    """The message of the ``TransportError`` a ``tools/call`` ends in."""
+    client = await client_of(url, timeout=30)
+    async with client:
+        with pytest.raises(TransportError) as raised:
+            await client.call_tool(name="echo", arguments={})
+    return str(raised.value)
+
+
 @pytest.mark.parametrize("served", ["linger"], indirect=True)
 def test_a_response_stream_left_open_is_closed_once_its_response_came(served: tuple[Hostile, str]) -> None:
     _, url = served
@@ -152,14 +155,7 @@ def test_a_response_stream_left_open_is_closed_once_its_response_came(served: tu
 def test_an_answer_beyond_the_limit_is_refused_while_it_is_read(served: tuple[Hostile, str]) -> None:
     _, url = served
 
-    async def go() -> str:
-        client = await client_of(url, timeout=30)
-        async with client:
-            with pytest.raises(TransportError) as raised:
-                await client.call_tool(name="echo", arguments={})
-        return str(raised.value)
-
-    assert "larger than" in asyncio.run(asyncio.wait_for(go(), 60))
+    assert "larger than" in asyncio.run(asyncio.wait_for(call_fails(url), 60))
 
 
 @pytest.mark.parametrize("served", ["session-id"], indirect=True)
@@ -210,12 +206,5 @@ def test_a_listen_not_acknowledged_leaves_nothing_pending(served: tuple[Hostile,
 def test_a_modern_stream_closed_early_is_not_resumed(served: tuple[Hostile, str]) -> None:
     app, url = served
 
-    async def go() -> str:
-        client = await client_of(url, timeout=10)
-        async with client:
-            with pytest.raises(TransportError) as raised:
-                await client.call_tool(name="echo", arguments={})
-        return str(raised.value)
-
-    assert "ended without its response" in asyncio.run(asyncio.wait_for(go(), 30))
+    assert "ended without its response" in asyncio.run(asyncio.wait_for(call_fails(url), 30))
     assert "GET" not in app.seen

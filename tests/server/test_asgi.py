@@ -155,6 +155,17 @@ def test_a_notification_or_response_the_server_refuses_is_400_with_the_error() -
     assert unknown.json()["error"]["data"] == {"method": "notifications/unknown"}  # the codec's own error
 
 
+async def legacy_session(app: HttpApp, version: str) -> Headers:
+    """Initialize a legacy session at ``version``: the headers its later requests carry."""
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+    }
+    return {"mcp-session-id": (await call(app, init)).headers["mcp-session-id"], "mcp-protocol-version": version}
+
+
 def test_a_legacy_request_cancelled_before_it_sent_anything_gets_an_empty_stream() -> None:
     """A request's POST is answered by JSON or an event stream, never 202 (that is for
     notifications and responses); a request cancelled by notifications/cancelled gets no
@@ -163,18 +174,7 @@ def test_a_legacy_request_cancelled_before_it_sent_anything_gets_an_empty_stream
     async def go() -> tuple[Reply, Reply, list[str]]:
         server = Demo()
         app = server.asgi_app()
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "c", "version": "1"},
-            },
-        }
-        session = {"mcp-session-id": (await call(app, init)).headers["mcp-session-id"]}
-        session["mcp-protocol-version"] = "2025-11-25"
+        session = await legacy_session(app, "2025-11-25")
         slow = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "slow"}}
         waiting = asyncio.create_task(call(app, slow, session))
         await asyncio.sleep(0.1)
@@ -193,18 +193,7 @@ def test_a_legacy_batch_of_notifications_and_responses_is_202() -> None:
 
     async def go() -> list[Reply]:
         app = Demo().asgi_app()
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-03-26",
-                "capabilities": {},
-                "clientInfo": {"name": "c", "version": "1"},
-            },
-        }
-        session = {"mcp-session-id": (await call(app, init)).headers["mcp-session-id"]}
-        session["mcp-protocol-version"] = "2025-03-26"
+        session = await legacy_session(app, "2025-03-26")
         note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
         return [
             await call(app, [note], session),
