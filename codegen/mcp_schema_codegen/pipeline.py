@@ -61,21 +61,37 @@ class Revision:
     files: dict[str, str]  # path inside the version package -> source
 
 
+def recorded_layouts(package_dir: Path) -> dict[str, str]:
+    """The layout (``Options.layout``) each revision of the package at ``package_dir`` was
+    generated with, as its manifest records it; empty when there is none."""
+    manifest = read_manifest(package_dir) if package_dir.is_dir() else None
+    entries = manifest.get("revisions") if manifest else None
+    if not isinstance(entries, dict):
+        return {}
+    return {v: e["layout"] for v, e in entries.items() if isinstance(e, dict) and isinstance(e.get("layout"), str)}
+
+
+def layout_of(package_dir: Path) -> tuple[bool, bool] | None:
+    """(runtime vendored, current-revision modules) of the package at ``package_dir``, read back
+    from the layouts its manifest records; None when it records none."""
+    parts = [layout.split(",") for layout in recorded_layouts(package_dir).values()]
+    if not parts:
+        return None
+    own = f"runtime={package_dir.name}.{RUNTIME}"
+    vendored = package_dir.name != RUNTIME_DISTRIBUTION and any(part[0] == own for part in parts)
+    return vendored, any("current-modules" in part[1:] for part in parts)
+
+
 def check_kept_layout(options: Options, target: Path, lock: Lock) -> None:
     """Refuse to keep revisions made with another layout (runtime vendored or not, current-revision
     modules) beside the ones this run writes: the package would import a runtime it lacks."""
-    if not options.keep_others or not target.is_dir():
-        return
-    previous = read_manifest(target)
-    entries = previous.get("revisions") if previous else None
-    if not isinstance(entries, dict):
+    if not options.keep_others:
         return
     asked = set(options.versions or lock.revisions)
-    for version, entry in sorted(entries.items()):
-        layout = entry.get("layout") if isinstance(entry, dict) else None
+    for version, layout in sorted(recorded_layouts(target).items()):
         if version in asked or version not in lock.revisions or not (target / package_dir_name(version)).is_dir():
             continue
-        if isinstance(layout, str) and layout != options.layout:
+        if layout != options.layout:
             raise GeneratorError(
                 f"{target} holds MCP {version} generated with {layout}, not {options.layout} as this run asks",
                 hint="the layout asked for comes from --vendor-runtime/--no-vendor-runtime or "

@@ -99,7 +99,7 @@ def _options(
 ) -> Any:
     """CLI flags over [tool.mcp-codegen] over defaults."""
     from mcp_schema_codegen.commands.config import load_config
-    from mcp_schema_codegen.pipeline import Options
+    from mcp_schema_codegen.pipeline import Options, layout_of
 
     config = load_config(Path.cwd())
     chosen: list[str] | None = [] if all_ else list(dict.fromkeys(versions)) or config.versions
@@ -112,7 +112,7 @@ def _options(
     out = out or config.out or Path("generated")
     package = package or config.package or "mcpgen"
     # what neither the command line nor the file says, the tree's own layout does
-    vendored, current_modules = tree_layout(out / package) or (False, False)
+    vendored, current_modules = layout_of(out / package) or (False, False)
     if vendor_runtime is None:
         vendor_runtime = config.vendor_runtime if config.vendor_runtime_set else vendored
     if config.current_modules_set:
@@ -129,13 +129,18 @@ def _options(
     )
 
 
+def edited_by_hand(reasons: list[str]) -> bool:
+    """A check's reasons name a file edited by hand (which regen then refuses without --force)."""
+    return any(reason.endswith(": edited by hand") for reason in reasons)
+
+
 def _regenerate(config: Any, options: Any, reasons: list[str]) -> str:
     """The command that brings a stale tree up to date: ``regen`` in a project (``--force`` when a
     file was edited by hand: regen refuses otherwise), else ``generate`` with what ``check`` was
     told (the revisions the tree holds, where it is, the templates and schemas it was given)."""
     from mcp_schema_codegen.output.manifest import read_manifest
 
-    force = any(reason.endswith(": edited by hand") for reason in reasons)
+    force = edited_by_hand(reasons)
     in_project = config.package_configured and options.package == config.package
     if in_project and options.out.resolve() == config.out.resolve():
         return f"`mcp-codegen regen{' --force' if force else ''}` to update it"
@@ -151,22 +156,6 @@ def _regenerate(config: Any, options: Any, reasons: list[str]) -> str:
     if options.vendor_runtime:
         words.append("--vendor-runtime")
     return f"`{' '.join(shlex.quote(w) for w in words)}` to update it"
-
-
-def tree_layout(package_dir: Path) -> tuple[bool, bool] | None:
-    """How the generated package at ``package_dir`` was made, as its manifest records it: (runtime
-    vendored, current-revision modules); None when there is no manifest to say."""
-    from mcp_schema_codegen.output.manifest import read_manifest
-
-    manifest = read_manifest(package_dir) if package_dir.is_dir() else None
-    entries = manifest.get("revisions") if manifest else None
-    layouts = [e.get("layout") for e in entries.values() if isinstance(e, dict)] if isinstance(entries, dict) else []
-    parts = [layout.split(",") for layout in layouts if isinstance(layout, str)]
-    if not parts:
-        return None
-    own = f"runtime={package_dir.name}._runtime"
-    vendored = package_dir.name != "mcpgen" and any(part[0] == own for part in parts)
-    return vendored, any("current-modules" in part[1:] for part in parts)
 
 
 OUT = click.option(
@@ -289,7 +278,8 @@ def generate(
                 )
             if restore is not None:  # the app is described with the new package in place: if that fails, it goes back
                 restore.mark()
-        if app is not None and config.root is not None:
+        if app is not None:
+            assert config.root is not None  # an app is only read from a project's file
             report = write_surface(config.root, app)
             lines.append(f"surface {report.path}: {'written' if report.written else 'up to date'}")
             lines += [f"  {change}" for change in report.changes]
@@ -356,7 +346,7 @@ def check(
             click.echo(f"stale: {reason}", err=True)
         if not surface.clean:
             breaking = sum(1 for c in surface.changes if c.breaking)
-            force = " --force" if any(reason.endswith(": edited by hand") for reason in surface.reasons) else ""
+            force = " --force" if edited_by_hand(surface.reasons) else ""
             click.echo(
                 f"{PROG}: the surface of {config.app} changed ({breaking} breaking, "
                 f"{len(surface.changes) - breaking} compatible); "
