@@ -24,6 +24,7 @@ from ...versions import negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, rejection_reply
 from ..services import Context, Listener, Send
 from ..services.bus import Change
+from ..services.capabilities import declared
 from ..services.principal import Principal
 from ..services.subscriptions import SUBSCRIPTION_ID_KEY
 from .convert import Conversion
@@ -169,12 +170,12 @@ class ModernSession:
     def honoured(self, wanted: Any) -> dict[str, Any]:
         """The part of a ``SubscriptionFilter`` this server can deliver: what its capabilities
         declare (``listChanged`` of tools, prompts, resources; ``subscribe`` of resources)."""
-        caps = dump(self.kernel.app.capabilities())
+        caps = self.kernel.app.capabilities()
         data = dump(wanted) if isinstance(wanted, BaseModel) else dict(wanted)
 
         def declares(cap: str, flag: str) -> bool:
-            declared = caps.get(cap) if isinstance(caps, dict) else None
-            return isinstance(declared, dict) and declared.get(flag) is True
+            found = declared(caps, cap)  # a dict or a model, as a client's capabilities are read
+            return found is not None and declared(found, flag) is True
 
         out: dict[str, Any] = {}
         for wanted_flag, cap in (
