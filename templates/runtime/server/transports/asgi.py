@@ -576,12 +576,7 @@ class HttpApp:
                 await self.answer(obj, conn, receive, send, principal)
                 return
             reply = await self.router.handle(obj, none_send, conn, principal)
-            if reply.body is None and reply.code is not None:
-                await error(send, 400, None, reply.refused or ProtocolError(reply.code))
-            elif reply.body is None:
-                await plain(send, 202, b"")
-            else:
-                await respond(send, self.status(reply, conn), reply.body, [])
+            await self.write_reply(send, reply, conn)
         finally:
             if conn is not None:
                 await self.router.release(conn)
@@ -646,15 +641,22 @@ class HttpApp:
         if stream.started:
             await stream.finish(reply.body)
             return
-        if reply.body is not None:
-            await respond(send, self.status(reply, conn), reply.body, [])
-        elif holds_a_request(obj):  # cancelled (notifications/cancelled, a legacy session): a
-            # request is answered by JSON or a stream, never 202; an empty stream carries no response
+        if reply.body is None and holds_a_request(obj):  # cancelled (notifications/cancelled, a
+            # legacy session): a request is answered by JSON or a stream, never 202; an empty
+            # stream carries no response
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-        elif reply.code is not None:  # a batch of notifications or responses, refused
+        else:
+            await self.write_reply(send, reply, conn)
+
+    async def write_reply(self, send: ASGISend, reply: Reply, conn: Connection | None) -> None:
+        """A reply as the HTTP answer: its body as JSON; none, for notifications and responses the
+        server took, 202; for ones it refused, 400 with the error (without an id)."""
+        if reply.body is not None:
+            await respond(send, self.status(reply, conn), reply.body, [])
+        elif reply.code is not None:
             await error(send, 400, None, reply.refused or ProtocolError(reply.code))
-        else:  # a batch of notifications or responses, taken
+        else:
             await plain(send, 202, b"")
 
     # -- GET: a legacy session's stream of unsolicited notifications -----------------------
