@@ -91,6 +91,20 @@ async def bounded_lines(response: httpx.Response, limit: int = MAX_ANSWER) -> As
         yield "".join(parts)
 
 
+async def _deliver(
+    rid: RequestId | None, response: httpx.Response, cursor: StreamCursor, receiver: Receiver
+) -> bool:
+    """Hand an event stream's messages to ``receiver``; True once request ``rid``'s response came
+    (the rest of the stream is then read briefly and dropped: ``_to_the_end``)."""
+    events = sse_data(bounded_lines(response), cursor)
+    async for data in events:
+        await receiver.receive(data)
+        if rid is not None and not receiver.awaiting(rid):
+            await _to_the_end(events)
+            return True
+    return False
+
+
 async def _to_the_end(events: AsyncIterator[bytes]) -> None:
     """After a request's response: read its stream to the end, briefly, so the connection goes back
     to the pool; a stream the server keeps open past ``LINGER`` s is closed instead (it would hold
@@ -243,12 +257,8 @@ class HttpTransport(Transport):
         streams are not resumable), it is not.
         """
         cursor = StreamCursor()
-        events = sse_data(bounded_lines(response), cursor)
-        async for data in events:
-            await receiver.receive(data)
-            if rid is not None and not receiver.awaiting(rid):
-                await _to_the_end(events)
-                return
+        if await _deliver(rid, response, cursor, receiver):
+            return
         for _ in range(MAX_RESUMES):
             if cursor.last_id is None or (rid is not None and not receiver.awaiting(rid)):
                 break
@@ -264,12 +274,8 @@ class HttpTransport(Transport):
             ) as resumed:
                 if resumed.status_code != 200:
                     break
-                resumed_events = sse_data(bounded_lines(resumed), cursor)
-                async for data in resumed_events:
-                    await receiver.receive(data)
-                    if rid is not None and not receiver.awaiting(rid):
-                        await _to_the_end(resumed_events)
-                        return
+                if await _deliver(rid, resumed, cursor, receiver):
+                    return
         if rid is not None and receiver.awaiting(rid):
             raise TransportError(f"the event stream for request {rid!r} ended without its response")
 
