@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,7 +172,7 @@ def take_snapshot(
     """Connect to a server (stdio command or http(s) URL, either era; ``versions`` limits the
     revisions offered) and snapshot its surface."""
     try:
-        return asyncio.run(asyncio.wait_for(_take(target, capabilities, timeout, versions), timeout * 4))
+        return _run(asyncio.wait_for(_take(target, capabilities, timeout, versions), timeout * 4))
     except GeneratorError:
         raise
     except TimeoutError as exc:  # one request's own timeout (it says which), or the whole snapshot's
@@ -185,6 +185,21 @@ def take_snapshot(
         raise GeneratorError(
             f"cannot snapshot the server {_describe(target)}: {type(exc).__name__}: {exc}".replace("\n", " ")
         ) from None
+
+
+def _run(main: Coroutine[Any, Any, Snapshot]) -> Snapshot:
+    """``asyncio.run(main)``, quiet about an interrupt. The CLI's SIGINT/SIGTERM handler raises a
+    KeyboardInterrupt in whatever code runs; when that is a task, asyncio also keeps it as the task's
+    exception and reported it on stderr ("Task exception was never retrieved") when the task was
+    collected, after the command's one line. The interrupt itself propagates as before."""
+
+    def report(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if not isinstance(context.get("exception"), KeyboardInterrupt):
+            loop.default_exception_handler(context)
+
+    with asyncio.Runner() as runner:
+        runner.get_loop().set_exception_handler(report)
+        return runner.run(main)
 
 
 def _describe(target: str | Sequence[str]) -> str:
