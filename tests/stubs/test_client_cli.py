@@ -196,3 +196,31 @@ def test_an_interrupt_inside_the_snapshots_tasks_leaves_no_report_behind(
         snapshot.take_snapshot(["server"], {}, timeout=60.0)
     gc.collect()
     assert not [r for r in caplog.records if r.name == "asyncio"], [r.getMessage() for r in caplog.records]
+
+
+@pytest.mark.parametrize(
+    "ruff_settings",
+    [
+        # a scaffolded project's own (templates/scaffold/pyproject.toml.j2)
+        'line-length = 120\n\n[tool.ruff.lint]\nselect = ["E", "F", "W", "I", "UP", "B"]\n',
+        'line-length = 79\n\n[tool.ruff.lint]\nselect = ["E", "W", "F", "I", "N", "D", "ANN", "UP", "B", "RUF"]\n',
+    ],
+    ids=["a scaffolded project's", "strict, at 79 columns"],
+)
+def test_a_client_package_in_a_project_passes_the_projects_ruff(tmp_path: Path, ruff_settings: str) -> None:
+    """A typed client generated into a project is the generator's (``client --check`` gates its
+    bytes): the project's linter and formatter leave it alone, whatever their settings (ruff's rule
+    PGH004 aside, which refuses a blanket ``# ruff: noqa`` as such). It was formatted for 100
+    columns and held longer lines (our text, the server's descriptions), so the scaffold's own
+    ruff test failed once a client was generated beside its package."""
+    import shutil
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "mine"\nversion = "1"\n\n[tool.ruff]\n{ruff_settings}')
+    assert cli("client", "sdk", "--from-snapshot", str(SDK_SNAPSHOT), "--out", str(tmp_path))[0] == 0
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    for args in (["check", "--no-cache", "."], ["format", "--no-cache", "--check", "."]):
+        done = subprocess.run([ruff, *args], capture_output=True, text=True, cwd=tmp_path, check=False)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert cli("client", "sdk", "--check", "--out", str(tmp_path)) == (0, "", "")

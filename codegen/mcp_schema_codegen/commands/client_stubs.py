@@ -41,13 +41,26 @@ def _is_generated_client(directory: Path) -> bool:
     return isinstance(data, dict) and FORMAT_KEY in data
 
 
+# Put under each module's provenance line once it is formatted. The package lands in the user's
+# project, whose linter and formatter have settings of their own (another line length: ruff
+# joined our lines; rules that the servers' descriptions in docstrings break), while
+# ``client --check`` gates its bytes: they leave it alone.
+HANDS_OFF = "# ruff: noqa\n# fmt: off\n"
+
+
 def render_formatted(snapshot: Snapshot, package: str, runtime: str, into: Path) -> dict[str, bytes]:
-    """Render and ruff-format the package into the (empty or new) directory ``into``; its files' bytes."""
+    """Render and ruff-format the package into the (empty or new) directory ``into``, each module
+    then marked ``HANDS_OFF``; its files' bytes."""
     files = render_stubs(snapshot, runtime, templates_dir())
     into.mkdir(parents=True, exist_ok=True)
     for rel, text in files.items():
         (into / rel).write_text(text, encoding="utf-8")
     format_tree(into, package, FormatCache.default())
+    for rel in files:
+        if rel.endswith(".py"):
+            path = into / rel
+            provenance, rest = path.read_text(encoding="utf-8").split("\n", 1)
+            path.write_text(f"{provenance}\n{HANDS_OFF}{rest}", encoding="utf-8")
     return {rel: (into / rel).read_bytes() for rel in files}
 
 
