@@ -180,6 +180,24 @@ def test_timeout_sends_cancelled_and_the_session_survives(capfd: pytest.CaptureF
     assert "got notifications/cancelled" in capfd.readouterr().err
 
 
+def test_a_timeout_names_an_error_with_a_null_id_that_came_meanwhile(caplog: pytest.LogCaptureFixture) -> None:
+    """Over stdio an error with a null id (the server could not read a message of ours) cannot be
+    matched to a request: it is logged, and a request waiting meanwhile that times out says so
+    (it timed out with nothing but the time)."""
+
+    async def scenario() -> None:
+        client = await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL)
+        async with client:
+            with pytest.raises(RequestTimeout) as raised:
+                await client.request("tools/call", {"name": "unreadable", "arguments": {}}, timeout=0.5)
+            assert "the server said it could not read a message: -32700 Parse error" in str(raised.value)
+            result = await client.request("tools/call", {"name": "echo", "arguments": {"ok": True}})
+            assert result.content[0].text == '{"ok": true}'
+
+    run(scenario)
+    assert "could not read a message of this client: -32700 Parse error" in caplog.text
+
+
 def test_server_exit_fails_pending_requests() -> None:
     async def scenario() -> None:
         client = await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL)

@@ -10,7 +10,10 @@ an exhausted connection pool.
 - a listen request the server answers with something other than the acknowledgement: nothing of
   it stays pending;
 - a 2026-07-28 stream that sends event ids and closes before the response: not resumed (those
-  streams are not resumable), the request fails at once.
+  streams are not resumable), the request fails at once;
+- an error with a null id (the server could not read the message) in a POST's answer: the error of
+  that POST's request, at once;
+- a redirect: a ``TransportError`` naming where to, at once.
 """
 
 from __future__ import annotations
@@ -98,6 +101,16 @@ class Hostile:
             note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
             event = b"id: 1\nretry: 100\ndata: " + json.dumps(note).encode() + b"\n\n"
             await send({"type": "http.response.body", "body": event, "more_body": False})  # closed: no response
+        elif method == "tools/call" and self.mode in ("null-id-json", "null-id-stream"):
+            unread = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}}
+            if self.mode == "null-id-json":
+                await reply(send, 200, json.dumps(unread).encode())
+            else:
+                stream = [(b"content-type", b"text/event-stream")]
+                await send({"type": "http.response.start", "status": 200, "headers": stream})
+                await send({"type": "http.response.body", "body": b"data: " + json.dumps(unread).encode() + b"\n\n"})
+        elif method == "tools/call" and self.mode == "redirect":
+            await reply(send, 307, b"", [(b"location", b"https://elsewhere.example/mcp")])
         elif method == "subscriptions/listen":
             await reply(send, 200, answer(rid, {"resultType": "complete"}))  # a result, not the acknowledgement
         else:
@@ -208,3 +221,28 @@ def test_a_modern_stream_closed_early_is_not_resumed(served: tuple[Hostile, str]
 
     assert "ended without its response" in asyncio.run(asyncio.wait_for(call_fails(url), 30))
     assert "GET" not in app.seen
+
+
+@pytest.mark.parametrize("served", ["null-id-json", "null-id-stream"], indirect=True)
+def test_an_error_with_a_null_id_in_a_posts_answer_is_its_requests(served: tuple[Hostile, str]) -> None:
+    """JSON-RPC: a server that cannot read a request's id answers with a null id. Over HTTP the
+    answer to a POST is about what that POST carried: the request fails with the server's error at
+    once (it waited for its timeout, and the message said nothing of the server's answer)."""
+    _, url = served
+
+    async def go() -> None:
+        client = await client_of(url, timeout=30)
+        async with client:
+            with pytest.raises(mcpgen.ServerError) as raised:
+                await client.call_tool(name="echo", arguments={})
+            assert (raised.value.code, raised.value.message) == (-32600, "Invalid Request")
+
+    asyncio.run(asyncio.wait_for(go(), 10))
+
+
+@pytest.mark.parametrize("served", ["redirect"], indirect=True)
+def test_a_redirect_fails_the_request_naming_where_to(served: tuple[Hostile, str]) -> None:
+    _, url = served
+
+    message = asyncio.run(asyncio.wait_for(call_fails(url), 10))
+    assert "HTTP 307" in message and "https://elsewhere.example/mcp" in message, message

@@ -89,7 +89,7 @@ async def _deliver(rid: RequestId | None, response: httpx.Response, cursor: Stre
     (the rest of the stream is then read briefly and dropped: ``_to_the_end``)."""
     events = sse_data(bounded_lines(response), cursor)
     async for data in events:
-        await receiver.receive(data)
+        await receiver.receive(data if rid is None else _as_answer_to(data, rid))
         if rid is not None and not receiver.awaiting(rid):
             await _to_the_end(events)
             return True
@@ -221,11 +221,17 @@ class HttpTransport(Transport):
             return
         if status == 202:
             raise TransportError(f"POST {self.url}: 202 Accepted for a request", status=status)
+        if 300 <= status < 400:  # followed, a POST's arguments and headers would go where the server says
+            where = response.headers.get("location", "nowhere")
+            raise TransportError(
+                f"POST {self.url}: HTTP {status}, a redirect to {where} (not followed: connect to that URL)",
+                status=status,
+            )
         if ctype == "text/event-stream":
             await self._read_stream(rid, response, receiver)
             return
         content = await bounded_body(response)
-        await receiver.receive(content)
+        await receiver.receive(_as_answer_to(content, rid))
         if receiver.awaiting(rid):
             raise TransportError(f"no response for request {rid!r} in the HTTP answer")
 
@@ -320,6 +326,21 @@ def http_error(what: str, response: httpx.Response, content: bytes, auth: httpx.
             body=content,
         )
     return TransportError(f"{what}: HTTP {status}", status=status, body=content)
+
+
+def _as_answer_to(content: bytes, rid: RequestId) -> bytes:
+    """A message in the answer to the POST of request ``rid``; an error with a null id (JSON-RPC's
+    answer to a message whose id the server could not read) is about what that POST carried, so
+    it becomes ``rid``'s error. Anything else is left as it is."""
+    if b'"error"' not in content:  # most messages: not parsed twice
+        return content
+    try:
+        value: Any = from_json(content)
+    except ValueError:
+        return content
+    if isinstance(value, dict) and "id" in value and value["id"] is None and "result" not in value:
+        return _jsonrpc_error(content, rid) or content
+    return content
 
 
 def _jsonrpc_error(content: bytes, rid: RequestId) -> bytes | None:

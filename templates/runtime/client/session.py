@@ -74,6 +74,7 @@ class _Pending:
     method: str
     future: asyncio.Future[Any]
     progress_token: str | None = None
+    unread: str | None = None  # an error with a null id that came while it waited (see _unread)
 
 
 class ClientSession:
@@ -169,9 +170,12 @@ class ClientSession:
                 raise  # the request's own failure (a transport's timeout), not this wait's
             if future.done() and not future.cancelled():
                 return future.result()  # it came as the time ran out: the answer stands
+            pending = self._pending.get(rid)
+            unread = pending.unread if pending is not None else None
             await self.cancel(rid, "timeout")
             shown = timeout if limit is None else limit
-            raise RequestTimeout(f"no answer to request {rid!r} within {shown} s") from None
+            said = f" (meanwhile the server said it could not read a message: {unread})" if unread else ""
+            raise RequestTimeout(f"no answer to request {rid!r} within {shown} s{said}") from None
         except asyncio.CancelledError:
             await asyncio.shield(self.cancel(rid, "cancelled by the caller"))
             raise
@@ -286,13 +290,25 @@ class ClientSession:
         if isinstance(message, Response):
             self._settle(message.id, result=message.result)
         elif isinstance(message, ErrorResponse):
+            e = message.error
             if message.id is not None:
-                e = message.error
                 self._settle(message.id, exception=ServerError(e.code, e.message, e.data))
+            else:
+                self._unread(e.code, e.message)
         elif isinstance(message, Notification):
             self._notification(message)
         else:
             self._spawn(self._answer(message))
+
+    def _unread(self, code: int, message: str) -> None:
+        """An error with a null id: the server could not read a message of ours (JSON-RPC answers so
+        when it cannot tell the id), and it may be any request waiting now. A transport that can tell
+        (HTTP: the answer to one POST) makes it that request's; here it is logged, and a request
+        waiting now that times out names it."""
+        said = f"{code} {message}"
+        logger.warning("the server could not read a message of this client: %s", said)
+        for pending in self._pending.values():
+            pending.unread = said
 
     def _settle(self, rid: RequestId, *, result: Any = None, exception: BaseException | None = None) -> None:
         pending = self._pending.get(rid)
