@@ -180,22 +180,32 @@ def test_timeout_sends_cancelled_and_the_session_survives(capfd: pytest.CaptureF
     assert "got notifications/cancelled" in capfd.readouterr().err
 
 
-def test_a_timeout_names_an_error_with_a_null_id_that_came_meanwhile(caplog: pytest.LogCaptureFixture) -> None:
-    """Over stdio an error with a null id (the server could not read a message of ours) cannot be
-    matched to a request: it is logged, and a request waiting meanwhile that times out says so
-    (it timed out with nothing but the time)."""
+@pytest.mark.parametrize(
+    ("tool", "said"),
+    [
+        ("unreadable", "the server could not read a message of this client: -32700 Parse error"),
+        ("huge", "the server sent a message this client refused: -32600 message of 20971"),
+    ],
+)
+def test_a_timeout_names_what_came_meanwhile_that_named_no_request(
+    caplog: pytest.LogCaptureFixture, tool: str, said: str
+) -> None:
+    """Over stdio an error with a null id (the server could not read a message of ours), or an
+    answer the codec refuses before it can read the id (past its 16 MiB), cannot be matched to a
+    request: it is logged, and a request waiting meanwhile that times out says so (it timed out
+    saying nothing but the time)."""
 
     async def scenario() -> None:
         client = await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL)
         async with client:
             with pytest.raises(RequestTimeout) as raised:
-                await client.request("tools/call", {"name": "unreadable", "arguments": {}}, timeout=0.5)
-            assert "the server said it could not read a message: -32700 Parse error" in str(raised.value)
+                await client.request("tools/call", {"name": tool, "arguments": {}}, timeout=2)
+            assert f"(meanwhile {said}" in str(raised.value), str(raised.value)
             result = await client.request("tools/call", {"name": "echo", "arguments": {"ok": True}})
             assert result.content[0].text == '{"ok": true}'
 
     run(scenario)
-    assert "could not read a message of this client: -32700 Parse error" in caplog.text
+    assert said in caplog.text
 
 
 def test_server_exit_fails_pending_requests() -> None:

@@ -77,7 +77,9 @@ class _Pending:
     method: str
     future: asyncio.Future[Any]
     progress_token: str | None = None
-    unread: str | None = None  # an error with a null id that came while it waited (see _unread)
+    meanwhile: str | None = (
+        None  # what the server sent that no request could be told from (_unmatched)
+    )
 
 
 class ClientSession:
@@ -182,15 +184,16 @@ class ClientSession:
             if future.done() and not future.cancelled():
                 return future.result()  # it came as the time ran out: the answer stands
             pending = self._pending.get(rid)
-            unread = pending.unread if pending is not None else None
-            await self.cancel(rid, "timeout")
-            shown = timeout if limit is None else limit
-            said = (
-                f" (meanwhile the server said it could not read a message: {unread})"
-                if unread
+            meanwhile = (
+                f" (meanwhile {pending.meanwhile})"
+                if pending is not None and pending.meanwhile
                 else ""
             )
-            raise RequestTimeout(f"no answer to request {rid!r} within {shown} s{said}") from None
+            await self.cancel(rid, "timeout")
+            shown = timeout if limit is None else limit
+            raise RequestTimeout(
+                f"no answer to request {rid!r} within {shown} s{meanwhile}"
+            ) from None
         except asyncio.CancelledError:
             await asyncio.shield(self.cancel(rid, "cancelled by the caller"))
             raise
@@ -301,7 +304,9 @@ class ClientSession:
         elif error.kind == "request" and error.id is not None:
             self._spawn(self._reply(error.reply()))
         else:
-            logger.debug("ignored a message the codec refused: %r", error)
+            self._unmatched(
+                f"the server sent a message this client refused: {error.code} {error.message}"
+            )
 
     def _dispatch(self, message: Request | Notification | Response | ErrorResponse) -> None:
         if isinstance(message, Response):
@@ -310,22 +315,23 @@ class ClientSession:
             e = message.error
             if message.id is not None:
                 self._settle(message.id, exception=ServerError(e.code, e.message, e.data))
-            else:
-                self._unread(e.code, e.message)
+            else:  # JSON-RPC's answer to a message whose id the server could not tell
+                self._unmatched(
+                    f"the server could not read a message of this client: {e.code} {e.message}"
+                )
         elif isinstance(message, Notification):
             self._notification(message)
         else:
             self._spawn(self._answer(message))
 
-    def _unread(self, code: int, message: str) -> None:
-        """An error with a null id: the server could not read a message of ours (JSON-RPC answers so
-        when it cannot tell the id), and it may be any request waiting now. A transport that can tell
-        (HTTP: the answer to one POST) makes it that request's; here it is logged, and a request
-        waiting now that times out names it."""
-        said = f"{code} {message}"
-        logger.warning("the server could not read a message of this client: %s", said)
+    def _unmatched(self, what: str) -> None:
+        """Something the server sent that names no request (an error with a null id, a message the
+        codec refused before it could read an id: a line past its size limit, not JSON) may concern
+        any request waiting now. A transport that can tell (HTTP: the answer to one POST) makes it
+        that request's; here it is logged, and a request waiting now that times out names it."""
+        logger.warning("%s", what)
         for pending in self._pending.values():
-            pending.unread = said
+            pending.meanwhile = what
 
     def _settle(
         self, rid: RequestId, *, result: Any = None, exception: BaseException | None = None
