@@ -463,13 +463,50 @@ def test_a_full_proof_memory_refuses_new_proofs_and_never_forgets_a_live_one(iss
     back._swept -= 1.0
     assert asyncio.run(back.first_use("v", 600.0, 90.0))  # w, behind z, had ended: found
 
-    setup = Setup(issuer, remember=2)
+    setup = Setup(issuer, memory=LocalProofMemory(2, per_holder=2))  # one key may fill it (see below)
     captured = setup.key.proof("POST", RESOURCE, access_token=setup.token)
     assert isinstance(setup.decide((captured,)), Principal)
     assert isinstance(setup.decide((setup.key.proof("POST", RESOURCE, access_token=setup.token),)), Principal)
     flood = setup.decide((setup.key.proof("POST", RESOURCE, access_token=setup.token),))
     assert isinstance(flood, Denial) and flood.status == 503 and flood.error == "temporarily_unavailable", flood
     refused(setup.decide((captured,)), "invalid_dpop_proof", "used before")
+
+
+def test_one_keys_flood_of_proofs_takes_its_share_of_the_memory_not_every_clients(
+    issuer: TestAuthorizationServer,
+) -> None:
+    """A token is bound to one key: a holder flooding proofs (valid ones, of its own token and key)
+    filled the whole memory, and every DPoP client of the process got 503s until the flood's
+    proofs expired. One key's live proofs take at most ``per_holder`` places (half by default):
+    the flood's own proofs are refused, other keys' still accepted."""
+    from mcpgen._runtime.server.services.dpop import LocalProofMemory, ProofMemoryFull
+
+    memory = LocalProofMemory(4, per_holder=2)
+    assert asyncio.run(memory.first_use("a1", 100.0, 90.0, holder="A"))
+    assert asyncio.run(memory.first_use("a2", 100.0, 90.0, holder="A"))
+    with pytest.raises(ProofMemoryFull, match="of this key"):
+        asyncio.run(memory.first_use("a3", 100.0, 90.0, holder="A"))
+    assert asyncio.run(memory.first_use("a1", 100.0, 90.0, holder="A")) is False  # a replay, still
+    assert asyncio.run(memory.first_use("b1", 100.0, 90.0, holder="B"))
+    assert asyncio.run(memory.first_use("b2", 150.0, 90.0, holder="B"))
+    with pytest.raises(ProofMemoryFull, match="DPoP proofs are within"):  # the memory is full: anyone's
+        asyncio.run(memory.first_use("c1", 150.0, 90.0, holder="C"))
+    assert asyncio.run(memory.first_use("a3", 190.5, 90.0, holder="A"))  # a1, a2 and b1 ended at 190
+    assert asyncio.run(memory.first_use("c1", 190.5, 90.0, holder="C"))
+    assert LocalProofMemory(10).per_holder == 5
+    with pytest.raises(ValueError, match="of each key"):
+        LocalProofMemory(10, per_holder=0)
+
+    setup = Setup(issuer, remember=4)  # two proofs of a key within their window
+    for _ in range(2):
+        assert isinstance(setup.decide((setup.key.proof("POST", RESOURCE, access_token=setup.token),)), Principal)
+    flood = setup.decide((setup.key.proof("POST", RESOURCE, access_token=setup.token),))
+    assert isinstance(flood, Denial) and flood.status == 503, flood
+    other = DPoPKey.generate("ES256")
+    token = setup.mint(other.thumbprint)
+    for _ in range(2):
+        decided = setup.decide((other.proof("POST", RESOURCE, access_token=token),), token=token)
+        assert isinstance(decided, Principal), decided
 
 
 def test_a_given_memory_is_kept_where_redis_is_shared() -> None:

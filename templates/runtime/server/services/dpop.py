@@ -15,10 +15,12 @@ verifies the proof the way RFC 9449 §4.3 lists:
   is never forgotten before its window ends, so when ``remember`` live ones are kept, which takes
   more than ``remember / (max_age + leeway)`` proofs a second, a new one is refused with 503
   until older ones expire: a flood of proofs cannot push a captured one out of memory to replay
-  it (the flood, which needs a valid bound token of the sender's own, gets every DPoP client of
-  the process 503s meanwhile: size ``remember`` for the traffic, or give the server Redis); on
+  it; one key's proofs take at most half of ``remember``, so a flood, which needs a valid token
+  bound to the sender's own key, gets its own proofs refused with 503, not every DPoP client's;
+  size ``remember`` for the traffic: the default takes 555 proofs a second of one key); on
   a server with a ``redis_url`` its HTTP app shares them through Redis, so a proof used at one
-  worker is refused at every other, and an unreachable Redis is a 503, never a pass);
+  worker is refused at every other, and an unreachable Redis is a 503, never a pass (there
+  Redis's memory is the bound, with no share per key);
 - ``ath`` the SHA-256 of the token presented, and the key's thumbprint the token's ``cnf.jkt``;
 - with ``nonce=True``, a ``nonce`` this server issued within ``nonce_seconds`` (stateless: a
   timestamp and its HMAC under ``nonce_secret``; give every worker the same secret).
@@ -39,7 +41,7 @@ import json
 import secrets
 import struct
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Collection, Sequence
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -109,33 +111,53 @@ class ProofMemoryFull(SharedStateUnavailable):
 
 
 class LocalProofMemory:
-    """The proofs this process has seen within their window, at most ``capacity`` of them; past
-    that a new proof raises ``ProofMemoryFull`` (forgetting a live one would let it be replayed)."""
+    """The proofs this process has seen within their window, at most ``capacity`` of them, and at
+    most ``per_holder`` (default half the capacity) signed by any one key (``first_use``'s
+    ``holder``, which ``DPoPProofs`` gives; none given, none counted); past either a new proof
+    raises ``ProofMemoryFull`` (forgetting a live one would let it be replayed). The share keeps
+    one token holder's flood of proofs (a token is bound to one key) from filling the memory and
+    getting every other DPoP client 503s: the flood's own proofs are refused first."""
 
-    def __init__(self, capacity: int = 100_000) -> None:
+    def __init__(self, capacity: int = 100_000, per_holder: int | None = None) -> None:
         if capacity < 1:
             raise ValueError("a DPoP proof memory holds at least one proof")
         self.capacity = capacity
-        self._seen: OrderedDict[str, float] = OrderedDict()  # key -> when it may be forgotten
+        self.per_holder = max(1, capacity // 2) if per_holder is None else per_holder
+        if self.per_holder < 1:
+            raise ValueError("a DPoP proof memory holds at least one proof of each key")
+        self._seen: OrderedDict[str, tuple[float, str]] = OrderedDict()  # key -> (when it may be forgotten, holder)
+        self._held: Counter[str] = Counter()  # holder -> its proofs in _seen
         self._swept = float("-inf")  # when (monotonic) the whole memory was last searched for expired proofs
 
-    async def first_use(self, key: str, now: float, ttl: float) -> bool:
+    async def first_use(self, key: str, now: float, ttl: float, holder: str = "") -> bool:
+        """As ``ProofMemory.first_use``; ``holder``: the thumbprint of the key that signed the proof."""
         seen = self._seen
-        while seen and next(iter(seen.values())) < now:  # in order of expiry, as a rule
-            seen.popitem(last=False)
+        while seen and next(iter(seen.values()))[0] < now:  # in order of expiry, as a rule
+            self._forget(seen.popitem(last=False)[1][1])
         if key in seen:
             return False
-        if len(seen) >= self.capacity and time.monotonic() - self._swept >= 1.0:
+        full = len(seen) >= self.capacity or (bool(holder) and self._held[holder] >= self.per_holder)
+        if full and time.monotonic() - self._swept >= 1.0:
             # the exceptions to the order (a clock set back, windows of other lengths): at most
             # once a second (by the monotonic clock), so a full memory under a flood does not
             # search itself per proof
             self._swept = time.monotonic()
-            for expired in [k for k, until in seen.items() if until < now]:
-                del seen[expired]
+            for expired in [k for k, (until, _) in seen.items() if until < now]:
+                self._forget(seen.pop(expired)[1])
         if len(seen) >= self.capacity:
             raise ProofMemoryFull(f"{len(seen)} DPoP proofs are within their window")
-        seen[key] = now + ttl
+        if holder and self._held[holder] >= self.per_holder:
+            raise ProofMemoryFull(f"{self._held[holder]} DPoP proofs of this key are within their window")
+        seen[key] = (now + ttl, holder)
+        if holder:
+            self._held[holder] += 1
         return True
+
+    def _forget(self, holder: str) -> None:
+        if holder:
+            self._held[holder] -= 1
+            if not self._held[holder]:
+                del self._held[holder]
 
 
 class DPoPProofs:
@@ -258,5 +280,11 @@ class DPoPProofs:
         if self.nonce and not self._nonce_ok(claims.get("nonce")):
             raise ProofError("use_dpop_nonce", "this server requires a DPoP nonce it issued recently")
         seen = hashlib.sha256(f"{jkt}\x00{jti}".encode("utf-8", "surrogatepass")).hexdigest()  # its jti, its key
-        if not await self.memory.first_use(seen, now, self.max_age + self.leeway):
+        memory, window = self.memory, self.max_age + self.leeway
+        fresh = (
+            await memory.first_use(seen, now, window, holder=jkt)
+            if isinstance(memory, LocalProofMemory)  # the one that keeps a share per key
+            else await memory.first_use(seen, now, window)
+        )
+        if not fresh:
             raise ProofError("invalid_dpop_proof", "the DPoP proof was used before")
