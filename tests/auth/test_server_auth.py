@@ -650,3 +650,58 @@ def test_verified_tokens_are_remembered_briefly_and_never_past_their_expiry(issu
     assert verdicts["remembering"] == "user-1"
     assert verdicts["fresh"] == verdicts["at once"] == "the token is signed by a key the issuer does not publish"
     assert verdicts["bounded"] == 2 and verdicts["until"] is True
+
+
+def test_a_lifespan_shutdown_closes_the_verifiers_client_and_the_services(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ASGI app under a host with lifespan (mounted in another app, a server with reload)
+    released nothing at shutdown: the introspection verifier's client stayed open, as did the
+    services' shared backends (Redis). The runner, whose uvicorn runs without lifespan, closes
+    the same once uvicorn stops."""
+    from mcpgen._runtime.server.transports.asgi import HttpApp
+
+    from tests.server.servers import Demo
+
+    verifier = IntrospectionVerifier(endpoint="http://127.0.0.1:9/introspect", audience=RESOURCE)
+    resource = ProtectedResource(RESOURCE, ("https://a.example.com",))
+    app = HttpApp(Demo().router, auth=ResourceServer(verifier, resource))
+    closed: list[str] = []
+    real = app.router.services.aclose
+
+    async def services_closed() -> None:
+        closed.append("services")
+        await real()
+
+    monkeypatch.setattr(app.router.services, "aclose", services_closed)
+
+    async def lifespan() -> list[str]:
+        client = verifier._client()
+        inbox = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+        sent: list[str] = []
+
+        async def receive() -> dict[str, str]:
+            return inbox.pop(0)
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message["type"])
+
+        await app({"type": "lifespan"}, receive, send)
+        assert client.is_closed and verifier._own is None
+        return sent
+
+    assert asyncio.run(lifespan()) == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    assert closed == ["services"]
+
+    from mcpgen._runtime.server.runners import uvicorn_config, uvicorn_server
+
+    async def served_then_stopped() -> None:
+        client = verifier._client()
+        server = uvicorn_server(app.router, uvicorn_config(app, "127.0.0.1", 0))
+        serving = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.01)
+        server.should_exit = True
+        await serving
+        assert client.is_closed and verifier._own is None
+
+    asyncio.run(served_then_stopped())
+    assert closed == ["services", "services"]

@@ -488,16 +488,31 @@ def refuse(message: str) -> NoReturn:
 
 def serve_uvicorn(router: Router, config: uvicorn.Config, sock: socket.socket | None = None) -> None:
     """Run one uvicorn server (on ``sock`` when given); a signal ends open listen streams first."""
+    uvicorn_server(router, config).run(sockets=[sock] if sock is not None else None)
+
+
+def uvicorn_server(router: Router, config: uvicorn.Config) -> uvicorn.Server:
+    """uvicorn's server for ``config``: a signal ends open listen streams first, and what the app
+    holds open (``HttpApp.aclose``) is closed once it stops."""
     import uvicorn
 
     subscriptions = router.services.subscriptions
+    app = config.app
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:
             subscriptions.close()  # open listen streams end, so shutdown need not wait for them
             super().handle_exit(sig, frame)
 
-    Server(config).run(sockets=[sock] if sock is not None else None)
+        async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+            try:
+                await super().serve(sockets=sockets)
+            finally:  # lifespan is off (runners.uvicorn_config): what the app holds is closed here
+                close = getattr(app, "aclose", None)
+                if close is not None:
+                    await close()
+
+    return Server(config)
 
 
 def limited_protocol(limits: Limits) -> type[asyncio.Protocol]:

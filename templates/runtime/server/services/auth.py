@@ -309,6 +309,12 @@ class ResourceServer:
     def __repr__(self) -> str:
         return f"ResourceServer({self.verifier!r}, {self.metadata.resource!r})"
 
+    async def aclose(self) -> None:
+        """Close what the verifier holds open (an ``IntrospectionVerifier``'s client), if it can."""
+        close = getattr(self.verifier, "aclose", None)
+        if close is not None:
+            await close()
+
     @property
     def metadata_paths(self) -> tuple[str, ...]:
         """Where clients look for the metadata (the specification's order): the well-known

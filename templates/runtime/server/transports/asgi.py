@@ -324,6 +324,16 @@ class HttpApp:
         # what the endpoint serves: GET (a session's stream) and DELETE only where sessions exist
         self.allow = [(b"allow", b"GET, POST, DELETE" if router.legacy_versions else b"POST")]
 
+    async def aclose(self) -> None:
+        """Release what the server holds open in this process: the shared backends of its services
+        (Redis) and its verifier's client. A host's lifespan shutdown calls it, as does the runner
+        once uvicorn stops."""
+        try:
+            if self.auth is not None:
+                await self.auth.aclose()
+        finally:
+            await self.router.services.aclose()
+
     async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
         if scope["type"] == "lifespan":
             while True:
@@ -331,7 +341,12 @@ class HttpApp:
                 if message["type"] == "lifespan.startup":
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
+                    try:
+                        await self.aclose()
+                    except Exception as exc:  # the host reports it; the shutdown goes on
+                        await send({"type": "lifespan.shutdown.failed", "message": f"{exc!r}"})
+                    else:
+                        await send({"type": "lifespan.shutdown.complete"})
                     return
         if scope["type"] != "http":
             return
