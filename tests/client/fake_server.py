@@ -10,7 +10,8 @@ down with a ``notifications/cancelled`` naming it, as cancellation.mdx has a ser
 stdio), ``ignore-eof`` (legacy, but ignores stdin EOF), ``deaf`` (as ``mrtr`` until it has answered the
 probe, then it never reads stdin again).
 In every mode ``tools/call`` of ``hang`` never answers, of ``unreadable`` answers with an error
-whose id is null, of ``huge`` with 20 MiB of text. Every message received is logged to stderr as ``got METHOD``.
+whose id is null, of ``huge`` with 20 MiB of text, of ``chatty`` after a notification no
+revision has. Every message received is logged to stderr as ``got METHOD``.
 """
 
 from __future__ import annotations
@@ -134,6 +135,10 @@ def handle(message: dict[str, Any]) -> None:
             return
         if params.get("name") == "unreadable":  # as a server that could not read the request's id
             send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+            return
+        if params.get("name") == "chatty":  # a notification no revision has, then the answer
+            send({"jsonrpc": "2.0", "method": "notifications/vendor/heartbeat", "params": {}})
+            result(rid, text("ok", modern))
             return
         if params.get("name") == "huge":  # its answer, past the client codec's 16 MiB
             result(rid, text("x" * (20 << 20), modern))

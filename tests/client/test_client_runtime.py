@@ -208,6 +208,25 @@ def test_a_timeout_names_what_came_meanwhile_that_named_no_request(
     assert said in caplog.text
 
 
+def test_a_notification_of_no_use_is_ignored_quietly(caplog: pytest.LogCaptureFixture) -> None:
+    """JSON-RPC: an unknown notification is ignored. It names no request, but it is no sign of a
+    request gone astray: no warning, and no request's timeout names it."""
+
+    async def scenario() -> None:
+        client = await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL)
+        async with client:
+            result = await client.request("tools/call", {"name": "chatty", "arguments": {}})
+            assert result.content[0].text == "ok"
+            with pytest.raises(RequestTimeout) as raised:
+                await client.request("tools/call", {"name": "hang", "arguments": {}}, timeout=0.3)
+            assert "meanwhile" not in str(raised.value)
+
+    with caplog.at_level("DEBUG", logger="mcpgen"):
+        run(scenario)
+    assert "notifications/vendor/heartbeat" in caplog.text  # at debug level
+    assert not [r for r in caplog.records if r.levelname == "WARNING"], caplog.text
+
+
 def test_server_exit_fails_pending_requests() -> None:
     async def scenario() -> None:
         client = await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL)

@@ -63,7 +63,10 @@ class Hostile:
         self.seen[method] = self.seen.get(method, 0) + 1
         rid = request.get("id")
         if rid is None:
-            await reply(send, 202, b"")
+            if self.mode == "redirect":
+                await reply(send, 307, b"", [(b"location", b"https://elsewhere.example/mcp")])
+            else:
+                await reply(send, 202, b"")
             return
         if method == "server/discover":
             headers = [(b"mcp-session-id", "S\u00e9".encode("latin-1"))] if self.mode == "session-id" else []
@@ -245,4 +248,14 @@ def test_a_redirect_fails_the_request_naming_where_to(served: tuple[Hostile, str
     _, url = served
 
     message = asyncio.run(asyncio.wait_for(call_fails(url), 10))
+    assert "HTTP 307" in message and "https://elsewhere.example/mcp" in message, message
+
+    async def notified() -> str:  # a notification's POST too (it took the 307 for a success)
+        client = await client_of(url, timeout=10)
+        async with client:
+            with pytest.raises(TransportError) as raised:
+                await client.session.notify("notifications/cancelled", {"requestId": 1})
+        return str(raised.value)
+
+    message = asyncio.run(asyncio.wait_for(notified(), 10))
     assert "HTTP 307" in message and "https://elsewhere.example/mcp" in message, message

@@ -282,8 +282,10 @@ class ClientSession:
             self._settle(error.id, exception=error)  # a result that fails validation
         elif error.kind == "request" and error.id is not None:
             self._spawn(self._reply(error.reply()))
-        else:
+        elif error.kind in (None, "response"):  # not even its id could be read
             self._unmatched(f"the server sent a message this client refused: {error.code} {error.message}")
+        else:  # a notification of no use here (unknown, another revision's): ignored, as JSON-RPC has it
+            logger.debug("ignored a message the codec refused: %r", error)
 
     def _dispatch(self, message: Request | Notification | Response | ErrorResponse) -> None:
         if isinstance(message, Response):
@@ -302,8 +304,10 @@ class ClientSession:
     def _unmatched(self, what: str) -> None:
         """Something the server sent that names no request (an error with a null id, a message the
         codec refused before it could read an id: a line past its size limit, not JSON) may concern
-        any request waiting now. A transport that can tell (HTTP: the answer to one POST) makes it
-        that request's; here it is logged, and a request waiting now that times out names it."""
+        any request waiting now: it is logged, and a request waiting now that times out names it.
+        Over HTTP an error with a null id in a POST's answer is that request's already (the
+        transport makes it so), and a POST's answer that names no request fails that request at
+        once; noted here too, it can only show in another request's timeout."""
         logger.warning("%s", what)
         for pending in self._pending.values():
             pending.meanwhile = what

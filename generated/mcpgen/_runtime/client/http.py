@@ -191,6 +191,8 @@ class HttpTransport(Transport):
                 if response.status_code >= 400:
                     content = await bounded_body(response)
                     raise http_error(f"POST {self.url}", response, content, self.auth)
+                if 300 <= response.status_code < 400:
+                    raise redirected(f"POST {self.url}", response)
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
 
@@ -240,14 +242,8 @@ class HttpTransport(Transport):
             return
         if status == 202:
             raise TransportError(f"POST {self.url}: 202 Accepted for a request", status=status)
-        if (
-            300 <= status < 400
-        ):  # followed, a POST's arguments and headers would go where the server says
-            where = response.headers.get("location", "nowhere")
-            raise TransportError(
-                f"POST {self.url}: HTTP {status}, a redirect to {where} (not followed: connect to that URL)",
-                status=status,
-            )
+        if 300 <= status < 400:
+            raise redirected(f"POST {self.url}", response)
         if ctype == "text/event-stream":
             await self._read_stream(rid, response, receiver)
             return
@@ -340,6 +336,16 @@ class HttpTransport(Transport):
             await self.client.aclose()
 
 
+def redirected(what: str, response: httpx.Response) -> TransportError:
+    """A redirect, not followed by the transport's own client: a message's arguments and headers
+    would go where the server says (a client passed in follows its own settings)."""
+    where = response.headers.get("location", "nowhere")
+    return TransportError(
+        f"{what}: HTTP {response.status_code}, a redirect to {where} (not followed: connect to that URL)",
+        status=response.status_code,
+    )
+
+
 def http_error(
     what: str, response: httpx.Response, content: bytes, auth: httpx.Auth | None
 ) -> TransportError:
@@ -359,17 +365,26 @@ def http_error(
     return TransportError(f"{what}: HTTP {status}", status=status, body=content)
 
 
+_NULL_ID = re.compile(rb'"id"\s*:\s*null')
+
+
 def _as_answer_to(content: bytes, rid: RequestId) -> bytes:
     """A message in the answer to the POST of request ``rid``; an error with a null id (JSON-RPC's
     answer to a message whose id the server could not read) is about what that POST carried, so
     it becomes ``rid``'s error. Anything else is left as it is."""
-    if b'"error"' not in content:  # most messages: not parsed twice
+    if _NULL_ID.search(content) is None:  # nearly every message: not parsed twice
         return content
     try:
         value: Any = from_json(content)
     except ValueError:
         return content
-    if isinstance(value, dict) and "id" in value and value["id"] is None and "result" not in value:
+    if (
+        isinstance(value, dict)
+        and value.get("jsonrpc") == "2.0"
+        and "id" in value
+        and value["id"] is None
+        and "result" not in value
+    ):
         return _jsonrpc_error(content, rid) or content
     return content
 

@@ -15,9 +15,10 @@ verifies the proof the way RFC 9449 §4.3 lists:
   is never forgotten before its window ends, so when ``remember`` live ones are kept, which takes
   more than ``remember / (max_age + leeway)`` proofs a second, a new one is refused with 503
   until older ones expire: a flood of proofs cannot push a captured one out of memory to replay
-  it; one key's proofs take at most half of ``remember``, so a flood, which needs a valid token
-  bound to the sender's own key, gets its own proofs refused with 503, not every DPoP client's;
-  size ``remember`` for the traffic: the default takes 555 proofs a second of one key); on
+  it; one key's proofs take at most half of ``remember``, so the flood of one token (a token is
+  bound to one key) gets its own proofs refused with 503, not every DPoP client's, though a
+  holder of tokens bound to two keys can still fill it; size ``remember`` for the traffic: the
+  default takes 555 proofs a second of one key, 1,111 in all); on
   a server with a ``redis_url`` its HTTP app shares them through Redis, so a proof used at one
   worker is refused at every other, and an unreachable Redis is a 503, never a pass (there
   Redis's memory is the bound, with no share per key);
@@ -283,7 +284,7 @@ class DPoPProofs:
         memory, window = self.memory, self.max_age + self.leeway
         fresh = (
             await memory.first_use(seen, now, window, holder=jkt)
-            if isinstance(memory, LocalProofMemory)  # the one that keeps a share per key
+            if type(memory) is LocalProofMemory  # the one that keeps a share per key (a subclass: as any other)
             else await memory.first_use(seen, now, window)
         )
         if not fresh:
