@@ -40,6 +40,7 @@ from mcp_schema_codegen.commands.diff import FieldChange, diff_sides, side_from_
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import Lock, atomic_write, load_lock
 from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
+from mcp_schema_codegen.output.format import ruff_binary
 from mcp_schema_codegen.output.manifest import file_hashes, read_manifest
 from mcp_schema_codegen.output.tree import restored_on_failure
 from mcp_schema_codegen.paths import default_schema_dir, templates_dir
@@ -90,7 +91,7 @@ def module_name(name: str) -> str:
 
 
 def _ruff(root: Path, *args: str) -> None:
-    command = [sys.executable, "-m", "ruff", *args, "--no-cache"]
+    command = [ruff_binary(), *args, "--no-cache"]  # the binary: no Python started to find it
     done = subprocess.run(command, capture_output=True, text=True, cwd=root, check=False)
     if done.returncode != 0:
         raise GeneratorError(f"ruff {' '.join(args)} failed on the scaffold: {done.stdout.strip()[-300:]}")
