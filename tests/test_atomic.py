@@ -192,3 +192,48 @@ def test_restored_on_failure_removes_what_a_first_run_made_and_never_restores_a_
     with pytest.raises(shutil.Error), restored_on_failure(package):
         pytest.fail("the block ran without a snapshot")
     assert sorted(p.name for p in package.iterdir()) == ["_manifest.json", "mod.py", "pipe"]
+
+
+def test_a_run_that_waited_on_a_removed_lock_file_locks_the_one_in_place(tmp_path: Path) -> None:
+    """A failed first run removes the output directory it made, lock file and all, while another
+    run may wait on that lock file: that run then held a lock on a file no longer there, and a
+    third run, creating the file anew, locked it too, and both wrote at once. A run that gets a
+    lock checks that it holds the file in place, and else locks the one there (making it)."""
+    import fcntl
+    import threading
+
+    from mcp_schema_codegen.output.tree import LOCK_FILE, exclusive
+
+    out = tmp_path / "out"
+    first_in, first_may_go, second_in = threading.Event(), threading.Event(), threading.Event()
+    held: list[bool] = []
+
+    def first() -> None:
+        with exclusive(out):
+            first_in.set()
+            first_may_go.wait(10)
+            shutil.rmtree(out)  # as a failed first run does (see pipeline.generate)
+
+    def second() -> None:
+        first_in.wait(10)
+        with exclusive(out):
+            second_in.set()
+            out.mkdir(exist_ok=True)  # a third run, now, as exclusive() starts: it must wait
+            with open(out / LOCK_FILE, "a+b") as third:
+                try:
+                    fcntl.flock(third, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    held.append(True)
+                else:
+                    held.append(False)
+                    fcntl.flock(third, fcntl.LOCK_UN)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    first_in.wait(10)
+    time.sleep(0.2)  # the second run waits on the first one's lock file
+    first_may_go.set()
+    for thread in threads:
+        thread.join(10)
+    assert second_in.is_set() and held == [True]

@@ -45,19 +45,35 @@ LOCK_FILE = ".mcpgen-lock"
 
 @contextlib.contextmanager
 def exclusive(out: Path) -> Iterator[None]:
-    """Serialise generators writing into the same directory (another run waits its turn)."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise GeneratorError(f"the output directory {out} is a file, not a directory") from None
-    except OSError as exc:
-        raise GeneratorError(f"cannot create the output directory {out}: {exc.strerror or exc}") from None
-    with open(out / LOCK_FILE, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    """Serialise generators writing into the same directory (another run waits its turn).
+
+    A run that failed to make a new output directory removes it, lock file and all, and a run
+    waiting meanwhile then gets a lock on a file no longer there: it locks the one in place
+    instead (making it, and the directory, again), so no two runs hold the lock at once."""
+    while True:
         try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            out.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise GeneratorError(f"the output directory {out} is a file, not a directory") from None
+        except OSError as exc:
+            raise GeneratorError(f"cannot create the output directory {out}: {exc.strerror or exc}") from None
+        with open(out / LOCK_FILE, "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                if _same_file(handle.fileno(), out / LOCK_FILE):
+                    yield
+                    return
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        there = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino)
 
 
 def clean_stale(out: Path) -> None:
