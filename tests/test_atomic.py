@@ -237,3 +237,39 @@ def test_a_run_that_waited_on_a_removed_lock_file_locks_the_one_in_place(tmp_pat
     for thread in threads:
         thread.join(10)
     assert second_in.is_set() and held == [True]
+
+
+def test_a_failed_first_run_removes_its_directory_while_it_holds_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Removed after the lock was released, a run waiting on the old lock file could take it and
+    pass exclusive()'s check before the removal, while a third run locked a new file: the failed
+    run removes the directory it made while it still holds the lock."""
+    import fcntl
+
+    from mcp_schema_codegen import pipeline
+    from mcp_schema_codegen.errors import GeneratorError
+    from mcp_schema_codegen.output.tree import LOCK_FILE
+
+    seen: list[str] = []
+    real = pipeline.remove_if_only_the_lock
+
+    def checked(out: Path) -> None:
+        with open(out / LOCK_FILE, "a+b") as other:
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                seen.append("held")
+            else:
+                seen.append("free")
+                fcntl.flock(other, fcntl.LOCK_UN)
+        real(out)
+
+    def fails(*args: object, **kwargs: object) -> None:
+        raise GeneratorError("a failure of the revision")
+
+    monkeypatch.setattr(pipeline, "remove_if_only_the_lock", checked)
+    monkeypatch.setattr(pipeline, "render_package", fails)
+    with pytest.raises(GeneratorError):
+        pipeline.generate(pipeline.Options(schema_dir=SCHEMA_DIR, out=tmp_path / "new", versions=["2024-11-05"]))
+    assert seen == ["held"] and not (tmp_path / "new").exists()

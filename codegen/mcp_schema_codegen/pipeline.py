@@ -19,7 +19,7 @@ from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.output.faults import crash_point
 from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.output.manifest import Inputs, read_manifest, write_manifest
-from mcp_schema_codegen.output.tree import LOCK_FILE, clean_stale, exclusive, staging_dir, swap_in
+from mcp_schema_codegen.output.tree import clean_stale, exclusive, remove_if_only_the_lock, staging_dir, swap_in
 from mcp_schema_codegen.paths import templates_dir
 
 RUNTIME = "_runtime"
@@ -260,8 +260,8 @@ def generate(options: Options) -> list[Protocol]:
     target = out / options.package
     check_kept_layout(options, target, lock)
     created = not out.exists()
-    try:
-        with exclusive(out):
+    with exclusive(out):
+        try:
             clean_stale(out)
             stage_root = staging_dir(out)
             try:
@@ -270,8 +270,8 @@ def generate(options: Options) -> list[Protocol]:
                 swap_in(staged, target)
             finally:
                 shutil.rmtree(stage_root, ignore_errors=True)
-    except BaseException:
-        if created and out.is_dir() and {p.name for p in out.iterdir()} <= {LOCK_FILE}:
-            shutil.rmtree(out, ignore_errors=True)  # this run made it and nothing else uses it
-        raise
+        except BaseException:
+            if created:  # this run made it: removed while locked (a run waiting locks anew: exclusive)
+                remove_if_only_the_lock(out)
+            raise
     return protocols

@@ -10,12 +10,13 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from tests.conftest import ROOT
-from tests.server.servers import EVERYTHING, free_port, meta, start_everything_http, stop
+from tests.server.servers import EVERYTHING, free_port, meta, start_everything_http, stop, wait_http
 
 LISTEN = {
     "jsonrpc": "2.0",
@@ -80,3 +81,45 @@ def test_sigterm_ends_an_http_listen_stream_with_its_result() -> None:
         stop(proc)
     assert len(events) == 2
     assert_graceful_end(events[1])
+
+
+CLOSING = """
+import asyncio, sys
+from mcpgen._runtime.server import runners
+from mcpgen._runtime.server.transports.asgi import HttpApp
+from tests.server.servers import Demo
+port, marker = int(sys.argv[1]), sys.argv[2]
+router = Demo().router
+app = HttpApp(router)
+def noted(what, close):
+    async def closing():
+        await asyncio.sleep(0.05)  # a real wait: a close cut short by the signal stops here
+        await close()
+        with open(marker, "a") as f:
+            f.write(what + "\\n")
+    return closing
+app.aclose = noted("app", app.aclose)
+router.services.aclose = noted("services", router.services.aclose)
+runners.serve_uvicorn(router, runners.uvicorn_config(app, "127.0.0.1", port))
+"""
+
+
+def test_sigterm_stops_the_http_runner_after_it_closed_what_it_holds(tmp_path: Path) -> None:
+    """The runner closes the app's verifier client and the services' Redis connections once
+    uvicorn has shut its connections down. Closed after ``serve`` instead, they never were on a
+    signal: uvicorn re-raises it as ``serve`` returns (and a forked worker ends in ``os._exit``)."""
+    port, marker = free_port(), tmp_path / "closed"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLOSING, str(port), str(marker)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "generated")])},
+    )
+    try:
+        wait_http(port, proc)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+    finally:
+        stop(proc)
+    assert marker.read_text().splitlines() == ["app", "services"]

@@ -41,6 +41,7 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 LOCK_FILE = ".mcpgen-lock"
+LOCK_ATTEMPTS = 100  # lock files removed while waited on (each by a failed run), before giving up
 
 
 @contextlib.contextmanager
@@ -50,7 +51,7 @@ def exclusive(out: Path) -> Iterator[None]:
     A run that failed to make a new output directory removes it, lock file and all, and a run
     waiting meanwhile then gets a lock on a file no longer there: it locks the one in place
     instead (making it, and the directory, again), so no two runs hold the lock at once."""
-    while True:
+    for _ in range(LOCK_ATTEMPTS):
         try:
             out.mkdir(parents=True, exist_ok=True)
         except FileExistsError:
@@ -65,6 +66,16 @@ def exclusive(out: Path) -> Iterator[None]:
                     return
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+    raise GeneratorError(f"cannot lock {out / LOCK_FILE}: it was replaced {LOCK_ATTEMPTS} times while waited on")
+
+
+def remove_if_only_the_lock(out: Path) -> None:
+    """Remove an output directory a failed run made, if nothing but the lock file is in it. Called
+    with the lock held: a run waiting on it then finds its file gone and locks anew (``exclusive``);
+    removed after the lock was released, a waiting run could take the old file's lock and pass
+    that check before the removal, while a third run locked a new file."""
+    if out.is_dir() and {p.name for p in out.iterdir()} <= {LOCK_FILE}:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def _same_file(fd: int, path: Path) -> bool:
@@ -183,8 +194,8 @@ def _put_back(undo: Undo, keep_root: Path | None) -> None:
         for path, data in undo.saved.items():
             if _bytes(path) == files.get(path):
                 atomic_write(path, data)
-    if not undo.out_existed and out.is_dir() and {p.name for p in out.iterdir()} <= {LOCK_FILE}:
-        shutil.rmtree(out, ignore_errors=True)  # this run made the output directory too
+        if not undo.out_existed:
+            remove_if_only_the_lock(out)  # this run made the output directory too
 
 
 def _bytes(path: Path) -> bytes | None:

@@ -492,8 +492,11 @@ def serve_uvicorn(router: Router, config: uvicorn.Config, sock: socket.socket | 
 
 
 def uvicorn_server(router: Router, config: uvicorn.Config) -> uvicorn.Server:
-    """uvicorn's server for ``config``: a signal ends open listen streams first, and what the app
-    holds open (``HttpApp.aclose``) is closed once it stops."""
+    """uvicorn's server for ``config``: a signal ends open listen streams first, and once its
+    connections are shut down, what the process holds open is closed: the app's (``aclose``:
+    the verifier's client) and the services' (the Redis connections). Done in ``shutdown``, not
+    after ``serve``: uvicorn re-raises the signal as ``serve`` returns, and a forked worker ends
+    with ``os._exit`` (runners' ``stop_worker``)."""
     import uvicorn
 
     subscriptions = router.services.subscriptions
@@ -504,13 +507,16 @@ def uvicorn_server(router: Router, config: uvicorn.Config) -> uvicorn.Server:
             subscriptions.close()  # open listen streams end, so shutdown need not wait for them
             super().handle_exit(sig, frame)
 
-        async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             try:
-                await super().serve(sockets=sockets)
-            finally:  # lifespan is off (runners.uvicorn_config): what the app holds is closed here
-                close = getattr(app, "aclose", None)
-                if close is not None:
-                    await close()
+                await super().shutdown(sockets=sockets)
+            finally:  # lifespan is off (runners.uvicorn_config): closed here instead
+                try:
+                    close = getattr(app, "aclose", None)
+                    if close is not None:
+                        await close()
+                finally:
+                    await router.services.aclose()
 
     return Server(config)
 

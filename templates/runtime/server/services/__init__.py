@@ -92,12 +92,19 @@ class Services:
         )
 
     async def aclose(self) -> None:
-        """Release the shared backends (the Redis connection) of this process."""
-        await self.subscriptions.bus.close()
-        await self.sessions.close()
-        await self.events.close()
+        """Release the shared backends (the Redis connection) of this process: each is closed even
+        when one before it fails (the first failure is raised after)."""
+        closers = [self.subscriptions.bus.close, self.sessions.close, self.events.close]
         if self.shared is not None:
-            await self.shared.close()
+            closers.append(self.shared.close)
+        failure: BaseException | None = None
+        for close in closers:
+            try:
+                await close()
+            except Exception as exc:
+                failure = failure or exc
+        if failure is not None:
+            raise failure
 
 
 __all__ = [

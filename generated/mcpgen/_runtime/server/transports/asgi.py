@@ -341,14 +341,12 @@ class HttpApp:
         self.allow = [(b"allow", b"GET, POST, DELETE" if router.legacy_versions else b"POST")]
 
     async def aclose(self) -> None:
-        """Release what the server holds open in this process: the shared backends of its services
-        (Redis) and its verifier's client. A host's lifespan shutdown calls it, as does the runner
-        once uvicorn stops."""
-        try:
-            if self.auth is not None:
-                await self.auth.aclose()
-        finally:
-            await self.router.services.aclose()
+        """Release what this app holds open: its verifier's client (made again if the app serves
+        on). A host's lifespan shutdown calls it, as does the runner once uvicorn stops. The
+        router's services (Redis) are not the app's to close: a router may serve several apps and
+        stdio; the runner closes them as the process ends (``services.aclose()`` otherwise)."""
+        if self.auth is not None:
+            await self.auth.aclose()
 
     async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
         if scope["type"] == "lifespan":
