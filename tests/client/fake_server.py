@@ -11,7 +11,8 @@ stdio), ``ignore-eof`` (legacy, but ignores stdin EOF), ``deaf`` (as ``mrtr`` un
 probe, then it never reads stdin again).
 In every mode ``tools/call`` of ``hang`` never answers, of ``unreadable`` answers with an error
 whose id is null, of ``huge`` with 20 MiB of text, of ``chatty`` after a notification no
-revision has. Every message received is logged to stderr as ``got METHOD``.
+revision has, of ``bad-id-request`` with what the client answered to a request whose id is an
+object. Every message received is logged to stderr as ``got METHOD``.
 """
 
 from __future__ import annotations
@@ -49,11 +50,17 @@ def text(value: str, modern: bool) -> dict[str, Any]:
     return out
 
 
+ASKED_WITH_A_BAD_ID: list[Any] = []  # the tools/call waiting for the client's answer to such a request
+
+
 def handle(message: dict[str, Any]) -> None:
     method = message.get("method")
     rid = message.get("id")
     params = message.get("params") or {}
     print(f"got {method}", file=sys.stderr, flush=True)
+    if method is None and ASKED_WITH_A_BAD_ID:  # the client's answer: the tool call's text
+        result(ASKED_WITH_A_BAD_ID.pop(), text(json.dumps(message, sort_keys=True), False))
+        return
     if rid is None:
         return
     modern = MODERN_META in (params.get("_meta") or {})
@@ -135,6 +142,10 @@ def handle(message: dict[str, Any]) -> None:
             return
         if params.get("name") == "unreadable":  # as a server that could not read the request's id
             send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+            return
+        if params.get("name") == "bad-id-request":  # a request whose id is no id; answered with the reply
+            ASKED_WITH_A_BAD_ID.append(rid)
+            send({"jsonrpc": "2.0", "id": {"not": "an id"}, "method": "ping"})
             return
         if params.get("name") == "chatty":  # a notification no revision has, then the answer
             send({"jsonrpc": "2.0", "method": "notifications/vendor/heartbeat", "params": {}})

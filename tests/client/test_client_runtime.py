@@ -5,6 +5,7 @@ and pure functions: header encoding, x-mcp-header validation, era fallback, MRTR
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import time
@@ -225,6 +226,20 @@ def test_a_notification_of_no_use_is_ignored_quietly(caplog: pytest.LogCaptureFi
         run(scenario)
     assert "notifications/vendor/heartbeat" in caplog.text  # at debug level
     assert not [r for r in caplog.records if r.levelname == "WARNING"], caplog.text
+
+
+def test_a_server_request_whose_id_cannot_be_read_gets_an_error_with_a_null_id() -> None:
+    """JSON-RPC: an error in detecting a request's id is answered with a null id; the client said
+    nothing, and the server waited on an answer that never came."""
+
+    async def scenario() -> None:
+        client = await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL)
+        async with client:
+            result = await client.request("tools/call", {"name": "bad-id-request", "arguments": {}})
+            answer = json.loads(result.content[0].text)
+            assert answer["id"] is None and answer["error"]["code"] == -32600, answer
+
+    run(scenario)
 
 
 def test_server_exit_fails_pending_requests() -> None:

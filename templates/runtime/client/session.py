@@ -280,7 +280,7 @@ class ClientSession:
     def _refused(self, error: ProtocolError) -> None:
         if error.kind == "response" and error.id is not None:
             self._settle(error.id, exception=error)  # a result that fails validation
-        elif error.kind == "request" and error.id is not None:
+        elif error.kind == "request":  # its error; with a null id when the id could not be read
             self._spawn(self._reply(error.reply()))
         elif error.kind in (None, "response"):  # not even its id could be read
             self._unmatched(f"the server sent a message this client refused: {error.code} {error.message}")
