@@ -94,7 +94,8 @@ def _ruff(root: Path, *args: str) -> None:
     command = [ruff_binary(), *args, "--no-cache"]  # the binary: no Python started to find it
     done = subprocess.run(command, capture_output=True, text=True, cwd=root, check=False)
     if done.returncode != 0:
-        raise GeneratorError(f"ruff {' '.join(args)} failed on the scaffold: {done.stdout.strip()[-300:]}")
+        said = (done.stdout.strip() or done.stderr.strip())[-300:]  # findings on stdout, a bad setting on stderr
+        raise GeneratorError(f"ruff {' '.join(args)} failed on the scaffold: {said}")
 
 
 def scaffold(

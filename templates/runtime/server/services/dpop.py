@@ -117,7 +117,9 @@ class LocalProofMemory:
     ``holder``, which ``DPoPProofs`` gives; none given, none counted); past either a new proof
     raises ``ProofMemoryFull`` (forgetting a live one would let it be replayed). The share keeps
     one token holder's flood of proofs (a token is bound to one key) from filling the memory and
-    getting every other DPoP client 503s: the flood's own proofs are refused first."""
+    getting every other DPoP client 503s: the flood's own proofs are refused first. ``DPoPProofs``
+    gives ``holder`` to this class only; a subclass is called as any other memory (no holder, so
+    no share per key, whatever its ``per_holder``), so a wrapper overrides ``first_use`` with it."""
 
     def __init__(self, capacity: int = 100_000, per_holder: int | None = None) -> None:
         if capacity < 1:
