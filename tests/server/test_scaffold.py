@@ -467,3 +467,18 @@ def test_ts_client_on_scaffolded_server(project: Path, http_url: str, mode: str,
         assert done.returncode == 0, done.stderr[-3000:]
         seen = json.loads(done.stdout.strip().splitlines()[-1])
         assert (seen["version"], seen["tools"], seen["added"]) == (version, ["add"], "5")
+
+
+def test_a_ruff_failure_names_what_ruff_said_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ruff reports a bad setting on stderr, not stdout: the one-line error named nothing."""
+    from mcp_schema_codegen.commands import scaffold as scaffolding
+
+    fake = tmp_path / "ruff"
+    fake.write_text("#!/bin/sh\necho 'ruff: a setting it cannot read' >&2\nexit 2\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(scaffolding, "ruff_binary", lambda: str(fake))
+    assert main(["scaffold", NAME, "--dir", str(tmp_path / "projects")]) == 2
+    assert "failed on the scaffold: ruff: a setting it cannot read" in capsys.readouterr().err
+    assert list((tmp_path / "projects").iterdir()) == []
