@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.conftest import ROOT
 from tests.server.servers import EVERYTHING, free_port, meta, start_everything_http, stop, wait_http
@@ -88,12 +89,14 @@ import asyncio, sys
 from mcpgen._runtime.server import runners
 from mcpgen._runtime.server.transports.asgi import HttpApp
 from tests.server.servers import Demo
-port, marker = int(sys.argv[1]), sys.argv[2]
+port, marker, fails = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 router = Demo().router
 app = HttpApp(router)
 def noted(what, close):
     async def closing():
         await asyncio.sleep(0.05)  # a real wait: a close cut short by the signal stops here
+        if what == fails:
+            raise RuntimeError(what + " could not close")
         await close()
         with open(marker, "a") as f:
             f.write(what + "\\n")
@@ -104,13 +107,15 @@ runners.serve_uvicorn(router, runners.uvicorn_config(app, "127.0.0.1", port))
 """
 
 
-def test_sigterm_stops_the_http_runner_after_it_closed_what_it_holds(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fails", ["nothing", "app"])
+def test_sigterm_stops_the_http_runner_after_it_closed_what_it_holds(tmp_path: Path, fails: str) -> None:
     """The runner closes the app's verifier client and the services' Redis connections once
     uvicorn has shut its connections down. Closed after ``serve`` instead, they never were on a
-    signal: uvicorn re-raises it as ``serve`` returns (and a forked worker ends in ``os._exit``)."""
+    signal: uvicorn re-raises it as ``serve`` returns (and a forked worker ends in ``os._exit``).
+    A close that fails is logged, and the next is still closed: the process ends as it would."""
     port, marker = free_port(), tmp_path / "closed"
     proc = subprocess.Popen(
-        [sys.executable, "-c", CLOSING, str(port), str(marker)],
+        [sys.executable, "-c", CLOSING, str(port), str(marker), fails],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -119,7 +124,14 @@ def test_sigterm_stops_the_http_runner_after_it_closed_what_it_holds(tmp_path: P
     try:
         wait_http(port, proc)
         proc.send_signal(signal.SIGTERM)
-        proc.wait(10)
+        code = proc.wait(10)
+        assert proc.stderr is not None
+        err = proc.stderr.read().decode()
     finally:
         stop(proc)
-    assert marker.read_text().splitlines() == ["app", "services"]
+    assert code == -signal.SIGTERM, (code, err)  # uvicorn re-raises the signal once it has shut down
+    if fails == "nothing":
+        assert marker.read_text().splitlines() == ["app", "services"]
+    else:
+        assert marker.read_text().splitlines() == ["services"]
+        assert "closing the app failed: RuntimeError('app could not close')" in err, err

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import queue
 import select
@@ -511,12 +512,13 @@ def uvicorn_server(router: Router, config: uvicorn.Config) -> uvicorn.Server:
             try:
                 await super().shutdown(sockets=sockets)
             finally:  # lifespan is off (runners.uvicorn_config): closed here instead
-                try:
-                    close = getattr(app, "aclose", None)
-                    if close is not None:
-                        await close()
-                finally:
-                    await router.services.aclose()
+                closers = (("the app", getattr(app, "aclose", None)), ("the services", router.services.aclose))
+                for what, close in closers:
+                    try:
+                        if close is not None:
+                            await close()
+                    except Exception as exc:  # the process ends anyway: said, not raised over the exit
+                        logging.getLogger(__name__).warning("closing %s failed: %r", what, exc)
 
     return Server(config)
 
