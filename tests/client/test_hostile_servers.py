@@ -112,6 +112,8 @@ class Hostile:
                 stream = [(b"content-type", b"text/event-stream")]
                 await send({"type": "http.response.start", "status": 200, "headers": stream})
                 await send({"type": "http.response.body", "body": b"data: " + json.dumps(unread).encode() + b"\n\n"})
+        elif method == "tools/call" and self.mode == "garbage":
+            await reply(send, 200, b"<html>not JSON-RPC</html>")
         elif method == "tools/call" and self.mode == "redirect":
             await reply(send, 307, b"", [(b"location", b"https://elsewhere.example/mcp")])
         elif method == "subscriptions/listen":
@@ -259,3 +261,14 @@ def test_a_redirect_fails_the_request_naming_where_to(served: tuple[Hostile, str
 
     message = asyncio.run(asyncio.wait_for(notified(), 10))
     assert "HTTP 307" in message and "https://elsewhere.example/mcp" in message, message
+
+
+@pytest.mark.parametrize("served", ["garbage"], indirect=True)
+def test_a_json_answer_that_is_no_json_rpc_fails_its_request_saying_why(served: tuple[Hostile, str]) -> None:
+    """The answer to a POST refused whole is that request's: it fails saying what the codec
+    refused (it said only "no response ... in the HTTP answer"), and no other request is
+    marked with it."""
+    _, url = served
+
+    message = asyncio.run(asyncio.wait_for(call_fails(url), 10))
+    assert "the answer to request" in message and "-32700" in message, message

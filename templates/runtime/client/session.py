@@ -263,25 +263,28 @@ class ClientSession:
 
     # -- receiving (the transport's Receiver) -------------------------------------------------
 
-    async def receive(self, data: bytes) -> None:
+    async def receive(self, data: bytes, answer_to: RequestId | None = None) -> None:
         pending = {rid: p.method for rid, p in self._pending.items()}
         try:
             decoded = self.codec.decode(data, pending=pending)
         except ProtocolError as error:
-            self._refused(error)
+            self._refused(error, answer_to)
             return
         items = decoded.items if isinstance(decoded, Batch) else (decoded,)
         for item in items:
             if isinstance(item, ProtocolError):
-                self._refused(item)
+                self._refused(item, answer_to)
             else:
                 self._dispatch(item)
 
-    def _refused(self, error: ProtocolError) -> None:
+    def _refused(self, error: ProtocolError, answer_to: RequestId | None = None) -> None:
         if error.kind == "response" and error.id is not None:
             self._settle(error.id, exception=error)  # a result that fails validation
         elif error.kind == "request":  # its error; with a null id when the id could not be read
             self._spawn(self._reply(error.reply()))
+        elif error.kind in (None, "response") and answer_to is not None:  # the whole answer to that request
+            refused = TransportError(f"the answer to request {answer_to!r} was refused: {error.code} {error.message}")
+            self._settle(answer_to, exception=refused)
         elif error.kind in (None, "response"):  # not even its id could be read
             self._unmatched(f"the server sent a message this client refused: {error.code} {error.message}")
         else:  # a notification of no use here (unknown, another revision's): ignored, as JSON-RPC has it
@@ -306,8 +309,8 @@ class ClientSession:
         codec refused before it could read an id: a line past its size limit, not JSON) may concern
         any request waiting now: it is logged, and a request waiting now that times out names it.
         Over HTTP an error with a null id in a POST's answer is that request's already (the
-        transport makes it so), and a POST's answer that names no request fails that request at
-        once; noted here too, it can only show in another request's timeout."""
+        transport makes it so), and a POST's JSON answer refused whole fails that request at once
+        (``receive``'s ``answer_to``); a refused event of a POST's stream is noted here."""
         logger.warning("%s", what)
         for pending in self._pending.values():
             pending.meanwhile = what

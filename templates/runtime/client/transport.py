@@ -19,8 +19,9 @@ JSONObject = dict[str, Any]
 
 
 class Receiver(Protocol):
-    async def receive(self, data: bytes) -> None:
-        """One JSON-RPC message (or batch) as it arrived."""
+    async def receive(self, data: bytes, answer_to: RequestId | None = None) -> None:
+        """One JSON-RPC message (or batch) as it arrived; ``answer_to``: the request whose whole
+        answer it is, when the transport knows (an HTTP POST's JSON body)."""
 
     def awaiting(self, request_id: RequestId) -> bool:
         """The request still waits for its response."""

@@ -248,7 +248,7 @@ class HttpTransport(Transport):
             await self._read_stream(rid, response, receiver)
             return
         content = await bounded_body(response)
-        await receiver.receive(_as_answer_to(content, rid))
+        await receiver.receive(_as_answer_to(content, rid), answer_to=rid)
         if receiver.awaiting(rid):
             raise TransportError(f"no response for request {rid!r} in the HTTP answer")
 
