@@ -69,6 +69,17 @@ def modern_headers(body: dict[str, Any]) -> Headers:
     return headers
 
 
+def modern_post_scope(body: dict[str, Any]) -> dict[str, Any]:
+    """The ASGI scope of a 2026-07-28 POST of ``body`` to /mcp (its headers from the body)."""
+    head = {"host": "127.0.0.1", **modern_headers(body)}
+    return {
+        "type": "http",
+        "method": "POST",
+        "path": "/mcp",
+        "headers": [(k.encode(), v.encode()) for k, v in head.items()],
+    }
+
+
 def test_modern_post_answers_json_with_status_by_error() -> None:
     async def go() -> list[Reply]:
         app = Demo().asgi_app()
@@ -260,13 +271,7 @@ def test_closing_the_sse_stream_cancels_the_request() -> None:
         server = Demo()
         app = server.asgi_app()
         body = request(1, "tools/call", {"name": "stream"}, progressToken="p")
-        head = {"host": "127.0.0.1", **modern_headers(body)}
-        scope = {
-            "type": "http",
-            "method": "POST",
-            "path": "/mcp",
-            "headers": [(k.encode(), v.encode()) for k, v in head.items()],
-        }
+        scope = modern_post_scope(body)
         first = [{"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}]
         streaming = asyncio.Event()
         sent: list[dict[str, Any]] = []
@@ -301,13 +306,7 @@ def test_a_client_that_goes_before_anything_was_sent_cancels_the_request() -> No
         server = Demo()
         app = server.asgi_app()
         body = request(1, "tools/call", {"name": "slow"})
-        head = {"host": "127.0.0.1", **modern_headers(body)}
-        scope = {
-            "type": "http",
-            "method": "POST",
-            "path": "/mcp",
-            "headers": [(k.encode(), v.encode()) for k, v in head.items()],
-        }
+        scope = modern_post_scope(body)
         first = [{"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}]
         sent: list[dict[str, Any]] = []
 
@@ -379,12 +378,7 @@ def test_stalled_bodies_get_408_each_at_its_own_deadline() -> None:
         server.limits = Limits(body_timeout=0.4)  # type: ignore[misc]
         app = server.asgi_app()
         body = request(1, "tools/list")
-        scope = {
-            "type": "http",
-            "method": "POST",
-            "path": "/mcp",
-            "headers": [(b"host", b"127.0.0.1"), *((k.encode(), v.encode()) for k, v in modern_headers(body).items())],
-        }
+        scope = modern_post_scope(body)
         never = asyncio.Event()
 
         async def exchange(delay: float | None) -> tuple[int, float]:
