@@ -385,7 +385,7 @@ def _as_answer_to(content: bytes, rid: RequestId) -> bytes:
         and value["id"] is None
         and "result" not in value
     ):
-        return _jsonrpc_error(content, rid) or content
+        return _error_for(value, rid) or content
     return content
 
 
@@ -395,6 +395,11 @@ def _jsonrpc_error(content: bytes, rid: RequestId) -> bytes | None:
         value: Any = from_json(content)
     except ValueError:
         return None
+    return _error_for(value, rid)
+
+
+def _error_for(value: Any, rid: RequestId) -> bytes | None:
+    """A parsed JSON-RPC error (any id) as the error response for ``rid``, or None when it is not one."""
     if not isinstance(value, dict) or not isinstance(value.get("error"), dict):
         return None
     error = value["error"]
