@@ -49,6 +49,7 @@ END_OF_LINE = re.compile(r"\r\n|\r|\n")
 LINGER = (
     1.0  # seconds a request's stream may stay open after its response before the client closes it
 )
+EVENT_STREAM_WAIT = 2.0  # seconds opening the GET stream waits for the server's answer at most
 
 
 async def bounded_body(response: httpx.Response, limit: int = MAX_ANSWER) -> bytes:
@@ -297,11 +298,28 @@ class HttpTransport(Transport):
         return True
 
     async def open_event_stream(self) -> None:
-        task = asyncio.create_task(self._listen())
+        """Open the GET stream and return once the server has answered it (the stream is open, or
+        refused with 405), at most ``EVENT_STREAM_WAIT`` seconds: what the server pushes after
+        ``connect`` returns has a stream to go to (a server drops what it has no stream for), and
+        the GET reaches the server before the client's next request. An in-process
+        ``httpx.ASGITransport`` answers only when the app returns, so over it the wait is skipped.
+        """
+        answered = asyncio.Event()
+        task = asyncio.create_task(self._listen(answered))
         self._others.add(task)
         task.add_done_callback(self._others.discard)
+        if isinstance(getattr(self.client, "_transport", None), httpx.ASGITransport):
+            return
+        try:
+            await asyncio.wait_for(answered.wait(), EVENT_STREAM_WAIT)
+        except TimeoutError:
+            logger.debug(
+                "the server has not answered the event stream at %s in %s s",
+                self.url,
+                EVENT_STREAM_WAIT,
+            )
 
-    async def _listen(self) -> None:
+    async def _listen(self, answered: asyncio.Event) -> None:
         receiver = self._receiver
         assert receiver is not None
         headers = self._headers(None)
@@ -311,6 +329,7 @@ class HttpTransport(Transport):
             async with self.client.stream(
                 "GET", self.url, headers=headers, auth=self._auth
             ) as response:
+                answered.set()
                 if response.status_code != 200:
                     return  # 405: the server pushes nothing unprompted
                 await self._read_stream(None, response, receiver)
@@ -318,6 +337,8 @@ class HttpTransport(Transport):
             return  # the stream is gone, as when the server ends it
         except TransportError as exc:  # a line or event past the limit: the stream ends, said once
             logger.warning("the server's event stream at %s ended: %s", self.url, exc)
+        finally:
+            answered.set()
 
     async def close(self) -> None:
         tasks = [*self._inflight.values(), *self._others]

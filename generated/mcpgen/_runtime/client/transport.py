@@ -51,7 +51,8 @@ class Transport(abc.ABC):
         return None
 
     async def open_event_stream(self) -> None:
-        """Open the channel for messages the server sends unprompted (legacy HTTP: GET)."""
+        """Open the channel for messages the server sends unprompted (legacy HTTP: GET), returning
+        once the server has answered it."""
         return None
 
     def forget_session(self) -> bool:
