@@ -13,7 +13,9 @@ an exhausted connection pool.
   streams are not resumable), the request fails at once;
 - an error with a null id (the server could not read the message) in a POST's answer: the error of
   that POST's request, at once;
-- a redirect: a ``TransportError`` naming where to, at once.
+- a redirect: a ``TransportError`` naming where to, at once;
+- an event of a POST's stream that the codec refuses: the request of that stream, timing out,
+  names it; another request waiting meanwhile does not.
 """
 
 from __future__ import annotations
@@ -112,6 +114,15 @@ class Hostile:
                 stream = [(b"content-type", b"text/event-stream")]
                 await send({"type": "http.response.start", "status": 200, "headers": stream})
                 await send({"type": "http.response.body", "body": b"data: " + json.dumps(unread).encode() + b"\n\n"})
+        elif method == "tools/call" and self.mode == "bad-event":  # "bad": a refused event; then nothing
+            start = {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]}
+            await send(start)
+            if request["params"]["name"] == "bad":
+                await send({"type": "http.response.body", "body": b"data: {not json\n\n", "more_body": True})
+            gone = asyncio.ensure_future(receive())
+            while not gone.done():
+                await asyncio.sleep(0.1)
+                await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
         elif method == "tools/call" and self.mode == "garbage":
             await reply(send, 200, b"<html>not JSON-RPC</html>")
         elif method == "tools/call" and self.mode == "redirect":
@@ -272,3 +283,20 @@ def test_a_json_answer_that_is_no_json_rpc_fails_its_request_saying_why(served: 
 
     message = asyncio.run(asyncio.wait_for(call_fails(url), 10))
     assert "the answer to request" in message and "-32700" in message, message
+
+
+@pytest.mark.parametrize("served", ["bad-event"], indirect=True)
+def test_a_refused_event_is_named_by_its_streams_request_only(served: tuple[Hostile, str]) -> None:
+    _, url = served
+
+    async def go() -> tuple[str, str]:
+        client = await client_of(url, timeout=30)
+        async with client:
+            calls = [client.call_tool(name=name, arguments={}, timeout=1.5) for name in ("bad", "other")]
+            bad, other = await asyncio.gather(*calls, return_exceptions=True)
+        assert isinstance(bad, mcpgen.RequestTimeout) and isinstance(other, mcpgen.RequestTimeout), (bad, other)
+        return str(bad), str(other)
+
+    bad, other = asyncio.run(asyncio.wait_for(go(), 20))
+    assert "meanwhile the server sent a message this client refused: -32700" in bad, bad
+    assert "meanwhile" not in other, other

@@ -263,21 +263,25 @@ class ClientSession:
 
     # -- receiving (the transport's Receiver) -------------------------------------------------
 
-    async def receive(self, data: bytes, answer_to: RequestId | None = None) -> None:
+    async def receive(
+        self, data: bytes, answer_to: RequestId | None = None, stream_of: RequestId | None = None
+    ) -> None:
         pending = {rid: p.method for rid, p in self._pending.items()}
         try:
             decoded = self.codec.decode(data, pending=pending)
         except ProtocolError as error:
-            self._refused(error, answer_to)
+            self._refused(error, answer_to, stream_of)
             return
         items = decoded.items if isinstance(decoded, Batch) else (decoded,)
         for item in items:
             if isinstance(item, ProtocolError):
-                self._refused(item, answer_to)
+                self._refused(item, answer_to, stream_of)
             else:
                 self._dispatch(item)
 
-    def _refused(self, error: ProtocolError, answer_to: RequestId | None = None) -> None:
+    def _refused(
+        self, error: ProtocolError, answer_to: RequestId | None = None, stream_of: RequestId | None = None
+    ) -> None:
         if error.kind == "response" and error.id is not None:
             self._settle(error.id, exception=error)  # a result that fails validation
         elif error.kind == "request":  # its error; with a null id when the id could not be read
@@ -286,7 +290,7 @@ class ClientSession:
             refused = TransportError(f"the answer to request {answer_to!r} was refused: {error.code} {error.message}")
             self._settle(answer_to, exception=refused)
         elif error.kind in (None, "response"):  # not even its id could be read
-            self._unmatched(f"the server sent a message this client refused: {error.code} {error.message}")
+            self._unmatched(f"the server sent a message this client refused: {error.code} {error.message}", stream_of)
         else:  # a notification of no use here (unknown, another revision's): ignored, as JSON-RPC has it
             logger.debug("ignored a message the codec refused: %r", error)
 
@@ -304,15 +308,17 @@ class ClientSession:
         else:
             self._spawn(self._answer(message))
 
-    def _unmatched(self, what: str) -> None:
+    def _unmatched(self, what: str, stream_of: RequestId | None = None) -> None:
         """Something the server sent that names no request (an error with a null id, a message the
         codec refused before it could read an id: a line past its size limit, not JSON) may concern
         any request waiting now: it is logged, and a request waiting now that times out names it.
         Over HTTP an error with a null id in a POST's answer is that request's already (the
-        transport makes it so), and a POST's JSON answer refused whole fails that request at once
-        (``receive``'s ``answer_to``); a refused event of a POST's stream is noted here."""
+        transport makes it so), a POST's JSON answer refused whole fails that request at once
+        (``receive``'s ``answer_to``), and a refused event of a POST's stream is noted on that
+        POST's request only (``stream_of``: what a request's stream carries is about it)."""
         logger.warning("%s", what)
-        for pending in self._pending.values():
+        only = self._pending.get(stream_of) if stream_of is not None else None
+        for pending in (only,) if only is not None else self._pending.values():
             pending.meanwhile = what
 
     def _settle(self, rid: RequestId, *, result: Any = None, exception: BaseException | None = None) -> None:

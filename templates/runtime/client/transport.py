@@ -19,9 +19,12 @@ JSONObject = dict[str, Any]
 
 
 class Receiver(Protocol):
-    async def receive(self, data: bytes, answer_to: RequestId | None = None) -> None:
+    async def receive(
+        self, data: bytes, answer_to: RequestId | None = None, stream_of: RequestId | None = None
+    ) -> None:
         """One JSON-RPC message (or batch) as it arrived; ``answer_to``: the request whose whole
-        answer it is, when the transport knows (an HTTP POST's JSON body)."""
+        answer it is, when the transport knows (an HTTP POST's JSON body); ``stream_of``: the
+        request whose answer stream it came on (an event of an HTTP POST's event stream)."""
 
     def awaiting(self, request_id: RequestId) -> bool:
         """The request still waits for its response."""

@@ -99,7 +99,7 @@ async def _deliver(
     (the rest of the stream is then read briefly and dropped: ``_to_the_end``)."""
     events = sse_data(bounded_lines(response), cursor)
     async for data in events:
-        await receiver.receive(data if rid is None else _as_answer_to(data, rid))
+        await receiver.receive(data if rid is None else _as_answer_to(data, rid), stream_of=rid)
         if rid is not None and not receiver.awaiting(rid):
             await _to_the_end(events)
             return True
