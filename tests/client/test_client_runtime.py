@@ -92,7 +92,7 @@ def test_x_mcp_header_annotations() -> None:
 def test_sse_parser_records_ids_and_retry() -> None:
     async def lines() -> Any:
         for line in ["id: 7", "retry: 250", "data: {}", "", ": keep-alive", "event: other", "data: x", "", "data: 1"]:
-            yield line
+            yield line.encode()
 
     async def scenario() -> None:
         cursor = StreamCursor()
@@ -101,6 +101,27 @@ def test_sse_parser_records_ids_and_retry() -> None:
         assert (cursor.last_id, cursor.retry_ms) == ("7", 250)
 
     run(scenario)
+
+
+def test_sse_fields_are_read_as_the_event_stream_format_has_them() -> None:
+    """A ``retry`` of other digits than ASCII is ignored (``str.isdigit`` took "²" and ``int``
+    raised, failing the request); an id that cannot go back as a header leaves the stream not
+    resumable (sending it raised); data that is not UTF-8 is decoded with U+FFFD."""
+
+    async def parse(*lines: bytes) -> tuple[list[bytes], StreamCursor]:
+        async def source() -> Any:
+            for line in lines:
+                yield line
+
+        cursor = StreamCursor()
+        return [e async for e in sse_data(source(), cursor)], cursor
+
+    events, cursor = asyncio.run(parse("retry: \u00b2".encode(), b"id: 1", b"data: \xff{}", b""))
+    assert events == ["\ufffd{}".encode()] and (cursor.last_id, cursor.retry_ms) == ("1", 1000)
+    _, cursor = asyncio.run(parse(b"id: 1", b"data: x", b"", "id: \u00e9".encode(), b"data: y", b""))
+    assert cursor.last_id is None
+    _, cursor = asyncio.run(parse(b"id: 1", b"data: x", b"", b"id: a\0b", b"data: y", b""))
+    assert cursor.last_id == "1", "an id with NUL is ignored (the format)"
 
 
 def test_a_legacy_server_answering_a_version_the_client_does_not_speak_is_refused() -> None:
@@ -311,12 +332,12 @@ def test_a_legacy_listen_whose_subscribe_fails_leaves_no_listener() -> None:
 
 
 class Chunks:
-    """What ``bounded_lines`` reads of a response: its text, in the chunks given."""
+    """What ``bounded_lines`` reads of a response: its bytes, in the chunks given."""
 
-    def __init__(self, *chunks: str) -> None:
-        self.chunks = chunks
+    def __init__(self, *chunks: str | bytes) -> None:
+        self.chunks = [c.encode() if isinstance(c, str) else c for c in chunks]
 
-    async def aiter_text(self) -> Any:
+    async def aiter_bytes(self) -> Any:
         for chunk in self.chunks:
             yield chunk
 
@@ -324,25 +345,31 @@ class Chunks:
 def test_event_stream_lines_end_at_cr_lf_or_crlf_only_and_are_bounded() -> None:
     from mcpgen._runtime.client.http import bounded_lines
 
-    async def lines(*chunks: str, limit: int = 100) -> list[str]:
+    async def lines(*chunks: str | bytes, limit: int = 100) -> list[bytes]:
         return [line async for line in bounded_lines(Chunks(*chunks), limit)]  # type: ignore[arg-type]
 
     # CRLF cut between two chunks is one line end; U+2028 inside data ends nothing; a last line
     # without an end is still a line
     assert asyncio.run(lines("data: a\r", "\ndata: b\u2028c\n\n", "data: d\rid: 1")) == [
-        "data: a",
-        "data: b\u2028c",
-        "",
-        "data: d",
-        "id: 1",
+        b"data: a",
+        "data: b\u2028c".encode(),
+        b"",
+        b"data: d",
+        b"id: 1",
     ]
     with pytest.raises(TransportError, match="longer than 100"):
         asyncio.run(lines("data: " + "x" * 60, "x" * 60))
+    # bounded in bytes (in characters, a line of U+10000 held four times the limit in memory)
+    with pytest.raises(TransportError, match="longer than 100 bytes"):
+        asyncio.run(lines("data: " + "\U00010000" * 30))
+    # a byte order mark opening the stream is dropped, even cut across chunks; elsewhere it is data
+    assert asyncio.run(lines(b"\xef", b"\xbb\xbfdata: a\n\xef\xbb\xbf")) == [b"data: a", b"\xef\xbb\xbf"]
+    assert asyncio.run(lines(b"\xef\xbb")) == [b"\xef\xbb"], "a stream of less than a BOM keeps its bytes"
 
     async def events(*lines_: str) -> list[bytes]:
         async def source() -> Any:
             for line in lines_:
-                yield line
+                yield line.encode()
 
         return [e async for e in sse_data(source())]
 

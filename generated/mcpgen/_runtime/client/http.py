@@ -45,7 +45,11 @@ MAX_ANSWER = (
     DEFAULT_MAX_MESSAGE_SIZE  # bytes of one HTTP answer or SSE line the client reads at most
 )
 VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
-END_OF_LINE = re.compile(r"\r\n|\r|\n")
+END_OF_LINE = re.compile(rb"\r\n|\r|\n")
+BOM = b"\xef\xbb\xbf"
+HEADER_VALUE = re.compile(
+    rb"[\x20-\x7e\t]*"
+)  # what an event id must be to go back as Last-Event-ID
 LINGER = (
     1.0  # seconds a request's stream may stay open after its response before the client closes it
 )
@@ -66,30 +70,43 @@ async def bounded_body(response: httpx.Response, limit: int = MAX_ANSWER) -> byt
     return b"".join(chunks)
 
 
-async def bounded_lines(response: httpx.Response, limit: int = MAX_ANSWER) -> AsyncIterator[str]:
-    """The lines of an event stream (CR, LF or CRLF ends one; nothing else does, unlike
-    ``str.splitlines``), refused (``TransportError``) past ``limit`` characters."""
-    parts: list[str] = []  # of the line not ended yet
+async def bounded_lines(response: httpx.Response, limit: int = MAX_ANSWER) -> AsyncIterator[bytes]:
+    """The lines of an event stream, as bytes (CR, LF or CRLF ends one; nothing else does, unlike
+    ``bytes.splitlines``; a UTF-8 byte order mark opening the stream is dropped), refused
+    (``TransportError``) past ``limit`` bytes while they are read. An event stream is UTF-8
+    whatever its charset says (html.spec.whatwg.org, server-sent events), and neither CR nor LF
+    can occur inside a UTF-8 sequence: lines are cut before anything is decoded."""
+    parts: list[bytes] = []  # of the line not ended yet
     size = 0
     after_cr = False  # the last chunk ended with a CR: a LF opening the next one is its CRLF's
-    async for text in response.aiter_text():
-        if after_cr and text.startswith("\n"):
-            text = text[1:]
+    opening: bytes | None = (
+        b""  # the stream's first bytes, until they are known not to be (all of) a BOM
+    )
+    async for chunk in response.aiter_bytes():
+        if opening is not None:
+            opening += chunk
+            if len(opening) < len(BOM) and BOM.startswith(opening):
+                continue
+            chunk, opening = opening.removeprefix(BOM), None
+        if after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
         after_cr = False
         start = 0
-        for match in END_OF_LINE.finditer(text):
-            parts.append(text[start : match.start()])
-            yield "".join(parts)
+        for match in END_OF_LINE.finditer(chunk):
+            parts.append(chunk[start : match.start()])
+            yield b"".join(parts)
             parts, size = [], 0
             start = match.end()
-            after_cr = match.group() == "\r" and start == len(text)
-        if start < len(text):
-            parts.append(text[start:])
-            size += len(text) - start
+            after_cr = match.group() == b"\r" and start == len(chunk)
+        if start < len(chunk):
+            parts.append(chunk[start:])
+            size += len(chunk) - start
             if size > limit:
-                raise TransportError(f"an event stream line is longer than {limit} characters")
+                raise TransportError(f"an event stream line is longer than {limit} bytes")
+    if opening:  # the stream ended inside what might have been a BOM
+        parts.append(opening)
     if parts:
-        yield "".join(parts)
+        yield b"".join(parts)
 
 
 async def _deliver(
@@ -440,37 +457,46 @@ class StreamCursor:
 
 
 async def sse_data(
-    lines: AsyncIterator[str], cursor: StreamCursor | None = None
+    lines: AsyncIterator[bytes], cursor: StreamCursor | None = None
 ) -> AsyncIterator[bytes]:
-    """The ``data`` of each server-sent event (comments and events without data skipped); ``cursor``
-    records ``id`` and ``retry``.
+    """The ``data`` of each server-sent event, as UTF-8 (what is not UTF-8 becomes U+FFFD, as the
+    event-stream format decodes); comments and events without data are skipped; ``cursor`` records
+    ``id`` (an id that cannot be sent back in a header leaves the stream not resumable) and
+    ``retry`` (ASCII digits only, as the format has it).
     """
     cursor = cursor if cursor is not None else StreamCursor()
-    data: list[str] = []
+    data: list[bytes] = []
     size = 0
-    event = "message"
+    event = b"message"
     async for line in lines:
-        if line == "":
+        if line == b"":
             if (
-                any(data) and event == "message"
+                any(data) and event == b"message"
             ):  # a priming event (an id, empty data) carries nothing
-                yield "\n".join(data).encode("utf-8")
-            data, size, event = [], 0, "message"
+                yield _utf8(b"\n".join(data))
+            data, size, event = [], 0, b"message"
             continue
-        if line.startswith(":"):
+        if line.startswith(b":"):
             continue
-        name, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if name == "data":
+        name, _, value = line.partition(b":")
+        value = value.removeprefix(b" ")
+        if name == b"data":
             size += len(value) + 1
             if size > MAX_ANSWER:
-                raise TransportError(f"an event's data is longer than {MAX_ANSWER} characters")
+                raise TransportError(f"an event's data is longer than {MAX_ANSWER} bytes")
             data.append(value)
-        elif name == "event":
+        elif name == b"event":
             event = value
-        elif name == "id" and "\0" not in value:
-            cursor.last_id = value
-        elif name == "retry" and value.isdigit():
+        elif (
+            name == b"id" and b"\0" not in value
+        ):  # sent back as Last-Event-ID: a header value, or none
+            cursor.last_id = value.decode() if HEADER_VALUE.fullmatch(value) else None
+        elif name == b"retry" and value.isdigit():
             cursor.retry_ms = min(int(value), MAX_RETRY_MS)
-    if any(data) and event == "message":
-        yield "\n".join(data).encode("utf-8")
+    if any(data) and event == b"message":
+        yield _utf8(b"\n".join(data))
+
+
+def _utf8(data: bytes) -> bytes:
+    """``data`` with every byte that is not UTF-8 replaced by U+FFFD (ASCII is left as it is)."""
+    return data if data.isascii() else data.decode("utf-8", "replace").encode("utf-8")
