@@ -7,7 +7,8 @@ Modes: ``legacy`` (answers initialize, tools; -32601 to server/discover), ``exit
 answers input_required, advancing requestState each round, complete after round 3; the
 final text lists the states it was sent; ``subscriptions/listen`` is acknowledged, then torn
 down with a ``notifications/cancelled`` naming it, as cancellation.mdx has a server do on
-stdio), ``ignore-eof`` (legacy, but ignores stdin EOF), ``deaf`` (as ``mrtr`` until it has answered the
+stdio), ``ignore-eof`` (legacy, but ignores stdin EOF), ``slow-initialize`` (legacy, never answers
+``initialize``), ``deaf`` (as ``mrtr`` until it has answered the
 probe, then it never reads stdin again).
 In every mode ``tools/call`` of ``hang`` never answers, of ``unreadable`` answers with an error
 whose id is null, of ``huge`` with 20 MiB of text, of ``chatty`` after a notification no
@@ -91,6 +92,8 @@ def handle(message: dict[str, Any]) -> None:
         error(rid, -32601, "Method not found")
         return
     if method == "initialize":
+        if MODE == "slow-initialize":
+            return
         requested = params.get("protocolVersion")
         version = requested if requested in ("2025-06-18", "2025-11-25") else "2025-06-18"
         result(

@@ -91,14 +91,16 @@ def test_x_mcp_header_annotations() -> None:
 
 def test_sse_parser_records_ids_and_retry() -> None:
     async def lines() -> Any:
-        for line in ["id: 7", "retry: 250", "data: {}", "", ": keep-alive", "event: other", "data: x", "", "data: 1"]:
+        for line in ["id: 7", "retry: 250", "data: {}", "", ": keep-alive", "event: other", "data: x", "", "event:"]:
+            yield line.encode()
+        for line in ["data: 1", "", "id: 8", "data: 2"]:  # an empty type is "message"; the stream ends in an event
             yield line.encode()
 
     async def scenario() -> None:
         cursor = StreamCursor()
         events = [e async for e in sse_data(lines(), cursor)]
-        assert events == [b"{}", b"1"]
-        assert (cursor.last_id, cursor.retry_ms) == ("7", 250)
+        assert events == [b"{}", b"1"], "an event the stream ends inside is discarded (the format)"
+        assert (cursor.last_id, cursor.retry_ms, cursor.events) == ("7", 250, 3), "its id is not taken"
 
     run(scenario)
 
@@ -122,6 +124,11 @@ def test_sse_fields_are_read_as_the_event_stream_format_has_them() -> None:
     assert cursor.last_id is None
     _, cursor = asyncio.run(parse(b"id: 1", b"data: x", b"", b"id: a\0b", b"data: y", b""))
     assert cursor.last_id == "1", "an id with NUL is ignored (the format)"
+    _, cursor = asyncio.run(parse(b"id: 1", b"data: x", b"", b"id:", b"data: y", b""))
+    assert cursor.last_id is None, "an empty id: no Last-Event-ID to send"
+    _, cursor = asyncio.run(parse(b"id: 1", b"", b"retry: 60000", b"retry: " + b"9" * 5000, b""))
+    assert (cursor.last_id, cursor.events) == ("1", 0), "an id-only event sets the id and dispatches nothing"
+    assert cursor.retry_ms == 10**12, "a retry is respected, however long (5,000 digits raised in int())"
 
 
 def test_a_legacy_server_answering_a_version_the_client_does_not_speak_is_refused() -> None:
@@ -156,6 +163,21 @@ def test_connect_falls_back_to_legacy(mode: str) -> None:
         assert time.monotonic() - started < 10
 
     run(scenario)
+
+
+def test_a_cached_verdict_that_fails_is_dropped_and_the_server_probed_again() -> None:
+    """versioning.mdx: cache the era, "re-probing if the cached assumption later fails" (a server
+    rolled back, or over HTTP another endpoint of the origin): the connection failed for good."""
+    command = [*FAKE, "legacy"]
+    cache: dict[str, Verdict] = {"stdio:" + " ".join(command): ("modern", "2026-07-28")}
+
+    async def scenario() -> None:
+        client = await connect(command, cache=cache, timeout=10, stderr=subprocess.DEVNULL)
+        async with client:
+            assert isinstance(client, legacy_client.Client)
+
+    run(scenario)
+    assert list(cache.values()) == [("legacy", "2025-11-25")]
 
 
 def test_mrtr_echoes_request_state_and_fulfils_input_requests() -> None:
@@ -200,6 +222,18 @@ def test_timeout_sends_cancelled_and_the_session_survives(capfd: pytest.CaptureF
 
     run(scenario)
     assert "got notifications/cancelled" in capfd.readouterr().err
+
+
+def test_an_initialize_that_times_out_is_not_cancelled(capfd: pytest.CaptureFixture[str]) -> None:
+    """cancellation.mdx: "The initialize request MUST NOT be cancelled by clients"."""
+
+    async def scenario() -> None:
+        with pytest.raises(RequestTimeout):
+            await connect([*FAKE, "slow-initialize"], versions=["2025-11-25"], cache=None, timeout=0.3)
+
+    run(scenario)
+    said = capfd.readouterr().err
+    assert "got initialize" in said and "got notifications/cancelled" not in said, said
 
 
 @pytest.mark.parametrize(
@@ -348,14 +382,13 @@ def test_event_stream_lines_end_at_cr_lf_or_crlf_only_and_are_bounded() -> None:
     async def lines(*chunks: str | bytes, limit: int = 100) -> list[bytes]:
         return [line async for line in bounded_lines(Chunks(*chunks), limit)]  # type: ignore[arg-type]
 
-    # CRLF cut between two chunks is one line end; U+2028 inside data ends nothing; a last line
-    # without an end is still a line
+    # CRLF cut between two chunks is one line end; U+2028 inside data ends nothing; what follows
+    # the last line end is no line (the stream ended inside it)
     assert asyncio.run(lines("data: a\r", "\ndata: b\u2028c\n\n", "data: d\rid: 1")) == [
         b"data: a",
         "data: b\u2028c".encode(),
         b"",
         b"data: d",
-        b"id: 1",
     ]
     with pytest.raises(TransportError, match="longer than 100"):
         asyncio.run(lines("data: " + "x" * 60, "x" * 60))
@@ -363,8 +396,8 @@ def test_event_stream_lines_end_at_cr_lf_or_crlf_only_and_are_bounded() -> None:
     with pytest.raises(TransportError, match="longer than 100 bytes"):
         asyncio.run(lines("data: " + "\U00010000" * 30))
     # a byte order mark opening the stream is dropped, even cut across chunks; elsewhere it is data
-    assert asyncio.run(lines(b"\xef", b"\xbb\xbfdata: a\n\xef\xbb\xbf")) == [b"data: a", b"\xef\xbb\xbf"]
-    assert asyncio.run(lines(b"\xef\xbb")) == [b"\xef\xbb"], "a stream of less than a BOM keeps its bytes"
+    assert asyncio.run(lines(b"\xef", b"\xbb\xbfdata: a\n\xef\xbb\xbf\n")) == [b"data: a", b"\xef\xbb\xbf"]
+    assert asyncio.run(lines(b"\xef\xbb", b"\n")) == [b"\xef\xbb"], "less than a BOM is kept"
 
     async def events(*lines_: str) -> list[bytes]:
         async def source() -> Any:

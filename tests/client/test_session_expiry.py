@@ -83,3 +83,30 @@ def test_connect_returns_once_the_server_has_answered_the_event_stream() -> None
     with served_in_thread(recorded) as base:  # type: ignore[arg-type]
         arrived = asyncio.run(asyncio.wait_for(go(f"{base}/mcp"), 30))
     assert arrived == ["POST", "POST", "GET"], arrived
+
+
+def test_requests_that_meet_the_same_expiry_share_one_new_session() -> None:
+    """Three requests in flight when the server forgets the session: one ``initialize``, and all
+    three answered (the second 404 failed, and a late one threw the new session away)."""
+    app = Tools().asgi_app()
+    initialized: list[str] = []
+
+    async def record(request: httpx.Request) -> None:
+        if request.method == "POST" and b'"initialize"' in request.content:
+            initialized.append(request.headers.get("mcp-session-id", "none"))
+
+    async def go() -> list[str]:
+        http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), event_hooks={"request": [record]})
+        client = await open_client(
+            HttpTransport("http://127.0.0.1/mcp", client=http), "2025-11-25", registry=mcpgen.REGISTRY
+        )
+        assert isinstance(client, Legacy)
+        async with client:
+            app.router.services.sessions = MemorySessionStore()  # the server forgets every session
+            results = await asyncio.gather(*(client.list_tools() for _ in range(3)))
+            assert len(app.router.services.sessions) == 1, "one new session, none thrown away"
+        await http.aclose()
+        return [t.name for r in results for t in r.tools]
+
+    assert asyncio.run(go()) == ["echo"] * 3
+    assert initialized == ["none", "none"]

@@ -8,12 +8,14 @@ names what the server supports, and the client takes the highest mutual revision
 -32020/-32021 are modern errors and raise; any other error, an HTTP error without a modern
 JSON-RPC body, a dead process or a timeout means legacy: ``initialize`` with the highest mutual
 legacy revision, on a fresh process (the probe runs on a disposable one, so a server that exits
-on it strands nothing). The verdict is cached per server command or HTTP origin.
+on it strands nothing). The verdict is cached per server command or HTTP origin (versioning.mdx),
+and a connection the cached verdict fails to open probes again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict
@@ -33,6 +35,8 @@ from .transport import Transport
 
 if TYPE_CHECKING:  # httpx loads with the HTTP transport, when a URL is given: a stdio client never needs it
     import httpx
+
+logger = logging.getLogger(__name__)
 
 Verdict = tuple[Literal["legacy", "modern"], str]
 VERDICTS: dict[str, Verdict] = {}
@@ -134,9 +138,18 @@ async def connect(
     verdict = cache.get(key) if cache is not None else None
     if verdict is not None and verdict[1] in wanted:
         era, version = verdict
-        if era == "modern":
-            return await open_modern(transport(), version, revisions, probe_timeout)
-        return await open_legacy(transport(), [version, *legacy], revisions)
+        try:
+            if era == "modern":
+                return await open_modern(transport(), version, revisions, probe_timeout)
+            return await open_legacy(transport(), [version, *legacy], revisions)
+        except AuthorizationError:
+            raise  # no answer without authorization: says nothing of the era
+        except (ServerError, TransportError, ProtocolError) as failed:
+            # the cached assumption failed: probe again (versioning.mdx); another endpoint of the
+            # origin, or a server upgraded or rolled back meanwhile
+            logger.debug("the cached verdict %s for %s failed (%r): probing again", verdict, key, failed)
+            if cache is not None:
+                cache.pop(key, None)
     if modern:
         outcome = await probe(transport, modern, legacy, revisions, probe_timeout)
         if isinstance(outcome, BaseClient):

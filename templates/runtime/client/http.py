@@ -36,10 +36,11 @@ from .transport import JSONObject, Receiver, Transport
 logger = logging.getLogger(__name__)
 
 SESSION_HEADER = "mcp-session-id"
+VERSION_HEADER = "mcp-protocol-version"
 ACCEPT = "application/json, text/event-stream"
 DEFAULT_RETRY_MS = 1000
-MAX_RETRY_MS = 30_000
-MAX_RESUMES = 5
+MAX_RETRY_MS = 10**12  # a retry of more digits than this is read as this (the server's delay is respected)
+MAX_RESUMES = 5  # resumptions in a row that bring no event before a stream is given up
 MAX_ANSWER = DEFAULT_MAX_MESSAGE_SIZE  # bytes of one HTTP answer or SSE line the client reads at most
 VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
 END_OF_LINE = re.compile(rb"\r\n|\r|\n")
@@ -63,7 +64,8 @@ async def bounded_body(response: httpx.Response, limit: int = MAX_ANSWER) -> byt
 
 async def bounded_lines(response: httpx.Response, limit: int = MAX_ANSWER) -> AsyncIterator[bytes]:
     """The lines of an event stream, as bytes (CR, LF or CRLF ends one; nothing else does, unlike
-    ``bytes.splitlines``; a UTF-8 byte order mark opening the stream is dropped), refused
+    ``bytes.splitlines``; bytes after the last line end are dropped, as is a UTF-8 byte order mark
+    opening the stream), refused
     (``TransportError``) past ``limit`` bytes while they are read. An event stream is UTF-8
     whatever its charset says (html.spec.whatwg.org, server-sent events), and neither CR nor LF
     can occur inside a UTF-8 sequence: lines are cut before anything is decoded."""
@@ -92,10 +94,8 @@ async def bounded_lines(response: httpx.Response, limit: int = MAX_ANSWER) -> As
             size += len(chunk) - start
             if size > limit:
                 raise TransportError(f"an event stream line is longer than {limit} bytes")
-    if opening:  # the stream ended inside what might have been a BOM
-        parts.append(opening)
-    if parts:
-        yield b"".join(parts)
+    # what follows the last line end is not a line: the stream ended inside it (an event cut
+    # there is incomplete, and the event-stream format discards it)
 
 
 async def _deliver(rid: RequestId | None, response: httpx.Response, cursor: StreamCursor, receiver: Receiver) -> bool:
@@ -156,6 +156,7 @@ class HttpTransport(Transport):
         )
         self.headers = dict(headers or {})
         self.session_id: str | None = None
+        self.protocol_version: str | None = None  # the last MCP-Protocol-Version a message carried
         self._receiver: Receiver | None = None
         self._inflight: dict[RequestId, asyncio.Task[None]] = {}
         self._others: set[asyncio.Task[None]] = set()
@@ -170,9 +171,14 @@ class HttpTransport(Transport):
         self._receiver = receiver
 
     def _headers(self, extra: Mapping[str, str] | None) -> dict[str, str]:
+        """A request's headers: the session's (``Mcp-Session-Id``, and the ``MCP-Protocol-Version``
+        the messages carry, which the spec asks of every request after initialization, GET and
+        DELETE too), then ``extra`` (a message's own)."""
         headers = {"accept": ACCEPT, "content-type": "application/json", **self.headers}
         if self.session_id is not None:
             headers[SESSION_HEADER] = self.session_id
+        if self.protocol_version is not None:
+            headers[VERSION_HEADER] = self.protocol_version
         if extra:
             headers.update(extra)
         return headers
@@ -181,6 +187,8 @@ class HttpTransport(Transport):
         if self._receiver is None:
             raise TransportError("the transport is not started")
         body = to_json(message)
+        if headers and VERSION_HEADER in headers:
+            self.protocol_version = headers[VERSION_HEADER]
         if "method" in message and "id" in message:  # a request: its answer streams back in a task
             rid: RequestId = message["id"]
             task = asyncio.create_task(self._exchange(rid, body, self._headers(headers)))
@@ -248,29 +256,40 @@ class HttpTransport(Transport):
             raise TransportError(f"no response for request {rid!r} in the HTTP answer")
 
     async def _read_stream(self, rid: RequestId | None, response: httpx.Response, receiver: Receiver) -> None:
-        """Deliver an SSE stream's messages. A legacy stream that closes before the
-        request's response, having sent event ids, is resumed with GET and ``Last-Event-ID`` after
-        the server's ``retry`` delay (2025-11-25); without ids, or for a 2026-07-28 request (whose
-        streams are not resumable), it is not.
+        """Deliver an SSE stream's messages. A legacy stream that ends before the request's
+        response, having sent an event id, whether the server closed it or the connection broke,
+        is resumed with GET and ``Last-Event-ID`` after the server's ``retry`` delay (2025-11-25:
+        a server may close streams to be polled), for as long as resumptions bring events (at most
+        ``MAX_RESUMES`` in a row that bring none); without an id, or for a 2026-07-28 request
+        (whose streams are not resumable), it is not.
         """
         cursor = StreamCursor()
-        if await _deliver(rid, response, cursor, receiver):
-            return
-        for _ in range(MAX_RESUMES):
+        resumable = "mcp-method" not in response.request.headers  # a 2026-07-28 request names its method
+        try:
+            if await _deliver(rid, response, cursor, receiver):
+                return
+        except httpx.TransportError:
+            if not resumable or cursor.last_id is None:
+                raise
+        idle = 0  # resumptions in a row that brought nothing
+        while resumable and idle < MAX_RESUMES:
             if cursor.last_id is None or (rid is not None and not receiver.awaiting(rid)):
                 break
-            if "mcp-method" in response.request.headers:
-                break  # a 2026-07-28 request (it names its method in a header): not resumable (streamable-http.mdx)
             await asyncio.sleep(cursor.retry_ms / 1000)
+            before = (cursor.events, cursor.last_id)
             headers = self._headers(None)
             headers["accept"] = "text/event-stream"
             headers.pop("content-type", None)
             headers["last-event-id"] = cursor.last_id
-            async with self.client.stream("GET", self.url, headers=headers, auth=self._auth) as resumed:
-                if resumed.status_code != 200:
-                    break
-                if await _deliver(rid, resumed, cursor, receiver):
-                    return
+            try:
+                async with self.client.stream("GET", self.url, headers=headers, auth=self._auth) as resumed:
+                    if resumed.status_code != 200:
+                        break
+                    if await _deliver(rid, resumed, cursor, receiver):
+                        return
+            except httpx.TransportError as exc:  # a connection refused or broken: tried again
+                logger.debug("resuming the event stream at %s: %r", self.url, exc)
+            idle = 0 if (cursor.events, cursor.last_id) != before else idle + 1
         if rid is not None and receiver.awaiting(rid):
             raise TransportError(f"the event stream for request {rid!r} ended without its response")
 
@@ -284,7 +303,7 @@ class HttpTransport(Transport):
     def forget_session(self) -> bool:
         if self.session_id is None:
             return False
-        self.session_id = None
+        self.session_id = self.protocol_version = None
         return True
 
     async def open_event_stream(self) -> None:
@@ -331,12 +350,16 @@ class HttpTransport(Transport):
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        if self.session_id is not None:
-            with contextlib.suppress(httpx.HTTPError):
-                await self.client.delete(self.url, headers=self._headers(None), timeout=5.0, auth=self._auth)
-            self.session_id = None
-        if self._own_client:
-            await self.client.aclose()
+        try:
+            if self.session_id is not None:  # whatever the DELETE meets (an authorization that fails too)
+                try:
+                    await self.client.delete(self.url, headers=self._headers(None), timeout=5.0, auth=self._auth)
+                except Exception as exc:
+                    logger.debug("ending the session at %s: %r", self.url, exc)
+                self.session_id = None
+        finally:
+            if self._own_client:
+                await self.client.aclose()
 
 
 def redirected(what: str, response: httpx.Response) -> TransportError:
@@ -410,28 +433,36 @@ def _error_for(value: Any, rid: RequestId) -> bytes | None:
 
 
 class StreamCursor:
-    """Where an SSE stream got to: the last event id and the server's ``retry`` delay."""
+    """Where an SSE stream got to: the last event id, the server's ``retry`` delay and how many
+    events it dispatched (priming events included)."""
 
     def __init__(self) -> None:
         self.last_id: str | None = None
         self.retry_ms = DEFAULT_RETRY_MS
+        self.events = 0
 
 
 async def sse_data(lines: AsyncIterator[bytes], cursor: StreamCursor | None = None) -> AsyncIterator[bytes]:
-    """The ``data`` of each server-sent event, as UTF-8 (what is not UTF-8 becomes U+FFFD, as the
-    event-stream format decodes); comments and events without data are skipped; ``cursor`` records
-    ``id`` (an id that cannot be sent back in a header leaves the stream not resumable) and
-    ``retry`` (ASCII digits only, as the format has it).
+    """The ``data`` of each server-sent event, as UTF-8 (what is not UTF-8 becomes U+FFFD), read
+    as the event-stream format has it (html.spec.whatwg.org, server-sent events): comments, events
+    of another type than ``message`` (an empty type is ``message``) and events without data are
+    skipped; an event the stream ends inside is discarded; ``cursor`` takes the last event id when
+    an event is dispatched (an empty id, or one that cannot go back as a ``Last-Event-ID`` header,
+    leaves the stream not resumable; one with NUL is ignored) and ``retry`` (ASCII digits only).
     """
     cursor = cursor if cursor is not None else StreamCursor()
+    last_id = cursor.last_id  # the format's "last event ID buffer": it outlives each event
     data: list[bytes] = []
     size = 0
-    event = b"message"
+    event = b""
     async for line in lines:
         if line == b"":
-            if any(data) and event == b"message":  # a priming event (an id, empty data) carries nothing
-                yield _utf8(b"\n".join(data))
-            data, size, event = [], 0, b"message"
+            cursor.last_id = last_id
+            if data:  # dispatched (a priming event, an id and empty data, carries nothing)
+                cursor.events += 1
+                if any(data) and event in (b"", b"message"):
+                    yield _utf8(b"\n".join(data))
+            data, size, event = [], 0, b""
             continue
         if line.startswith(b":"):
             continue
@@ -445,11 +476,9 @@ async def sse_data(lines: AsyncIterator[bytes], cursor: StreamCursor | None = No
         elif name == b"event":
             event = value
         elif name == b"id" and b"\0" not in value:  # sent back as Last-Event-ID: a header value, or none
-            cursor.last_id = value.decode() if HEADER_VALUE.fullmatch(value) else None
+            last_id = value.decode() if value and HEADER_VALUE.fullmatch(value) else None
         elif name == b"retry" and value.isdigit():
-            cursor.retry_ms = min(int(value), MAX_RETRY_MS)
-    if any(data) and event == b"message":
-        yield _utf8(b"\n".join(data))
+            cursor.retry_ms = int(value) if len(value) <= 12 else MAX_RETRY_MS
 
 
 def _utf8(data: bytes) -> bytes:

@@ -5,6 +5,7 @@ and ``resources/subscribe`` plus the pushed notification stream for listening.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Sequence
 from typing import Any
@@ -66,15 +67,31 @@ class LegacyClient(BaseClient):
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> Any:
+        transport = self.session.transport
+        renewal = self._renewal()
+        if renewal.locked() and method != "initialize":  # a session being renewed: wait for the new one
+            async with renewal:
+                pass
+        sent_with = transport.session_id
         try:
             return await super()._call(method, params, timeout=timeout, on_progress=on_progress)
         except TransportError as error:
-            if error.status != 404 or method == "initialize" or not self.session.transport.forget_session():
+            if error.status != 404 or method == "initialize" or sent_with is None:
                 raise
         # HTTP 404 on a request carrying Mcp-Session-Id: the server ended the session, so the
         # client MUST start a new one with a fresh initialize, then the request is sent again.
-        await self._reinitialize(timeout)
+        # Requests that met the same ending share one renewal (each started its own: a second
+        # failed, a later one threw the new session away).
+        async with renewal:
+            if transport.session_id == sent_with and transport.forget_session():
+                await self._reinitialize(timeout)
         return await super()._call(method, params, timeout=timeout, on_progress=on_progress)
+
+    def _renewal(self) -> asyncio.Lock:
+        lock: asyncio.Lock | None = self.__dict__.get("_renewing")
+        if lock is None:
+            lock = self.__dict__["_renewing"] = asyncio.Lock()
+        return lock
 
     async def _reinitialize(self, timeout: float | None) -> None:
         result = await initialize(self.session, self.version, self.session.options, timeout)

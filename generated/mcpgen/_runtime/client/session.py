@@ -125,8 +125,10 @@ class ClientSession:
         self._closed = True
         for task in list(self._tasks):
             task.cancel()
-        await self.transport.close()
-        self._fail_all(TransportError("the session is closed"))
+        try:
+            await self.transport.close()
+        finally:  # requests waiting are failed, whatever closing the transport met
+            self._fail_all(TransportError("the session is closed"))
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -245,11 +247,13 @@ class ClientSession:
 
     async def cancel(self, rid: RequestId, reason: str | None = None, within: float = 5.0) -> None:
         """Cancel an in-flight request: ``notifications/cancelled`` (sent within ``within`` s,
-        else given up) and/or close its stream."""
+        else given up; never for ``initialize``, which clients MUST NOT cancel: cancellation.mdx)
+        and/or close its stream."""
         pending = self._pending.get(rid)
         if pending is not None and not pending.future.done():
             pending.future.cancel()
-        if self.sends_cancelled() and self.failure is None:
+        initializing = pending is not None and pending.method == "initialize"
+        if self.sends_cancelled() and self.failure is None and not initializing:
             params: JSONObject = {"requestId": rid}
             if reason:
                 params["reason"] = reason

@@ -41,6 +41,7 @@ class Transport(abc.ABC):
     # session sends ``notifications/cancelled``.
     cancels_by_closing: ClassVar[bool] = False
     kind: ClassVar[str]
+    session_id: str | None = None  # the session the server minted (legacy HTTP's Mcp-Session-Id)
 
     @abc.abstractmethod
     async def start(self, receiver: Receiver) -> None: ...
