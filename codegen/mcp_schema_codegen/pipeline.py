@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +20,14 @@ from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.output.faults import crash_point
 from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.output.manifest import Inputs, read_manifest, write_manifest
-from mcp_schema_codegen.output.tree import clean_stale, exclusive, remove_if_only_the_lock, staging_dir, swap_in
+from mcp_schema_codegen.output.tree import (
+    clean_stale,
+    exclusive,
+    remove_if_only_the_lock,
+    signals_deferred,
+    staging_dir,
+    swap_in,
+)
 from mcp_schema_codegen.paths import templates_dir
 
 RUNTIME = "_runtime"
@@ -253,8 +261,10 @@ def render_package(
     return [r.protocol for r in revisions]
 
 
-def generate(options: Options) -> list[Protocol]:
-    """Generate the package for the chosen revisions and swap it in atomically."""
+def generate(options: Options, swapped: Callable[[], None] | None = None) -> list[Protocol]:
+    """Generate the package for the chosen revisions and swap it in atomically; ``swapped`` runs
+    right after the swap, with signals held until it returns (a caller that undoes the swap on a
+    later failure marks it there: ``restored_on_failure``), and a failure in it fails the run."""
     lock = validate(options)  # a user error leaves the disk as it was
     out = options.out
     target = out / options.package
@@ -267,7 +277,10 @@ def generate(options: Options) -> list[Protocol]:
             try:
                 staged = stage_root / options.package
                 protocols = render_package(options, staged, keep_from=target if target.is_dir() else None)
-                swap_in(staged, target)
+                with signals_deferred():
+                    swap_in(staged, target)
+                    if swapped is not None:
+                        swapped()
             finally:
                 shutil.rmtree(stage_root, ignore_errors=True)
         except BaseException:

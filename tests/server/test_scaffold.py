@@ -251,6 +251,45 @@ def test_a_regen_that_fails_on_the_app_leaves_the_project_as_it_was(
     assert not [p for p in root.iterdir() if p.name.startswith(".mcpgen-") and p.name != ".mcpgen-lock"]
 
 
+@pytest.mark.parametrize("fault", ["interrupted", "pyproject.toml cannot be written"])
+def test_a_regen_that_fails_right_after_the_swap_leaves_the_project_as_it_was(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """The swap and the record of it are one step: Ctrl-C landing just after the new package was
+    swapped in, or a pyproject.toml that cannot be written then, left the new package with the old
+    versions in pyproject.toml (the project's own test failed) and said the run failed."""
+    import signal
+
+    from mcp_schema_codegen import pipeline
+    from mcp_schema_codegen.commands import scaffold
+
+    root = copy_project(project, tmp_path)
+    before = _snapshot(root)
+    swap_in = pipeline.swap_in
+
+    def interrupted_after(staged: Path, target: Path) -> None:
+        swap_in(staged, target)
+        signal.raise_signal(signal.SIGINT)  # as from the terminal, now
+
+    def unwritable(pyproject: Path, versions: list[str]) -> None:
+        raise PermissionError(13, "Permission denied", str(pyproject))
+
+    if fault == "interrupted":
+        monkeypatch.setattr(pipeline, "swap_in", interrupted_after)
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a background run ignores it
+        try:
+            assert main(["regen", "--project", str(root), "--version", "2025-11-25"]) == 128 + signal.SIGINT
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        assert capsys.readouterr().err == "mcp-codegen: interrupted\n"
+    else:
+        monkeypatch.setattr(scaffold, "set_versions", unwritable)
+        assert main(["regen", "--project", str(root), "--version", "2025-11-25"]) == 2
+        assert "Permission denied" in capsys.readouterr().err
+    assert _snapshot(root) == before
+    assert not [p for p in root.iterdir() if p.name.startswith(".mcpgen-") and p.name != ".mcpgen-lock"]
+
+
 def test_regen_outside_a_project_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["regen", "--project", str(tmp_path)]) == 2
     assert f"{tmp_path} has no pyproject.toml" in capsys.readouterr().err

@@ -272,12 +272,11 @@ def generate(
                 versions, all_, out, package, templates, vendor_runtime, need_versions=True, cache=not no_cache
             )
             restore = undo.enter_context(restored_on_failure(options.out / options.package)) if app else None
-            for p in run(options):
+            # the app is described with the new package in place: if that fails, it goes back
+            for p in run(options, swapped=restore.mark if restore is not None else None):
                 lines.append(
                     f"{p.version} ({p.era}): {len(p.methods)} methods -> {options.out / options.package / p.package}"
                 )
-            if restore is not None:  # the app is described with the new package in place: if that fails, it goes back
-                restore.mark()
         if app is not None:
             assert config.root is not None  # an app is only read from a project's file
             report = write_surface(config.root, app)

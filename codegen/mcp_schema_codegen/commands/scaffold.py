@@ -348,14 +348,13 @@ def regen(root: Path, version: str | None = None, schema_dir: Path | None = None
             raise GeneratorError(f"{root / 'pyproject.toml'} names no generated package to move to MCP {version}")
         assert config.app is not None
         return RegenResult([], [], None, "", write_surface(root, config.app, force=force))
-    if config.app is None:
-        return regen_package(root, config, version, schema_dir, force)
     assert config.out is not None and config.package is not None
-    # the app is described with its new package in place; if that fails, both go back
+    # the package and pyproject.toml's versions move together: a failure or an interrupt after the
+    # swap puts both back; so does an app that cannot be described with its new package in place
     with restored_on_failure(config.out / config.package, (root / "pyproject.toml",)) as undo:
         result = regen_package(root, config, version, schema_dir, force, swapped=undo.mark)
-        undo.mark()  # and pyproject.toml as regen_package left it
-        result.surface = write_surface(root, config.app, force=force)
+        if config.app is not None:
+            result.surface = write_surface(root, config.app, force=force)
     return result
 
 
@@ -398,16 +397,21 @@ def regen_package(
     old_current = max(old_versions)
     if version and old_current in lock.revisions:
         report = upgrade_report(lock, overlay, old_current, version)
-    generate(options)
-    if swapped is not None:  # the new package is in: from here on a failure puts the old one back
-        swapped()
+
+    def committed() -> None:  # right after the swap, signals held: the package and its versions as one step
+        if swapped is not None:  # the new package is in: from here on a failure puts the old one back
+            swapped()
+        if versions != old_versions:
+            set_versions(root / "pyproject.toml", versions)
+            if swapped is not None:
+                swapped()  # and pyproject.toml as written
+
+    generate(options, swapped=committed)
     new_manifest = read_manifest(package_dir) or {}
     new_files = new_manifest.get("files") if isinstance(new_manifest.get("files"), dict) else {}
     assert isinstance(new_files, dict)
     written = sorted(n for n, digest in new_files.items() if old_files.get(n) != digest)
     removed = sorted(set(old_files) - set(new_files))
-    if versions != old_versions:
-        set_versions(root / "pyproject.toml", versions)
     return RegenResult(written, removed, report, ", ".join(versions))
 
 

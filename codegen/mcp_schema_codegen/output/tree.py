@@ -13,7 +13,9 @@ import ctypes.util
 import fcntl
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -108,19 +110,48 @@ def staging_dir(out: Path) -> Path:
 
 
 def swap_in(staged: Path, target: Path) -> None:
-    """Replace ``target`` with ``staged`` (a sibling directory) atomically."""
+    """Replace ``target`` with ``staged`` (a sibling directory) atomically. Once the new tree is in
+    the swap has succeeded: removing the old one is best effort (a tree the user cannot delete,
+    such as a read-only directory, stays behind for ``clean_stale``, and fails nothing)."""
     if not target.exists():
         staged.rename(target)
         return
     crash_point("exchange")
     if not exchange_disabled() and _exchange(staged, target):
-        shutil.rmtree(staged)
+        shutil.rmtree(staged, ignore_errors=True)
         return
     old = target.with_name(OLD_PREFIX + target.name)
     target.rename(old)  # clean_stale() restores this if we die before the next line
     crash_point("mid-swap")
     staged.rename(target)
-    shutil.rmtree(old)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM arriving in the block are delivered when it ends (to the handlers in place
+    before it): a swap and the bookkeeping that makes it undoable are one step, not interrupted
+    between the two. Only the main thread receives signals; elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        caught.append(signum)
+
+    previous = {
+        sig: signal.signal(sig, hold)
+        for sig in (signal.SIGINT, signal.SIGTERM)
+        if signal.getsignal(sig) not in (None, signal.SIG_IGN)  # None: a handler set outside Python
+    }
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if caught:
+            signal.raise_signal(caught[0])
 
 
 class Undo:
