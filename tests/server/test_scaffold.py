@@ -7,6 +7,7 @@ import asyncio
 import importlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -288,6 +289,23 @@ def test_a_regen_that_fails_right_after_the_swap_leaves_the_project_as_it_was(
         assert "Permission denied" in capsys.readouterr().err
     assert _snapshot(root) == before
     assert not [p for p in root.iterdir() if p.name.startswith(".mcpgen-") and p.name != ".mcpgen-lock"]
+
+
+def test_a_scaffold_from_a_local_schema_directory_records_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scaffolded where ``./schema`` holds a lock (revisions adopted with ``schema sync``), the
+    project records that directory: ``check`` and ``regen`` run in the project, where there is no
+    ``./schema``, and without the record they read the bundled lock (a revision adopted there was
+    "not in the lock")."""
+    shutil.copytree(ROOT / "schema", tmp_path / "schema")
+    monkeypatch.chdir(tmp_path)
+    assert main(["scaffold", "local"]) == 0
+    settings = tomllib.loads((tmp_path / "local" / "pyproject.toml").read_text())["tool"]["mcp-codegen"]
+    assert settings["schema-dir"] == "../schema"
+    monkeypatch.chdir(tmp_path / "local")
+    capsys.readouterr()
+    assert main(["check"]) == 0, capsys.readouterr().err
 
 
 def test_regen_outside_a_project_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

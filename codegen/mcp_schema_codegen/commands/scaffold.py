@@ -43,7 +43,7 @@ from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
 from mcp_schema_codegen.output.format import ruff_binary
 from mcp_schema_codegen.output.manifest import file_hashes, read_manifest
 from mcp_schema_codegen.output.tree import restored_on_failure
-from mcp_schema_codegen.paths import default_schema_dir, templates_dir
+from mcp_schema_codegen.paths import bundled_schema_dir, default_schema_dir, templates_dir
 from mcp_schema_codegen.pipeline import Options, generate, render_package
 
 SCAFFOLD = "scaffold"
@@ -120,7 +120,6 @@ def scaffold(
     root = directory / name
     if root.is_file() or (root.is_dir() and any(root.iterdir())):
         raise GeneratorError(f"{root} exists and is not empty")
-    explicit_schema_dir = schema_dir
     schema_dir = schema_dir or default_schema_dir()
     lock = load_lock(schema_dir)
     version = version or max(lock.revisions)
@@ -144,7 +143,10 @@ def scaffold(
             current_modules=True,
         )
         render_package(options, stage / package)
-        record_dir = os.path.relpath(explicit_schema_dir.resolve(), root.resolve()) if explicit_schema_dir else None
+        # recorded unless it is the generator's own: an implicit ./schema (a revision adopted there)
+        # is one regen and check would not find from the project's directory
+        bundled = schema_dir.resolve() == bundled_schema_dir().resolve()
+        record_dir = None if bundled else os.path.relpath(schema_dir.resolve(), root.resolve())
         context = views.scaffold_context(
             project=name,
             module=module,
