@@ -227,6 +227,26 @@ def test_a_definition_name_that_is_no_class_name_fails_naming_it(tmp_path: Path,
     assert not (tmp_path / "out" / "mcpgen").exists()
 
 
+def test_a_reference_to_nothing_fails_naming_its_definition(tmp_path: Path) -> None:
+    """A ``$ref`` that resolves to nothing was generated as ``Any`` (``Tool.name`` took 12345);
+    ``schema sync`` refuses it, and so does generating from a lock that has it. A "$ref" in a
+    value (a ``default``) is data, not a reference."""
+    from mcp_schema_codegen.commands.schema import validate
+
+    schema = json.loads((SCHEMA_DIR / VERSION / "schema.json").read_text())
+    schema["$defs"]["Tool"]["properties"]["title"] = {"type": "object", "default": {"$ref": "#/$defs/Nowhere"}}
+    validate(json.dumps(schema).encode(), VERSION)  # data is not looked into
+    schema["$defs"]["Tool"]["properties"]["name"] = {"$ref": "#/$defs/NoSuchThing"}
+    with pytest.raises(GeneratorError) as refused:
+        validate(json.dumps(schema).encode(), VERSION)
+    said = str(refused.value)
+    assert "definition 'Tool'" in said and "'#/$defs/NoSuchThing' at /$defs/Tool/properties/name" in said, said
+    schema_dir = write_schema_dir(tmp_path, schema)
+    with pytest.raises(GeneratorError, match="names nothing in the schema"):
+        generate(Options(schema_dir=schema_dir, out=tmp_path / "out"))
+    assert not (tmp_path / "out" / "mcpgen").exists()
+
+
 def test_no_eval_or_exec_anywhere_in_the_generator_or_runtime() -> None:
     pattern = re.compile(r"(?<![.\w])(eval|exec|compile)\s*\(")  # re.compile( is fine
     for root in (ROOT / "codegen", ROOT / "templates"):

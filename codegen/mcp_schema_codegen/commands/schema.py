@@ -37,6 +37,7 @@ from mcp_schema_codegen.frontend.lock import (
     sync,
 )
 from mcp_schema_codegen.frontend.patches import Carried, Patch, carry, dump_patches, load_patches, patch_file
+from mcp_schema_codegen.frontend.prepass import check_references
 from mcp_schema_codegen.ir.analyze import EraMismatch, analyze_schema, overlay_for
 from mcp_schema_codegen.paths import bundled_schema_dir
 
@@ -131,6 +132,7 @@ def validate(data: bytes, version: str) -> dict[str, object]:
     except jsonschema.SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path)
         raise GeneratorError(f"not a valid JSON Schema: {exc.message} (at /{where})", version=version) from None
+    check_references(document, container, version)  # refused here, not at the first generation
     missing = [name for name in CORE_DEFINITIONS if name not in document[container]]
     if missing:
         raise GeneratorError(

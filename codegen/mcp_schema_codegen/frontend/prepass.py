@@ -22,6 +22,7 @@ import keyword
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import unquote
 
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import LoadedSchema
@@ -296,9 +297,55 @@ def add_discriminators(defs: dict[str, JSON], container: str, prefix: str) -> in
 Transform = Callable[[dict[str, JSON]], int]
 
 
+DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples"})  # values, not schemas: a "$ref" there is data
+
+
+def check_references(document: dict[str, JSON], container: str, version: str) -> None:
+    """Every ``$ref`` of every definition resolves within the document (a JSON Pointer after
+    ``#``): a reference to nothing was generated as ``Any``, accepting whatever came. The
+    generator reads no schema but this one (it works offline), so a reference elsewhere fails too."""
+    for name, body in document[container].items():
+        for ref, pointer in _references(body, f"/{container}/{_escape(name)}"):
+            if not ref.startswith("#") or _resolve(document, ref[1:]) is None:
+                raise GeneratorError(
+                    f"$ref {ref!r} at {pointer} names nothing in the schema", version=version, definition=name
+                )
+
+
+def _references(node: JSON, pointer: str) -> Iterator[tuple[str, str]]:
+    if isinstance(node, dict):
+        if isinstance(node.get("$ref"), str):
+            yield node["$ref"], pointer
+        for key, value in node.items():
+            if key not in DATA_KEYWORDS:
+                yield from _references(value, f"{pointer}/{_escape(str(key))}")
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            yield from _references(item, f"{pointer}/{i}")
+
+
+def _resolve(document: JSON, pointer: str) -> JSON | None:
+    """The node at a JSON Pointer (RFC 6901), or None."""
+    if pointer == "":
+        return document
+    if not pointer.startswith("/"):
+        return None
+    node = document
+    for part in pointer[1:].split("/"):
+        part = unquote(part).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
 def prepass(schema: LoadedSchema) -> tuple[dict[str, JSON], dict[str, int]]:
     """Return the transformed document and how many places each transform changed."""
     document = copy.deepcopy(schema.document)
+    check_references(document, schema.container, schema.version)
     defs: dict[str, JSON] = document[schema.container]
     c, p = schema.container, schema.ref_prefix
     stats = {
