@@ -319,8 +319,9 @@ class UserError:
     setup: Callable[[Path], None] = lambda project: None
 
 
-def _file(name: str, text: str = "x") -> Callable[[Path], None]:
-    return lambda project: (project / name).write_text(text)
+def _file(name: str, text: str | bytes = "x") -> Callable[[Path], None]:
+    data = text.encode() if isinstance(text, str) else text
+    return lambda project: (project / name).write_bytes(data)
 
 
 def _schema_file(make: Callable[[Path], None]) -> Callable[[Path], None]:
@@ -388,6 +389,25 @@ USER_ERRORS = {
     "check-with-nothing-generated": UserError(("check",), ("generated/mcpgen does not exist", "mcp-codegen generate")),
     "bad-config-key": UserError(
         ("generate", "--all"), ("bogus",), _file("pyproject.toml", "[tool.mcp-codegen]\nbogus = 1\n")
+    ),
+    # found by a CLI review: each raised a traceback
+    "pyproject-not-utf8": UserError(
+        ("methods", "--version", "2026-07-28"), ("pyproject.toml is not UTF-8",), _file("pyproject.toml", b"\xff")
+    ),
+    "pyproject-tool-not-a-table": UserError(
+        ("check",), ("[tool] must be a table",), _file("pyproject.toml", 'tool = "x"\n')
+    ),
+    "diff-nested-too-deeply": UserError(
+        ("diff", "2025-11-25", "deep.json"), ("deep.json is not valid JSON",), _file("deep.json", "[" * 100_000)
+    ),
+    "surface-not-utf8": UserError(
+        ("check",),
+        ("srv_surface.py is not UTF-8",),
+        lambda p: (
+            _file("pyproject.toml", '[tool.mcp-codegen]\napp = "srv:app"\n')(p),
+            _file("srv.py", "from mcpgen.v2026_07_28.server import App\napp = App('s')\n")(p),
+            _file("srv_surface.py", b"\xff")(p),
+        ),
     ),
 }
 
@@ -489,3 +509,21 @@ def test_a_vendored_package_keeps_its_layout_unless_told_and_check_reads_it(
     probe = "import vend_mcp.v2025_11_25.server, vend_mcp.v2026_07_28.server"
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path / "out", capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("manifest", [b"\xff", b"[" * 100_000, b'{"revisions": {"2024-11-05": 5}, "files": {}}'])
+def test_a_damaged_manifest_is_reported_stale_and_generate_repairs_it(
+    manifest: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A manifest that is not UTF-8, nested past any reader, or whose records are not objects: a
+    traceback from ``check`` and ``generate`` (found by a CLI review), so the tree could not be
+    repaired by regenerating it."""
+    args = ["--schema-dir", str(SCHEMA_DIR), "generate", "--version", "2024-11-05", "--out", str(tmp_path)]
+    assert main(args) == 0
+    (tmp_path / "mcpgen" / "_manifest.json").write_bytes(manifest)
+    capsys.readouterr()
+    assert main(["--schema-dir", str(SCHEMA_DIR), "check", "--out", str(tmp_path)]) == 1
+    said = capsys.readouterr().err
+    assert "stale" in said and "Traceback" not in said, said
+    assert main(args) == 0
+    assert main(["--schema-dir", str(SCHEMA_DIR), "check", "--out", str(tmp_path)]) == 0

@@ -7,6 +7,8 @@ knows them, so the CLI can print it as one line.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class GeneratorError(Exception):
     """A user-facing generator failure, printed by the CLI as one line."""
@@ -39,3 +41,12 @@ class GeneratorError(Exception):
         if self.hint:
             text += f" ({self.hint})"
         return text.replace("\n", " ")
+
+
+def read_user_text(path: Path) -> str:
+    """A text file of the user's (``pyproject.toml``, a module the generator keeps): a
+    ``GeneratorError`` naming it when it is not UTF-8."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise GeneratorError(f"{path} is not UTF-8 text (byte {exc.start}: {exc.reason})") from None

@@ -32,7 +32,7 @@ from mcp_schema_codegen import __version__
 from mcp_schema_codegen.backend.render import Renderer
 from mcp_schema_codegen.backend.views import app_spec
 from mcp_schema_codegen.digest import sha256_hex
-from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.errors import GeneratorError, read_user_text
 from mcp_schema_codegen.frontend.lock import atomic_write
 from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.paths import templates_dir
@@ -202,7 +202,7 @@ def write_surface(root: Path, spec: str, force: bool = False) -> SurfaceReport:
     path = surface_path(described, spec)
     report = SurfaceReport(path)
     text = render(described, spec)
-    old = path.read_text(encoding="utf-8") if path.exists() else None
+    old = read_user_text(path) if path.exists() else None
     if old is not None and edited(old) and not force:
         raise GeneratorError(
             f"refusing to regenerate {path}: edited by hand",
@@ -226,7 +226,7 @@ def check_surface(root: Path, spec: str) -> SurfaceReport:
         report.reasons.append(f"{path}: missing (run `mcp-codegen regen`)")
         report.changes = changes(read_lists(""), read_lists(fresh))
         return report
-    old = path.read_text(encoding="utf-8")
+    old = read_user_text(path)
     if edited(old):
         report.reasons.append(f"{path}: edited by hand")
     report.changes = changes(read_lists(old), read_lists(fresh))

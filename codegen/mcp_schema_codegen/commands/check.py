@@ -53,9 +53,13 @@ def input_reasons(options: Options, manifest: dict[str, object]) -> list[str]:
         if version not in lock.revisions:
             reasons.append(f"{version}: generated, but no longer in the lock")
             continue
+        entry = recorded[version]
+        if not isinstance(entry, dict):
+            reasons.append(f"{version}: the manifest's record of it is malformed")
+            continue
         now = inputs.revision_entry(lock, version)
         for key, value in sorted(now.items()):
-            if recorded[version].get(key) != value:
+            if entry.get(key) != value:
                 reasons.append(f"{version}: {key} changed since generation")
     return reasons
 

@@ -768,4 +768,10 @@ def _main(argv: list[str] | None) -> int:
         where = f": {exc.filename}" if exc.filename else ""
         click.echo(f"{PROG}: error: {exc.strerror or exc}{where}", err=True)
         return EXIT_USER_ERROR
+    except UnicodeDecodeError as exc:  # a file read as text that no check anticipated
+        click.echo(f"{PROG}: error: a file it read is not UTF-8 text (byte {exc.start}: {exc.reason})", err=True)
+        return EXIT_USER_ERROR
+    except RecursionError:  # a document nested deeper than any reader here goes
+        click.echo(f"{PROG}: error: an input is nested too deeply to read", err=True)
+        return EXIT_USER_ERROR
     return result if isinstance(result, int) else EXIT_OK

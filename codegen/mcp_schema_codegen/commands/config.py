@@ -14,7 +14,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.errors import GeneratorError, read_user_text
 
 KEYS = {"versions", "out", "package", "templates", "schema-dir", "vendor-runtime", "current-modules", "app"}
 
@@ -44,10 +44,13 @@ def load_config(directory: Path) -> Config:
     if not path.exists():
         return Config()
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(read_user_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise GeneratorError(f"{path} is not valid TOML: {exc}") from None
-    table = raw.get("tool", {}).get("mcp-codegen")
+    tool = raw.get("tool", {})
+    if not isinstance(tool, dict):
+        raise GeneratorError(f"{path}: [tool] must be a table")
+    table = tool.get("mcp-codegen")
     if table is None:
         return Config()
     if not isinstance(table, dict):

@@ -126,7 +126,7 @@ def side_from_file(path: Path, overlay: Overlay) -> Side:
     version = path.parent.name if path.name == "schema.json" else path.stem
     try:
         document = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise GeneratorError(f"{path} is not valid JSON: {exc}") from None
     defs = document.get("$defs") or document.get("definitions") or {} if isinstance(document, dict) else {}
     era: Era = "legacy" if "InitializeRequest" in defs else "modern"

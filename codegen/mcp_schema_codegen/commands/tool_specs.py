@@ -18,7 +18,7 @@ from pathlib import Path
 from mcp_schema_codegen import __version__
 from mcp_schema_codegen.backend.specs import SpecRenderer, build_views, read_tools
 from mcp_schema_codegen.digest import sha256_hex
-from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.errors import GeneratorError, read_user_text
 from mcp_schema_codegen.frontend.lock import atomic_write
 from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.paths import templates_dir
@@ -79,7 +79,7 @@ def generate_specs(
         raise GeneratorError(f"--module {module!r} is not a dotted Python module name") from None
     try:
         document = json.loads(source.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise GeneratorError(f"cannot read the tools file {source}: {exc}") from None
     view = build_views(read_tools(document, str(source)), module, source.name, runtime)
     renderer = SpecRenderer(templates_dir())
@@ -89,7 +89,7 @@ def generate_specs(
     )
     spec_path, handlers_path = out / f"{name}.py", out / f"{name}_handlers.py"
     spec_text = _header(str(source), texts["spec.py"]) + texts["spec.py"]
-    old = spec_path.read_text(encoding="utf-8") if spec_path.exists() else None
+    old = read_user_text(spec_path) if spec_path.exists() else None
     if old is not None and _edited(old) and not force:
         raise GeneratorError(
             f"refusing to overwrite {spec_path}: edited by hand", hint="pass --force to discard the edit"
@@ -102,6 +102,6 @@ def generate_specs(
     if result.handlers_written:
         atomic_write(handlers_path, texts["handlers.py"].encode())
     else:
-        have = _functions(handlers_path.read_text(encoding="utf-8"))
+        have = _functions(read_user_text(handlers_path))
         result.missing = [str(s.handler) for s in view.specs if str(s.handler) not in have]
     return result

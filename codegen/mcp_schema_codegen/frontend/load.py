@@ -41,7 +41,7 @@ def parse_document(data: bytes, version: str) -> tuple[dict[str, JSON], str]:
     """The schema document and its definitions container; a clear error when it is no JSON Schema."""
     try:
         original = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise GeneratorError(f"schema.json is not valid JSON: {exc}", version=version) from None
     if not isinstance(original, dict):
         raise GeneratorError("schema.json must be a JSON object", version=version)

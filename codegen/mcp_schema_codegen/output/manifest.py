@@ -80,7 +80,7 @@ class Inputs:
 def read_manifest(package_dir: Path) -> dict[str, object] | None:
     try:
         raw = json.loads((package_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
+    except (FileNotFoundError, ValueError, RecursionError):  # unreadable: as if there were none (generate repairs it)
         return None
     return raw if isinstance(raw, dict) else None
 

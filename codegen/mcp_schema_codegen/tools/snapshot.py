@@ -151,7 +151,7 @@ def load_snapshot(path: Path) -> Snapshot:
         raise GeneratorError(f"cannot read snapshot {path}: {exc}") from None
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise GeneratorError(f"{path} is not valid JSON: {exc}") from None
     return Snapshot.from_json(data, str(path))
 
