@@ -62,6 +62,10 @@ def test_diff_2025_11_25_to_2026_07_28_reports_the_era_change() -> None:
 
 def test_diff_finds_renames_by_structure_and_reports_no_change() -> None:
     assert "  ~ AnnotatedModelAnnotations renamed to Annotations" in run("diff", "2024-11-05", "2025-03-26").stdout
+    # 2025-11-25 moved its definitions from `definitions` to `$defs`: no reference changed (53
+    # `constraints` lines said one had, found by a CLI review)
+    across = run("diff", "2025-06-18", "2025-11-25").stdout
+    assert "#/definitions/" not in across and "  ~ CallToolRequest.params" not in across, across
     same = run("diff", "2026-07-28", "2026-07-28")
     assert same.returncode == 0 and same.stdout.strip().endswith("no changes")
 

@@ -81,11 +81,25 @@ class SchemaDiff:
 
 
 def _strip(node: JSON) -> JSON:
+    """``node`` as compared: without descriptions and discriminators, and a ``$ref`` without its
+    container (a revision that moved from ``definitions`` to ``$defs`` changed no reference)."""
     if isinstance(node, dict):
-        return {k: _strip(v) for k, v in node.items() if k not in ("description", "discriminator")}
+        return {
+            k: _definition_ref(v) if k == "$ref" else _strip(v)
+            for k, v in node.items()
+            if k not in ("description", "discriminator")
+        }
     if isinstance(node, list):
         return [_strip(v) for v in node]
     return node
+
+
+def _definition_ref(ref: JSON) -> JSON:
+    if isinstance(ref, str):
+        for container in ("#/$defs/", "#/definitions/"):
+            if ref.startswith(container):
+                return "#/" + ref.removeprefix(container)
+    return ref
 
 
 def type_text(node: JSON) -> str:
