@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import io
 import json
 import os
 import shutil
@@ -195,6 +196,24 @@ def new_revision(tmp_path: Path, version: str, change: Callable[[dict[str, objec
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(document, indent=2))
     return path
+
+
+def test_an_adoption_printed_into_a_closed_pipe_is_kept(tmp_path: Path) -> None:
+    """`schema sync --update-lock ... | head -1`: the output went while ./schema was being made,
+    and the broken pipe threw the adoption away (with exit status 0)."""
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    project = tmp_path / "project"
+    project.mkdir()
+    path = new_revision(tmp_path, "2026-09-30")
+    args = ["schema", "sync", "--from", str(path.parents[1]), "--version", "2026-09-30", "--update-lock"]
+    with contextlib.chdir(project), contextlib.redirect_stdout(ClosedPipe()), contextlib.redirect_stderr(io.StringIO()):
+        with contextlib.suppress(SystemExit):  # click ends a command whose output pipe closed (status 1)
+            main(args)
+    assert "2026-09-30" in json.loads((project / "schema" / "lock.json").read_text())["versions"]
 
 
 def test_adopting_a_revision_from_a_directory_records_the_real_source_and_carries_patches(tmp_path: Path) -> None:
@@ -399,6 +418,16 @@ USER_ERRORS = {
     ),
     "diff-nested-too-deeply": UserError(
         ("diff", "2025-11-25", "deep.json"), ("deep.json is not valid JSON",), _file("deep.json", "[" * 100_000)
+    ),
+    "all-and-version": UserError(("generate", "--all", "--version", "2026-07-28"), ("--all", "--version")),
+    "package-shadows-a-module": UserError(("generate", "--all", "--package", "pydantic"), ("shadow", "pydantic")),
+    "package-stdlib": UserError(("generate", "--all", "--package", "json"), ("shadow", "json")),
+    "client-name-keyword": UserError(("client", "def", "--from-snapshot", "nope.json"), ("'def'", "package name")),
+    "client-timeout-negative": UserError(
+        ("client", "x", "--from-snapshot", "nope.json", "--timeout", "-1"), ("--timeout",)
+    ),
+    "client-timeout-nan": UserError(
+        ("client", "x", "--from-snapshot", "nope.json", "--timeout", "nan"), ("--timeout", "nan")
     ),
     "surface-not-utf8": UserError(
         ("check",),

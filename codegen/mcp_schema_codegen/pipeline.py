@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import keyword
 import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,9 +114,17 @@ def package_dir_name(version: str) -> str:
     return "v" + version.replace("-", "_")
 
 
+# what a generated package imports: one of that name, on sys.path beside it, would hide it
+SHADOWED = frozenset({"pydantic", "pydantic_core", "httpx", "uvicorn", "anyio", "mcp", "mcp_schema_codegen"})
+
+
 def check_package_name(package: str) -> None:
-    if not package.isidentifier() or package.startswith("_"):
+    if not package.isidentifier() or package.startswith("_") or keyword.iskeyword(package):
         raise GeneratorError(f"--package {package!r} is not a valid Python package name")
+    if package in sys.stdlib_module_names or package in SHADOWED:
+        raise GeneratorError(
+            f"--package {package!r} would shadow the module of that name", hint="name it for your project: acme_mcp"
+        )
 
 
 def build_revision(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import shlex
 import signal
 import sys
@@ -101,6 +102,8 @@ def _options(
     from mcp_schema_codegen.commands.config import load_config
     from mcp_schema_codegen.pipeline import Options, layout_of
 
+    if all_ and versions:
+        raise click.UsageError("--all and --version exclude each other")
     config = load_config(Path.cwd())
     chosen: list[str] | None = [] if all_ else list(dict.fromkeys(versions)) or config.versions
     if chosen is None:
@@ -592,7 +595,14 @@ def tools(source: Path, module: str, out: Path, runtime: str | None, force: bool
     metavar="V",
     help="Offer only this MCP revision while snapshotting (repeatable; default: all the runtime speaks).",
 )
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per request to the server.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True, max=10**9),
+    callback=lambda ctx, param, value: _a_number(param, value),
+    default=60.0,
+    show_default=True,
+    help="Seconds per request to the server.",
+)
 @click.option("--check", is_flag=True, help="Compare instead of generating; exit 1 on a difference.")
 @click.option(
     "--baseline", type=click.Path(dir_okay=False, path_type=Path), help="With --check: the snapshot to compare against."
@@ -682,14 +692,15 @@ def sync(source: str | None, versions: tuple[str, ...], update_lock: bool, era: 
 
     if update_lock and (not source or len(versions) != 1):
         raise click.UsageError("--update-lock needs --from DIR|URL|FILE and exactly one --version")
+    # printed once the schema directory is committed: output to a closed pipe (`| head`) threw
+    # the adoption away with the rest of the block
     with writable_schema_dir(_schema_dir(), Path.cwd()) as schema_dir:
         if update_lock:
-            adoption = adopt(schema_dir, source or "", versions[0], era)  # type: ignore[arg-type]
-            for line in adoption.lines():
-                click.echo(line)
-            return EXIT_OK
-        for version, status in sync_schemas(schema_dir, source, list(versions) or None):
-            click.echo(f"{version}: {status}")
+            lines = adopt(schema_dir, source or "", versions[0], era).lines()  # type: ignore[arg-type]
+        else:
+            lines = [f"{v}: {status}" for v, status in sync_schemas(schema_dir, source, list(versions) or None)]
+    for line in lines:
+        click.echo(line)
     return EXIT_OK
 
 
@@ -710,6 +721,13 @@ def completion(shell: str) -> int:
 
 
 # -- the entry point -------------------------------------------------------------------------
+
+
+def _a_number(param: click.Parameter, value: float) -> float:
+    """NaN passes every range check (every comparison with it is false)."""
+    if math.isnan(value):
+        raise click.BadParameter("nan is not a number of seconds", param=param)
+    return value
 
 
 def _one_line(text: str) -> str:

@@ -10,6 +10,7 @@ each change, and reports generated files that no longer match their snapshot.
 from __future__ import annotations
 
 import json
+import keyword
 import shutil
 import sys
 import tempfile
@@ -28,7 +29,7 @@ from mcp_schema_codegen.tools.surface import Change, diff_surface
 def package_name(name: str) -> str:
     """The package of client ``name``: ``my-server`` -> ``my_server``."""
     package = name.replace("-", "_")
-    if not (package.isascii() and package.isidentifier()) or package.startswith("_"):
+    if not (package.isascii() and package.isidentifier()) or package.startswith("_") or keyword.iskeyword(package):
         raise GeneratorError(f"client name {name!r} does not make a Python package name")
     return package
 
@@ -159,6 +160,7 @@ def client_command(
         raise GeneratorError("say the client's NAME")
     if baseline is not None:
         raise GeneratorError("--baseline goes with --check")
+    package_name(name)  # a name that makes no package fails before the server is asked
     if from_server is not None:
         snapshot = take_snapshot(from_server, capabilities_for(capabilities or []), timeout, versions)
     elif from_snapshot is not None:
