@@ -28,7 +28,9 @@ RESULT = {"content": [{"type": "text", "text": "done"}]}
 
 class Poller:
     """A legacy endpoint whose ``tools/call`` streams close (``mode`` "close") or break ("drop")
-    after each event, ``polls`` times, before the response comes on the last resumption; a call
+    after each event, or close with nothing but a ``retry`` ("retry": the request runs on, as a
+    server's resumed stream does when nothing new came), ``polls`` times, before the response
+    comes on the last resumption; a call
     of ``hang`` is never answered. ``seen``: each HTTP request's method, ``Last-Event-ID`` and
     ``MCP-Protocol-Version``."""
 
@@ -36,6 +38,7 @@ class Poller:
         self.mode = mode
         self.polls = polls
         self.call_id: Any = None
+        self.resumed = 0
         self.seen: list[tuple[str, str | None, str | None]] = []
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -45,6 +48,13 @@ class Poller:
             await reply(send, 200, b"")
         elif scope["method"] == "GET" and "last-event-id" not in headers:
             await reply(send, 405, b"")  # no stream of the server's own
+        elif scope["method"] == "GET" and self.mode == "retry":  # nothing new: only "come back"
+            self.resumed += 1
+            if self.resumed <= self.polls:
+                await self.event(send, "retry: 10\n\n")
+            else:
+                answer = {"jsonrpc": "2.0", "id": self.call_id, "result": RESULT}
+                await self.event(send, f"id: final\ndata: {json.dumps(answer)}\n\n", last=True)
         elif scope["method"] == "GET":
             polled = int(headers["last-event-id"].removeprefix("e")) + 1
             if polled <= self.polls:
@@ -120,6 +130,16 @@ def test_a_stream_polled_for_longer_than_the_resumption_limit_gets_its_response(
     assert resumed == [f"e{n}" for n in range(2 * MAX_RESUMES + 1)]
     assert all(version == VERSION for method, _, version in app.seen[1:]), app.seen  # GET and DELETE too
     assert app.seen[-1][0] == "DELETE"
+
+
+@pytest.mark.parametrize("served", [("retry", 2 * MAX_RESUMES)], indirect=True)
+def test_a_request_running_past_many_polls_with_nothing_new_gets_its_response(served: tuple[Poller, str]) -> None:
+    """A resumed stream that ends with only a ``retry`` (this runtime's server does so after
+    ``resume_wait`` with nothing new) is the server asking to be polled, not a dead end."""
+    app, url = served
+
+    assert asyncio.run(asyncio.wait_for(call(url), 30)) == "done"
+    assert app.resumed == 2 * MAX_RESUMES + 1
 
 
 @pytest.mark.parametrize("served", [("drop", 2)], indirect=True)

@@ -43,7 +43,9 @@ DEFAULT_RETRY_MS = 1000
 MAX_RETRY_MS = (
     10**12
 )  # a retry of more digits than this is read as this (the server's delay is respected)
-MAX_RESUMES = 5  # resumptions in a row that bring no event before a stream is given up
+MAX_RESUMES = (
+    5  # resumptions in a row that bring no event and no retry (or fail) before a stream is given up
+)
 MAX_ANSWER = (
     DEFAULT_MAX_MESSAGE_SIZE  # bytes of one HTTP answer or SSE line the client reads at most
 )
@@ -286,9 +288,10 @@ class HttpTransport(Transport):
         """Deliver an SSE stream's messages. A legacy stream that ends before the request's
         response, having sent an event id, whether the server closed it or the connection broke,
         is resumed with GET and ``Last-Event-ID`` after the server's ``retry`` delay (2025-11-25:
-        a server may close streams to be polled), for as long as resumptions bring events (at most
-        ``MAX_RESUMES`` in a row that bring none); without an id, or for a 2026-07-28 request
-        (whose streams are not resumable), it is not.
+        a server may close streams to be polled), for as long as resumptions bring events or a
+        ``retry`` (the server asking to be polled again; at most ``MAX_RESUMES`` in a row that
+        bring neither, or fail); without an id, or for a 2026-07-28 request (whose streams are
+        not resumable), it is not.
         """
         cursor = StreamCursor()
         resumable = (
@@ -305,7 +308,7 @@ class HttpTransport(Transport):
             if cursor.last_id is None or (rid is not None and not receiver.awaiting(rid)):
                 break
             await asyncio.sleep(cursor.retry_ms / 1000)
-            before = (cursor.events, cursor.last_id)
+            before = (cursor.events, cursor.last_id, cursor.retries)
             headers = self._headers(None)
             headers["accept"] = "text/event-stream"
             headers.pop("content-type", None)
@@ -320,7 +323,7 @@ class HttpTransport(Transport):
                         return
             except httpx.TransportError as exc:  # a connection refused or broken: tried again
                 logger.debug("resuming the event stream at %s: %r", self.url, exc)
-            idle = 0 if (cursor.events, cursor.last_id) != before else idle + 1
+            idle = 0 if (cursor.events, cursor.last_id, cursor.retries) != before else idle + 1
         if rid is not None and receiver.awaiting(rid):
             raise TransportError(f"the event stream for request {rid!r} ended without its response")
 
@@ -479,12 +482,13 @@ def _error_for(value: Any, rid: RequestId) -> bytes | None:
 
 class StreamCursor:
     """Where an SSE stream got to: the last event id, the server's ``retry`` delay and how many
-    events it dispatched (priming events included)."""
+    events it dispatched (priming events included) and ``retry`` fields it read."""
 
     def __init__(self) -> None:
         self.last_id: str | None = None
         self.retry_ms = DEFAULT_RETRY_MS
         self.events = 0
+        self.retries = 0  # retry fields read: each is the server asking the client to come back
 
 
 async def sse_data(
@@ -528,6 +532,7 @@ async def sse_data(
             last_id = value.decode() if value and HEADER_VALUE.fullmatch(value) else None
         elif name == b"retry" and value.isdigit():
             cursor.retry_ms = int(value) if len(value) <= 12 else MAX_RETRY_MS
+            cursor.retries += 1
 
 
 def _utf8(data: bytes) -> bytes:
