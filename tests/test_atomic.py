@@ -176,6 +176,37 @@ def test_restored_on_failure_puts_back_only_what_this_run_wrote(tmp_path: Path) 
     assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".mcpgen-tmp")]
 
 
+def test_a_second_interrupt_waits_for_the_put_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C pressed again while the package is being put back: it interrupted the copy, leaving
+    the new package with the old pyproject.toml; now it is delivered once everything is back."""
+    from mcp_schema_codegen.output import tree
+
+    package = _package(tmp_path, "old")
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("old")
+    copytree = shutil.copytree
+    taken: list[Path] = []
+
+    def interrupted_copy(src: Path, dst: Path, **kwargs: object) -> object:
+        if taken:  # the put-back's copy (the first one took the snapshot)
+            signal.raise_signal(signal.SIGINT)
+        taken.append(dst)
+        return copytree(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tree.shutil, "copytree", interrupted_copy)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a background run ignores it
+    try:
+        with pytest.raises(KeyboardInterrupt), tree.restored_on_failure(package, (pyproject,)) as undo:
+            _package(tmp_path, "new")
+            pyproject.write_text("new")
+            undo.mark()
+            raise RuntimeError("the app failed")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert len(taken) == 2
+    assert (package / "mod.py").read_text() == "old" and pyproject.read_text() == "old"
+
+
 def test_restored_on_failure_removes_what_a_first_run_made_and_never_restores_a_broken_copy(tmp_path: Path) -> None:
     from mcp_schema_codegen.output.tree import restored_on_failure
 

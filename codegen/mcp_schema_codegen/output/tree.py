@@ -178,8 +178,9 @@ def restored_on_failure(directory: Path, files: tuple[Path, ...] = ()) -> Iterat
     described). Before the mark there is nothing to undo (``generate`` leaves the tree as it was
     on its own failures). What another run wrote since the mark is left alone. A copy of the
     package waits in the system's temporary directory meanwhile; taking it and putting it back
-    hold the output directory's lock, the second by the same atomic swap as a generation. A
-    failure to put things back never hides the block's own error."""
+    hold the output directory's lock, the second by the same atomic swap as a generation, with
+    SIGINT and SIGTERM held until it is done. A failure to put things back never hides the
+    block's own error."""
     undo = Undo(directory, files)
     keep_root = Path(tempfile.mkdtemp(prefix="mcp-codegen-keep-")) if undo.existed else None
     try:
@@ -195,7 +196,8 @@ def restored_on_failure(directory: Path, files: tuple[Path, ...] = ()) -> Iterat
     except BaseException as failure:
         if undo.written is not None:
             try:
-                _put_back(undo, keep_root)
+                with signals_deferred():  # a second Ctrl-C waits for the put-back: never half put back
+                    _put_back(undo, keep_root)
             except Exception as exc:
                 if isinstance(failure, GeneratorError):
                     raise GeneratorError(
