@@ -7,6 +7,9 @@ from typing import Any
 
 import jsonschema
 import pytest
+from mcpgen._runtime.server.authoring.signatures import DeclarationError
+from mcpgen.v2026_07_28.server import App, Context
+from pydantic import BaseModel
 
 from tests.authoring.apps import CALLS, Driver, make_app, run
 from tests.server.servers import request
@@ -318,3 +321,81 @@ def test_an_app_lists_on_one_page_and_refuses_any_cursor(method: str) -> None:
     assert "result" in whole and "nextCursor" not in whole["result"]
     for refused in (garbage, empty):
         assert refused["error"]["code"] == -32602 and "Invalid cursor" in refused["error"]["message"]
+
+
+class Point(BaseModel):
+    x: int
+
+
+def test_outputs_a_model_instance_hides_are_checked_as_they_are_written(capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by an authoring review: pydantic takes a model instance as it is, so one changed after
+    it was built went out as a success against its outputSchema; bytes that are not UTF-8, or a
+    value with no JSON form, were a -32603 instead of the tool's error."""
+    app = App("outputs", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def changed() -> Point:
+        point = Point(x=1)
+        point.x = "nope"  # type: ignore[assignment]
+        return point
+
+    @app.tool
+    def raw() -> bytes:
+        return b"\xff"
+
+    @app.tool
+    def opaque() -> dict[str, Any]:
+        return {"a": object()}
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            return [await d.call(name) for name in ("changed", "raw", "opaque")]
+
+    for result in run(go()):
+        assert result["isError"] is True and "structuredContent" not in result, result
+    capsys.readouterr()
+
+
+def test_declarations_the_review_found_wrong(capsys: pytest.CaptureFixture[str]) -> None:
+    """A parameter renamed internally (``_x``) takes no other parameter's field (``field_0``); a
+    second Context parameter is refused; a tool name outside the spec's advice is said on
+    stderr; a tool added while serving that cannot be served leaves the app as it was."""
+    app = App("declared", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def both(_x: int, field_0: int) -> str:
+        return f"{_x} {field_0}"
+
+    @app.tool(name="bad name, with spaces!")
+    def spaced() -> str:
+        return "ok"
+
+    assert "tool name 'bad name, with spaces!' is not 1-128 of" in capsys.readouterr().err
+
+    def two(*, ctx: Context, other: Context | None = None) -> str:
+        return "two"
+
+    other = App("other", surface="tests.authoring.no_such_surface")
+    other.add_tool(two)
+    with pytest.raises(DeclarationError, match="both take the Context"):
+        other.describe()  # declarations are read when the app is described or served
+
+    def starred(*args: int) -> str:
+        return "never"
+
+    def fine() -> str:
+        return "fine"
+
+    async def go() -> tuple[Any, Any, list[str]]:
+        async with Driver(app) as d:
+            called = await d.call("both", {"_x": 1, "field_0": 2})
+            with pytest.raises(DeclarationError):
+                app.add_tool(starred)
+            app.add_tool(fine)  # the app serves on: this one is listed
+            listed = [t["name"] for t in (await d.result("tools/list"))["tools"]]
+            return called, await d.call("fine"), listed
+
+    called, fine_result, listed = run(go())
+    assert called["content"][0]["text"] == "1 2", called
+    assert fine_result["content"][0]["text"] == "fine"
+    assert "fine" in listed and "starred" not in listed

@@ -646,7 +646,8 @@ class Codec:
 
     def encode_result_data(self, id: RequestId, method: str, data: JSONObject) -> JSONObject:
         """``encode_result`` for a result that is JSON data already (no models inside): stamped
-        in place and checked as the receiver will (``ProtocolError`` -32602 when it is not valid)."""
+        in place and checked as the receiver will (``ProtocolError`` -32603 when it is not valid:
+        the fault is the answering side's)."""
         return self._checked_result(self._result_spec(method), id, data)
 
     def _result_spec(self, method: str) -> MethodSpec:
@@ -659,7 +660,12 @@ class Codec:
 
     def _checked_result(self, spec: MethodSpec, id: RequestId, data: JSONObject) -> JSONObject:
         self.stamp_result(spec, data, None)
-        self.decode_result(spec, data)  # a plain dict: check it as the receiver will
+        try:
+            self.decode_result(spec, data)  # a plain dict: check it as the receiver will
+        except ProtocolError as exc:  # the answering side's own fault, not the asker's: -32603
+            raise ProtocolError(
+                INTERNAL_ERROR, f"the {spec.name} result is invalid", exc.data
+            ) from None
         return result_envelope(id, data)
 
     def dumps_request(

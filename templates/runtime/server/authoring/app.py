@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 import sys
 import traceback
 from collections.abc import Callable, Mapping
@@ -51,6 +52,7 @@ from .specs import ToolSpec
 F = TypeVar("F", bound=Callable[..., Any])
 JSON = Any
 
+TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")  # tools.mdx, Tool names: SHOULD
 NOTIFY = {
     "tools": "notifications/tools/list_changed",
     "prompts": "notifications/prompts/list_changed",
@@ -223,8 +225,15 @@ class App:
     def add_tool(
         self, fn: Callable[..., Any], *, name: str | None = None, structured: bool | None = None, **options: Any
     ) -> None:
-        """Declare a tool (what ``@app.tool`` does); while serving, clients are told the list changed."""
+        """Declare a tool (what ``@app.tool`` does); while serving, clients are told the list changed.
+        A name outside tools.mdx's advice (1-128 of ``A-Za-z0-9_-.``) is served, and said on stderr."""
         tool = Tool(name or fn.__name__, fn, dict(options), structured=structured)
+        if TOOL_NAME.fullmatch(tool.name) is None:
+            print(
+                f"mcp: {self.name}: tool name {tool.name!r} is not 1-128 of A-Z a-z 0-9 _ - . "
+                "(the spec's advice: clients may refuse it)",
+                file=sys.stderr,
+            )
         self._add(self.tools, tool.name, tool, "tools")
 
     def add_prompt(self, fn: Callable[..., Any], *, name: str | None = None, **options: Any) -> None:
@@ -253,7 +262,12 @@ class App:
         table[key] = declaration
         self._entries.pop(declaration.key, None)
         if self._listings is not None:  # serving: the entry is built now, and listeners told
-            self._relist(kind)
+            try:
+                self._relist(kind)
+            except BaseException:  # one that cannot be served is not kept: the app serves on as it was
+                del table[key]
+                self._entries.pop(declaration.key, None)
+                raise
 
     def _remove(self, table: dict[str, Any], key: str, kind: str) -> None:
         declaration = table.pop(key, None)

@@ -25,7 +25,7 @@ import re
 import sys
 import types as pytypes
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple, Union, get_args, get_origin
 from urllib.parse import unquote
@@ -33,7 +33,7 @@ from urllib.parse import unquote
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
-from pydantic_core import to_json
+from pydantic_core import PydanticSerializationError, to_json
 
 from ..services import Context
 
@@ -170,16 +170,24 @@ class Parameters(NamedTuple):
                 raise DeclarationError(f"{describe_function(fn)}: parameter {param.name!r} must be passable by name")
             annotation = hints.get(param.name, Any)
             if is_context(annotation):
+                if context is not None:
+                    raise DeclarationError(
+                        f"{describe_function(fn)}: parameters {context!r} and {param.name!r} both take the Context"
+                    )
                 context = param.name
                 continue
             fields.append((param.name, annotation, param.default))
         return cls(context, tuple(fields), inspect.iscoroutinefunction(fn))
 
 
-def field_name(name: str, index: int) -> tuple[str, str | None]:
-    """A model field for parameter ``name`` and its alias when the name cannot be a field's."""
+def field_name(name: str, index: int, taken: Collection[str] = ()) -> tuple[str, str | None]:
+    """A model field for parameter ``name`` and its alias when the name cannot be a field's (one
+    no other parameter is ``taken`` as: ``_x`` beside ``field_0``)."""
     if name.startswith("_") or hasattr(BaseModel, name):
-        return f"field_{index}", name
+        field = f"field_{index}"
+        while field in taken:
+            field += "_"
+        return field, name
     return name, None
 
 
@@ -225,8 +233,10 @@ class Arguments:
     def __init__(self, fn: Callable[..., Any], params: Parameters, model_name: str, *, strict: bool) -> None:
         definitions: dict[str, Any] = {}
         self.names: list[tuple[str, str]] = []  # (field, parameter)
+        taken = {name for name, _, _ in params.fields}
         for index, (name, annotation, default) in enumerate(params.fields):
-            field, alias = field_name(name, index)
+            field, alias = field_name(name, index, taken)
+            taken.add(field)
             info = Field(alias=alias) if alias is not None else Field()
             annotated: Any = Annotated[annotation, info]  # a runtime annotation, built from the signature
             definitions[field] = (annotated, ...) if default is inspect.Parameter.empty else (annotated, default)
@@ -319,10 +329,14 @@ class Output:
             return {"content": content_blocks(value, self.types)}
         try:
             validated = self.adapter.validate_python({"result": value} if self.wrapped else value)
-            data = self.adapter.dump_python(validated, mode="json", by_alias=True)
+            # a model instance is taken as it is (pydantic does not validate it again): one changed
+            # after it was built, a field of the wrong type, fails as it is written instead
+            data = self.adapter.dump_python(validated, mode="json", by_alias=True, warnings="error")
         except ValidationError as exc:
             details = "; ".join(f"{field}: {message}" for field, message in validation_problems(exc))
             raise OutputError(details) from None
+        except (PydanticSerializationError, ValueError) as exc:  # bytes not UTF-8, a value with no JSON form
+            raise OutputError(f"cannot be written as JSON: {exc}") from None
         shown = data["result"] if self.wrapped else data
         return {"content": [{"type": "text", "text": to_json(shown).decode()}], "structuredContent": data}
 

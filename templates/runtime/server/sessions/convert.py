@@ -60,7 +60,7 @@ class Conversion:
         try:
             return self.wire.to_bytes(self.wire.encode_result_data(id, method, data))
         except ProtocolError as error:
-            if error.code != INVALID_PARAMS:
+            if not (isinstance(error.data, dict) and "errors" in error.data):  # not the revision's refusal
                 raise
             message = f"the {method} result has no MCP {self.wire.version} form"
             raise ProtocolError(INTERNAL_ERROR, message, error.data) from None
