@@ -8,6 +8,7 @@ for it: a listener gets it tagged with its subscription id.
 from __future__ import annotations
 
 import asyncio
+import collections
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -26,15 +27,51 @@ FILTER_FLAG: dict[str, str] = {
 RESOURCE_UPDATED = "notifications/resources/updated"
 
 
+LISTEN_BACKLOG = 1024  # notifications queued for a listen stream whose client does not read them
+
+
 class Listener:
-    """One open ``subscriptions/listen`` stream: its id, the honoured filter and where to send."""
+    """One open ``subscriptions/listen`` stream: its id, the honoured filter and where to send.
 
-    __slots__ = ("filter", "id", "send")
+    ``deliver`` only queues (``offer``); the stream's own writer (``write``) sends, so a client
+    that stops reading holds up nothing but its own stream: past ``backlog`` queued
+    notifications it is dropped, and its stream ends."""
 
-    def __init__(self, id: str | int, filter: dict[str, Any], send: Send) -> None:
+    __slots__ = ("_queue", "_wake", "filter", "id", "overflow", "send")
+
+    def __init__(self, id: str | int, filter: dict[str, Any], send: Send, backlog: int = LISTEN_BACKLOG) -> None:
         self.id = id
         self.filter = filter
         self.send = send
+        self._queue: collections.deque[bytes] = collections.deque(maxlen=backlog)
+        self._wake = asyncio.Event()
+        self.overflow = asyncio.Event()  # set when the backlog overflowed: the stream is to end
+
+    @property
+    def overflowed(self) -> bool:
+        return self.overflow.is_set()
+
+    def offer(self, data: bytes) -> bool:
+        """Queue ``data`` for the writer; False (``overflow`` set) when the backlog is full."""
+        if len(self._queue) == self._queue.maxlen:
+            self.overflow.set()
+        else:
+            self._queue.append(data)
+        self._wake.set()
+        return not self.overflowed
+
+    async def write(self) -> None:
+        """Send what is queued, in order, until the backlog overflows or a send fails."""
+        while not self.overflowed:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue and not self.overflowed:
+                await self.send(self._queue.popleft())
+
+    async def flush(self) -> None:
+        """Send what is still queued (the stream is ending)."""
+        while self._queue and not self.overflowed:
+            await self.send(self._queue.popleft())
 
     def wants(self, method: str, uri: str | None) -> bool:
         if method == RESOURCE_UPDATED:
@@ -106,10 +143,8 @@ class Subscriptions:
         for listener in list(self.listeners):
             if listener.wants(method, uri):
                 params = {**base, "_meta": {SUBSCRIPTION_ID_KEY: listener.id}}
-                try:
-                    await listener.send(dumps(notification_envelope(method, params)))
-                except Exception:
-                    self.listeners.discard(listener)
+                if not listener.offer(dumps(notification_envelope(method, params))):
+                    self.listeners.discard(listener)  # its client stopped reading: its stream ends
         for session in list(self.sessions):
             if session.notify is None:
                 continue

@@ -10,6 +10,8 @@ serves, the same list ``server/discover`` answers. ``server/discover`` and
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -184,12 +186,25 @@ class ModernSession:
         await send(dumps(ack))
         listener = Listener(request.id, honoured, send)
         subscriptions.listeners.add(listener)
+        writer = asyncio.ensure_future(listener.write())  # this stream's sends: nobody else waits on them
+        closing = asyncio.ensure_future(subscriptions.until_closed())
+        overflow = asyncio.ensure_future(listener.overflow.wait())
         try:
-            # until the client cancels (closes the stream, or notifications/cancelled on stdio)
-            # or the server shuts down: then the request is answered, ending the stream gracefully
-            await subscriptions.until_closed()
+            # until the client cancels (closes the stream, or notifications/cancelled on stdio),
+            # stops reading (its backlog overflows) or the server shuts down: then the request is
+            # answered, ending the stream gracefully
+            await asyncio.wait((writer, closing, overflow), return_when=asyncio.FIRST_COMPLETED)
+            if writer.done() and not writer.cancelled():
+                writer.exception()  # a send failed: the stream is gone
+            elif closing.done() and not overflow.done():
+                writer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await writer
+                await listener.flush()  # what was queued before the shutdown goes first
         finally:
             subscriptions.listeners.discard(listener)
+            for task in (writer, closing, overflow):
+                task.cancel()
         if by_notification:
             params = {"requestId": request.id, "reason": "the server is shutting down", "_meta": meta}
             await send(dumps(codec.encode_notification(CANCELLED, params)))
