@@ -84,6 +84,38 @@ def test_sigterm_ends_an_http_listen_stream_with_its_result() -> None:
     assert_graceful_end(events[1])
 
 
+def test_sigterm_ends_a_legacy_get_stream_asking_the_client_to_come_back() -> None:
+    """A legacy session's GET stream ended only when its client went: the server, signalled,
+    waited on it for ever (found by a server review). It ends with a ``retry``."""
+    port = free_port()
+    proc = start_everything_http(port)
+    url = f"http://127.0.0.1:{port}/mcp"
+    accept = {"accept": "application/json, text/event-stream"}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    lines: list[str] = []
+    try:
+        opened = httpx.post(url, json=initialize, headers=accept, timeout=10)
+        session = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert httpx.post(url, json=initialized, headers={**accept, **session}, timeout=10).status_code == 202
+        get = {"accept": "text/event-stream", **session}
+        with httpx.stream("GET", url, headers=get, timeout=10) as response:
+            assert response.status_code == 200
+            for line in response.iter_lines():
+                lines.append(line)
+                if line == ": stream open":
+                    proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) in (0, -signal.SIGTERM)
+    finally:
+        stop(proc)
+    assert "retry: 1000" in lines, lines
+
+
 CLOSING = """
 import asyncio, sys
 from mcpgen._runtime.server import runners

@@ -116,6 +116,7 @@ PROTOCOL_VERSION = "mcp-protocol-version"
 HEADER_SAFE = re.compile(r"[\t\x20-\x7e]*")  # RFC 9110 field value characters MCP allows
 NUMBER = re.compile(r"[+-]?[0-9]{1,32}(?:\.[0-9]{1,32})?(?:[eE][+-]?[0-9]{1,4})?")  # ASCII digits only
 STREAM_BACKLOG = 1024  # notifications queued for a GET stream whose client does not read them
+SHUTDOWN_RETRY_MS = 1000  # the retry a GET stream ends with when the server stops
 
 
 class Headers:
@@ -677,7 +678,8 @@ class HttpApp:
     async def stream(
         self, conn: Connection, receive: Receive, send: ASGISend, resumed: tuple[str, bool] | None = None
     ) -> None:
-        """Until the client goes, the session ends, or the client stops reading (a backlog of
+        """Until the client goes, the session ends, the server stops (the stream then ends with a
+        ``retry``), or the client stops reading (a backlog of
         ``STREAM_BACKLOG`` notifications): then the stream ends and the client may open another,
         or resume this one with ``Last-Event-ID``. ``resumed``: the stored stream this GET
         continues, and whether its response has started already."""
@@ -697,12 +699,14 @@ class HttpApp:
                 queue.append(data)
             wake.set()
 
-        await self.router.services.subscriptions.attach()
+        subscriptions = self.router.services.subscriptions
+        await subscriptions.attach()
         legacy.notify = push
         conn.streams += 1
         watcher = asyncio.create_task(disconnected(receive))
         closer = asyncio.create_task(conn.closed.wait())
-        for task in (watcher, closer):
+        shutdown = asyncio.create_task(subscriptions.until_closed())  # the server stopping (a signal)
+        for task in (watcher, closer, shutdown):
             task.add_done_callback(lambda _: wake.set())
         try:
             if resumed is None:
@@ -715,7 +719,7 @@ class HttpApp:
                 if not resumed[1]:
                     await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             keep_alive = self.limits.session_idle_timeout / 3
-            while not (watcher.done() or closer.done() or overflow):
+            while not (watcher.done() or closer.done() or shutdown.done() or overflow):
                 try:
                     async with asyncio.timeout(keep_alive):
                         await wake.wait()
@@ -728,11 +732,12 @@ class HttpApp:
                     data = queue.popleft()
                     event_id = await events.append(session_id, stream, data)
                     await send({"type": "http.response.body", "body": event(data, event_id), "more_body": True})
-            if not watcher.done():
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            if not watcher.done():  # stopping: the client is asked to come back (to the next server)
+                tail = retry(SHUTDOWN_RETRY_MS) if shutdown.done() else b""
+                await send({"type": "http.response.body", "body": tail, "more_body": False})
         finally:
-            watcher.cancel()
-            closer.cancel()
+            for task in (watcher, closer, shutdown):
+                task.cancel()
             conn.streams -= 1
             if legacy.notify is push:
                 legacy.notify = None

@@ -119,6 +119,7 @@ NUMBER = re.compile(
     r"[+-]?[0-9]{1,32}(?:\.[0-9]{1,32})?(?:[eE][+-]?[0-9]{1,4})?"
 )  # ASCII digits only
 STREAM_BACKLOG = 1024  # notifications queued for a GET stream whose client does not read them
+SHUTDOWN_RETRY_MS = 1000  # the retry a GET stream ends with when the server stops
 
 
 class Headers:
@@ -733,7 +734,8 @@ class HttpApp:
         send: ASGISend,
         resumed: tuple[str, bool] | None = None,
     ) -> None:
-        """Until the client goes, the session ends, or the client stops reading (a backlog of
+        """Until the client goes, the session ends, the server stops (the stream then ends with a
+        ``retry``), or the client stops reading (a backlog of
         ``STREAM_BACKLOG`` notifications): then the stream ends and the client may open another,
         or resume this one with ``Last-Event-ID``. ``resumed``: the stored stream this GET
         continues, and whether its response has started already."""
@@ -753,12 +755,16 @@ class HttpApp:
                 queue.append(data)
             wake.set()
 
-        await self.router.services.subscriptions.attach()
+        subscriptions = self.router.services.subscriptions
+        await subscriptions.attach()
         legacy.notify = push
         conn.streams += 1
         watcher = asyncio.create_task(disconnected(receive))
         closer = asyncio.create_task(conn.closed.wait())
-        for task in (watcher, closer):
+        shutdown = asyncio.create_task(
+            subscriptions.until_closed()
+        )  # the server stopping (a signal)
+        for task in (watcher, closer, shutdown):
             task.add_done_callback(lambda _: wake.set())
         try:
             if resumed is None:
@@ -773,7 +779,7 @@ class HttpApp:
                         {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS}
                     )
             keep_alive = self.limits.session_idle_timeout / 3
-            while not (watcher.done() or closer.done() or overflow):
+            while not (watcher.done() or closer.done() or shutdown.done() or overflow):
                 try:
                     async with asyncio.timeout(keep_alive):
                         await wake.wait()
@@ -794,11 +800,14 @@ class HttpApp:
                             "more_body": True,
                         }
                     )
-            if not watcher.done():
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            if (
+                not watcher.done()
+            ):  # stopping: the client is asked to come back (to the next server)
+                tail = retry(SHUTDOWN_RETRY_MS) if shutdown.done() else b""
+                await send({"type": "http.response.body", "body": tail, "more_body": False})
         finally:
-            watcher.cancel()
-            closer.cancel()
+            for task in (watcher, closer, shutdown):
+                task.cancel()
             conn.streams -= 1
             if legacy.notify is push:
                 legacy.notify = None
