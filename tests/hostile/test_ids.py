@@ -134,3 +134,43 @@ def test_http_good_ids_come_back_unchanged(http: HttpServer, rid: Any) -> None:
     body = modern(rid, "tools/call", {"name": "test_simple_text"})
     reply = http.request(body, modern_headers(body))
     assert reply.status == 200 and reply.json()["id"] == rid, reply
+
+
+def test_each_request_of_a_batch_counts_is_unique_and_cancellable() -> None:
+    """A 2025-03-26 batch is one message, but each request in it is in flight: it counts toward
+    ``max_inflight``, its id may not be one in flight, and ``notifications/cancelled`` stops it
+    (found by a server review: batches slipped past all three, on HTTP and stdio)."""
+    from mcpgen._runtime.server import Limits
+
+    from tests.server.servers import Demo
+
+    class Busy(Demo):
+        limits = Limits(max_inflight=2)
+
+    def call(rid: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": "slow"}}
+
+    async def go() -> None:
+        server = Busy()
+        router = server.router
+        conn = router.connect()
+
+        async def send(data: bytes) -> None:
+            pass
+
+        opened = await router.handle(initialize(0, "2025-03-26"), send, conn)
+        assert opened.body is not None and conn.legacy is not None
+        first = asyncio.ensure_future(router.handle([call(1)], send, conn))
+        second = asyncio.ensure_future(router.handle([call(2)], send, conn))
+        await asyncio.sleep(0.05)
+        assert sorted(conn.inflight) == [1, 2]
+        busy = await router.handle([call(3)], send, conn)
+        assert b"too many requests in flight" in (busy.body or b""), busy
+        await router.handle(cancelled(1), send, conn)
+        assert (await asyncio.wait_for(first, 5)).body is None  # cancelled: no response
+        assert server.cancelled == ["slow"]
+        reused = await router.handle([call(2)], send, conn)
+        assert b"already in flight" in (reused.body or b""), reused
+        second.cancel()
+
+    asyncio.run(go())

@@ -21,8 +21,9 @@ subscriptions) is saved before the reply is written.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ..codec import Codec
@@ -192,7 +193,8 @@ class Router:
         request's bearer token speaks for (protected HTTP servers)."""
         if conn is not None:
             if conn.legacy is not None:
-                reply = await conn.legacy.handle(obj, send, conn.cancel, principal)
+                track = functools.partial(self.track, conn)
+                reply = await conn.legacy.handle(obj, send, conn.cancel, principal, track)
                 if conn.legacy.changed and conn.session_id is not None:
                     conn.legacy.changed = False
                     await self.services.sessions.save(conn.session_id, conn)
@@ -261,6 +263,28 @@ class Router:
         finally:
             if conn.inflight.get(rid) is task:
                 del conn.inflight[rid]
+
+    async def track(
+        self, conn: Connection, rid: RequestId, work: Callable[[], Awaitable[Reply]]
+    ) -> Reply:
+        """Run one request of a batch as an in-flight request of ``conn``: within ``max_inflight``,
+        its id unique, cancellable on its own (``notifications/cancelled``: no response). A batch
+        is one message, but each request in it counts (a batch slipped past every one of these)."""
+        if rid in conn.inflight:
+            return id_in_use(rid)
+        if conn.full:
+            return too_busy(rid, conn.max_inflight)
+        task = asyncio.ensure_future(work())
+        conn.inflight[rid] = task
+        try:
+            await asyncio.wait((task,))
+        except asyncio.CancelledError:  # the whole batch is cancelled (the client went)
+            task.cancel()
+            raise
+        finally:
+            if conn.inflight.get(rid) is task:
+                del conn.inflight[rid]
+        return NO_REPLY if task.cancelled() else task.result()
 
     # -- legacy HTTP sessions ------------------------------------------------------------------
 

@@ -14,7 +14,8 @@ requests whose answers re-enter the handler as ``inputResponses``; ``ctx.elicit`
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from pydantic import MISSING
@@ -45,6 +46,8 @@ MAX_ROUNDS = 10  # input_required rounds driven for one request
 INPUT_TIMEOUT = 300.0  # seconds a server->client request may take
 
 Cancel = Callable[[Any], None]
+# runs one request of a batch as an in-flight request of the connection (``Router.track``)
+Track = Callable[[Any, Callable[[], Awaitable[Reply]]], Awaitable[Reply]]
 
 
 def is_legacy_initialize(obj: Any) -> bool:
@@ -176,10 +179,16 @@ class LegacySession(Subscriber):
     # -- every later message --------------------------------------------------------------
 
     async def handle(
-        self, obj: Any, send: Send, cancel: Cancel | None = None, principal: Principal | None = None
+        self,
+        obj: Any,
+        send: Send,
+        cancel: Cancel | None = None,
+        principal: Principal | None = None,
+        track: Track | None = None,
     ) -> Reply:
         """One parsed message (or batch) of the session -> the reply to write; ``principal``:
-        who the request's token speaks for, on a protected server."""
+        who the request's token speaks for, on a protected server; ``track`` runs each request of
+        a batch as an in-flight request of the connection (counted, its id unique, cancellable)."""
         if is_legacy_initialize(obj) or self.codec is None:
             return await self.initialize(obj)
         pending = {rid: method for rid, (method, _) in self._pending.items()} if self._pending else None
@@ -197,6 +206,8 @@ class LegacySession(Subscriber):
             if isinstance(item, ProtocolError):
                 self.refused(item)
                 reply = rejection_reply(item)
+            elif isinstance(item, Request) and track is not None:
+                reply = await track(item.id, functools.partial(self.answer, item, raw, send, principal))
             else:
                 reply = await self.dispatch(item, raw, send, cancel, principal)
             if reply.body is not None:
