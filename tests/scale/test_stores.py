@@ -214,6 +214,30 @@ def test_memory_streams_expire() -> None:
     assert (kept, expired) == (stream, None)
 
 
+def test_a_memory_stream_evicted_while_in_use_never_repeats_an_event_id() -> None:
+    """Found by a server review: a stream evicted (a session opening stream after stream) and kept
+    again from its next event counted from 1 again, handing out ids its client had seen (ids MUST
+    be unique across a session's streams) and resuming after the wrong events. A session at its
+    cap of streams now evicts its own oldest, not other sessions'."""
+    store = MemoryEventStore(max_streams=100, max_session_streams=4)
+
+    async def go() -> None:
+        stream, _ = await store.open("s1", "get")
+        before = [await store.append("s1", stream, b"a%d" % i) for i in range(2)]
+        for _ in range(10):  # another session opening and leaving streams: its own oldest go
+            await store.open("s2", "get")
+        assert await store.resume("s1", before[1]) == stream  # s1's stream is still kept
+        for _ in range(4):  # s1's own streams push the first one out
+            await store.open("s1", "post")
+        assert await store.resume("s1", before[1]) is None
+        after = [await store.append("s1", stream, b"b%d" % i) for i in range(2)]  # kept again
+        assert not set(before) & set(after)
+        assert await collect(store.read("s1", before[1], wait=0.05)) == [(after[0], b"b0"), (after[1], b"b1")]
+        assert len(store) == 4 + 4  # four of each session
+
+    run(go())
+
+
 def test_redis_streams_expire_and_are_namespaced(redis_server: RedisServer) -> None:
     async def go() -> tuple[str, str]:
         shared = SharedRedis(redis_server.url, NAMESPACE)

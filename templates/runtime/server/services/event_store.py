@@ -18,6 +18,7 @@ Stream, so any worker can resume it and a worker that dies loses none of the eve
 from __future__ import annotations
 
 import asyncio
+import itertools
 import secrets
 import time
 from collections import OrderedDict, deque
@@ -79,18 +80,25 @@ class EventStore(Protocol):
 
 
 class _Stream:
-    __slots__ = ("ended", "events", "next", "touched", "wake")
+    __slots__ = ("ended", "events", "last", "touched", "wake")
 
     def __init__(self, max_events: int, now: float) -> None:
         self.events: deque[tuple[int, bytes]] = deque(maxlen=max_events)
-        self.next = 1  # position 0 is the priming event
+        self.last = 0  # the position of the newest event (0: the priming event)
         self.ended = False
         self.touched = now
         self.wake = asyncio.Event()
 
 
 class MemoryEventStore:
-    """The event streams of this process, least recently used first; at most ``max_streams``."""
+    """The event streams of this process, least recently used first; at most ``max_streams``, and
+    at most ``max_session_streams`` of one session (its oldest go first: a session opening stream
+    after stream evicts its own, not the others').
+
+    Positions are counted for the whole store, so a stream evicted while its request still ran
+    and kept again from its next event never hands out an event id twice (2025-11-25: ids MUST be
+    unique across a session's streams), and a client resuming from before the eviction gets what
+    followed that was kept."""
 
     def __init__(
         self,
@@ -98,13 +106,17 @@ class MemoryEventStore:
         max_events: int = 1000,
         ttl: float = 300.0,
         max_streams: int = 10_000,
+        max_session_streams: int = 128,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.max_events = max_events
         self.ttl = ttl
         self.max_streams = max_streams
+        self.max_session_streams = max_session_streams
         self.clock = clock
         self._streams: OrderedDict[tuple[str, str], _Stream] = OrderedDict()
+        self._of_session: dict[str, OrderedDict[str, None]] = {}  # a session's streams, oldest first
+        self._positions = itertools.count(1)
 
     def __len__(self) -> int:
         return len(self._streams)
@@ -114,23 +126,41 @@ class MemoryEventStore:
             key, stream = next(iter(self._streams.items()))
             if now - stream.touched < self.ttl and len(self._streams) < self.max_streams:
                 return
-            del self._streams[key]
+            self._drop(key)
+
+    def _drop(self, key: tuple[str, str]) -> None:
+        stream = self._streams.pop(key, None)
+        streams = self._of_session.get(key[0])
+        if streams is not None:
+            streams.pop(key[1], None)
+            if not streams:
+                del self._of_session[key[0]]
+        if stream is not None:
             stream.ended = True
             stream.wake.set()
+
+    def _keep(self, session_id: str, stream: str, now: float) -> _Stream:
+        streams = self._of_session.setdefault(session_id, OrderedDict())
+        while len(streams) >= self.max_session_streams:
+            self._drop((session_id, next(iter(streams))))
+            streams = self._of_session.setdefault(session_id, OrderedDict())
+        streams[stream] = None
+        entry = self._streams[(session_id, stream)] = _Stream(self.max_events, now)
+        return entry
 
     async def open(self, session_id: str, kind: StreamKind) -> tuple[str, str]:
         now = self.clock()
         self._sweep(now)
         stream = new_stream(kind)
-        self._streams[(session_id, stream)] = _Stream(self.max_events, now)
+        self._keep(session_id, stream, now)
         return stream, f"{stream}.0"
 
     async def append(self, session_id: str, stream: str, data: bytes, *, last: bool = False) -> str:
         entry = self._streams.get((session_id, stream))
-        if entry is None:  # expired while its request ran: kept again from here
-            entry = self._streams[(session_id, stream)] = _Stream(self.max_events, self.clock())
-        position = entry.next
-        entry.next += 1
+        if entry is None:  # expired or evicted while its request ran: kept again from here
+            entry = self._keep(session_id, stream, self.clock())
+        position = next(self._positions)
+        entry.last = position
         entry.events.append((position, data))
         entry.ended = entry.ended or last
         entry.touched = self.clock()
@@ -160,7 +190,7 @@ class MemoryEventStore:
                 if position > after:
                     after = position
                     yield f"{stream}.{position}", data
-            if entry.ended and after >= entry.next - 1:
+            if entry.ended and after >= entry.last:
                 return
             try:
                 async with asyncio.timeout(wait):
@@ -169,13 +199,11 @@ class MemoryEventStore:
                 return
 
     async def forget(self, session_id: str, stream: str) -> None:
-        entry = self._streams.pop((session_id, stream), None)
-        if entry is not None:
-            entry.ended = True
-            entry.wake.set()
+        self._drop((session_id, stream))
 
     async def close(self) -> None:
         for entry in self._streams.values():
             entry.ended = True
             entry.wake.set()
         self._streams.clear()
+        self._of_session.clear()
