@@ -21,6 +21,16 @@ def tool(props: dict[str, Any] | None = None, required: list[str] | None = None,
     return {"name": "t", "inputSchema": schema, **extra}
 
 
+def through_refs(required: list[str]) -> dict[str, Any]:
+    """A tool of arguments ``xs`` (a list of ``Item``) and ``one`` (an ``Item`` or null), ``Item``
+    requiring ``required``."""
+    item = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "required": required}
+    ref = {"$ref": "#/$defs/Item"}
+    made = tool({"xs": {"type": "array", "items": ref}, "one": {"anyOf": [ref, {"type": "null"}]}})
+    made["inputSchema"]["$defs"] = {"Item": item}
+    return made
+
+
 def out(props: dict[str, Any], required: list[str], **extra: Any) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required, **extra}
 
@@ -325,6 +335,15 @@ TOOLS: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], list[str]]] =
         [tool()],
         [tool(execution={"taskSupport": "optional"})],
         ["compatible: tool 't': task support forbidden -> optional"],
+    ),
+    (  # the same {"$ref": ...} text, another definition behind it (found by an authoring review)
+        "a definition reached through items and anyOf changed",
+        [through_refs(["a"])],
+        [through_refs(["a", "b"])],
+        [
+            "breaking: tool 't': argument 'one.b' is now required",
+            "breaking: tool 't': argument 'xs[].b' is now required",
+        ],
     ),
     (
         "annotations changed",

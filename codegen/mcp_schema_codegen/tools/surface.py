@@ -60,6 +60,15 @@ def canonical(value: JSON) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=True)
 
 
+def _refers(value: JSON) -> bool:
+    """``value`` holds a ``$ref`` (whose target may differ between two schemas of equal text)."""
+    if isinstance(value, dict):
+        return isinstance(value.get("$ref"), str) or any(_refers(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_refers(v) for v in value)
+    return False
+
+
 # -- tools ----------------------------------------------------------------------------------
 
 
@@ -220,6 +229,12 @@ class _Comparison:
         self.found: list[tuple[Relation, str]] = []
         self.visiting: set[tuple[str, str]] = set()
         self.depth = 0
+        # equal text is an equal schema only when every $ref in it means the same on both sides
+        self.same_definitions = all(
+            canonical(old_root.get(key)) == canonical(new_root.get(key))
+            for key in ("$defs", "definitions")
+            if isinstance(old_root, dict) and isinstance(new_root, dict)
+        ) and isinstance(old_root, dict) == isinstance(new_root, dict)
 
     def run(self) -> list[tuple[Relation, str]]:
         self.schema(self.old_root, self.new_root, ())
@@ -267,7 +282,7 @@ class _Comparison:
         self._schema(old, new, path)
 
     def _schema(self, old: JSON, new: JSON, path: tuple[str, ...]) -> None:
-        if canonical(old) == canonical(new):
+        if canonical(old) == canonical(new) and (self.same_definitions or not _refers(old)):
             return
         old, new = _merge_all_of(_as_schema(old)), _merge_all_of(_as_schema(new))
         for key in ANNOTATIONS:
