@@ -192,3 +192,38 @@ def test_the_surface_module_imports_as_the_runtime_reads_it() -> None:
     finally:
         sys.path.remove(str(WEATHER))
         sys.modules.pop("weather_surface", None)
+
+
+def test_a_fingerprint_changes_with_the_types_reached_and_a_wrapped_functions_signature() -> None:
+    """Found by an authoring review: the fingerprint read the function's own signature text only,
+    so a model field changed (``Day.high: float`` to ``str``) left a current-looking surface whose
+    outputSchema no longer matched the results, and a decorated tool (``functools.wraps``) showed
+    its wrapper's ``*args, **kwargs``, so a changed default went unseen."""
+    import functools
+
+    from mcpgen._runtime.server.authoring.declarations import Tool
+    from pydantic import create_model
+
+    def returning(field: type) -> Any:
+        day = create_model("Day", high=(field, ...))
+
+        def forecast() -> Any:
+            return day(high=1)
+
+        forecast.__annotations__ = {"return": list[day]}  # reached inside a list, as annotated
+        return forecast
+
+    assert Tool("t", returning(float)).fingerprint() != Tool("t", returning(str)).fingerprint()
+    assert Tool("t", returning(float)).fingerprint() == Tool("t", returning(float)).fingerprint()
+
+    def wrapped(default: int) -> Any:
+        def count(n: int = default) -> int:
+            return n
+
+        @functools.wraps(count)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return count(*args, **kwargs)
+
+        return wrapper
+
+    assert Tool("t", wrapped(3)).fingerprint() != Tool("t", wrapped(5)).fingerprint()

@@ -12,9 +12,10 @@ that created the app. It holds:
   included (self-contained JSON Schema 2020-12).
 
 At start the app imports it (no schema is built) and compares fingerprints, which costs a
-signature read per declaration. A declaration that is new, changed or gone since generation
-is reported on stderr and its entry built from the function, so the server stays truthful;
-``mcp-codegen check`` fails until the module is regenerated.
+signature read per declaration and a read of the types its annotations reach (their fields).
+A declaration that is new, changed or gone since generation is reported on stderr and its
+entry built from the function, so the server stays truthful; ``mcp-codegen check`` fails until
+the module is regenerated.
 """
 
 from __future__ import annotations

@@ -9,11 +9,15 @@ built on first use, its ``binding``: the validators a call goes through.
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import hashlib
 import inspect
+import typing
 from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
+from pydantic import BaseModel
 from pydantic_core import to_json
 
 from .signatures import (
@@ -31,7 +35,7 @@ from .signatures import (
 from .specs import SpecArguments, SpecOutput, ToolSpec
 
 JSON = Any
-FINGERPRINT_FORMAT = 1
+FINGERPRINT_FORMAT = 2  # 2: the types the annotations reach, and the function a decorator wraps
 
 
 def docstring(fn: Callable[..., Any]) -> str | None:
@@ -42,6 +46,9 @@ def docstring(fn: Callable[..., Any]) -> str | None:
 def signature_text(fn: Callable[..., Any]) -> str:
     """The parameters, defaults and annotations of ``fn`` as text (cheaper than ``inspect.signature``);
     the same whether its module was imported or run as a script (``__main__``)."""
+    fn = inspect.unwrap(
+        fn
+    )  # a decorated function: the one whose signature is served (inspect.signature's)
     code = getattr(fn, "__code__", None)
     if code is None:
         try:
@@ -59,6 +66,62 @@ def signature_text(fn: Callable[..., Any]) -> str:
     if module == "__main__":
         text = text.replace("__main__.", f"{module_name(module)}.")
     return text
+
+
+def types_text(fn: Callable[..., Any]) -> str:
+    """The models, dataclasses, typed dicts and enums ``fn``'s annotations reach, as text: a field
+    of one of them changed changes its schemas, not the function's signature."""
+    try:
+        hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
+    except Exception as exc:  # the declaration fails the same way when it is built
+        return f"unresolved: {exc!r}"
+    seen: dict[Any, str] = {}
+
+    def visit(tp: Any) -> None:
+        for arg in typing.get_args(tp):
+            visit(arg)
+        if not isinstance(tp, type) or tp in seen:
+            return
+        if issubclass(tp, BaseModel):
+            fields = tp.model_fields
+            seen[tp] = repr(
+                [
+                    (n, f.annotation, f.default, f.alias, f.metadata, f.description)
+                    for n, f in fields.items()
+                ]
+            )
+            seen[tp] += repr(sorted(tp.model_config.items(), key=str))
+            for f in fields.values():
+                visit(f.annotation)
+        elif dataclasses.is_dataclass(tp):
+            dc_fields = dataclasses.fields(tp)
+            seen[tp] = repr([(f.name, f.type, f.default) for f in dc_fields])
+            for hint in _hints(tp).values():
+                visit(hint)
+        elif typing.is_typeddict(tp):
+            hints_of = _hints(tp)
+            seen[tp] = repr(sorted(hints_of.items(), key=str)) + repr(
+                sorted(getattr(tp, "__required_keys__", ()))
+            )
+            for hint in hints_of.values():
+                visit(hint)
+        elif issubclass(tp, enum.Enum):
+            seen[tp] = repr([(m.name, m.value) for m in tp])
+
+    for hint in hints.values():
+        visit(hint)
+    return repr(sorted(f"{describe_type(tp)}={text}" for tp, text in seen.items()))
+
+
+def _hints(tp: Any) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(tp, include_extras=True)
+    except Exception:
+        return {}
+
+
+def describe_type(tp: type) -> str:
+    return f"{tp.__module__}.{tp.__qualname__}"
 
 
 class ToolBinding(NamedTuple):
@@ -109,6 +172,7 @@ class Declaration:
                 self.key,
                 self.function,
                 signature_text(self.fn),
+                types_text(self.fn),
                 docstring(self.fn),
                 self.options,
             ],
