@@ -399,3 +399,24 @@ def test_declarations_the_review_found_wrong(capsys: pytest.CaptureFixture[str])
     assert called["content"][0]["text"] == "1 2", called
     assert fine_result["content"][0]["text"] == "fine"
     assert "fine" in listed and "starred" not in listed
+
+
+def test_a_set_argument_advertises_what_validation_takes() -> None:
+    """Validation takes ``[1, 1]`` for a ``set[int]`` (as ``{1}``), so the input schema does not
+    say ``uniqueItems`` (it did: what passed was not what the schema advertised); an output set
+    is unique, and says so."""
+    app = App("sets", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def distinct(values: set[int]) -> set[int]:
+        return values
+
+    async def go() -> tuple[Any, Any]:
+        async with Driver(app) as d:
+            listed = (await d.result("tools/list"))["tools"][0]
+            return listed, await d.call("distinct", {"values": [1, 1, 2]})
+
+    listed, called = run(go())
+    assert listed["inputSchema"]["properties"]["values"] == {"type": "array", "items": {"type": "integer"}}
+    assert listed["outputSchema"]["properties"]["result"]["uniqueItems"] is True
+    assert sorted(called["structuredContent"]["result"]) == [1, 2]

@@ -61,10 +61,18 @@ class OutputError(ValueError):
 
 
 class ToolSchema(GenerateJsonSchema):
-    """pydantic's JSON Schema without the titles it makes up from field names."""
+    """pydantic's JSON Schema without the titles it makes up from field names, and without
+    ``uniqueItems`` for a set an argument takes (validation takes ``[1, 1]`` as ``{1}``: what
+    passes is what the schema advertises)."""
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
+
+    def _common_set_schema(self, schema: Any) -> dict[str, JSON]:
+        made: dict[str, JSON] = super()._common_set_schema(schema)
+        if self.mode == "validation":
+            made.pop("uniqueItems", None)
+        return made
 
 
 # -- the revision's types the conversion needs --------------------------------------------------
