@@ -356,6 +356,10 @@ def test_outputs_a_model_instance_hides_are_checked_as_they_are_written(capsys: 
     capsys.readouterr()
 
 
+def fine_function() -> str:
+    return "fine"
+
+
 def test_declarations_the_review_found_wrong(capsys: pytest.CaptureFixture[str]) -> None:
     """A parameter renamed internally (``_x``) takes no other parameter's field (``field_0``); a
     second Context parameter is refused; a tool name outside the spec's advice is said on
@@ -379,6 +383,11 @@ def test_declarations_the_review_found_wrong(capsys: pytest.CaptureFixture[str])
     other.add_tool(two)
     with pytest.raises(DeclarationError, match="both take the Context"):
         other.describe()  # declarations are read when the app is described or served
+
+    hinted = App("hinted", surface="tests.authoring.no_such_surface")  # the options, as the revision's Tool has them
+    hinted.add_tool(fine_function, annotations={"readOnlyHint": "yes"})  # tools/list failed for every tool
+    with pytest.raises(DeclarationError, match=r"tool 'fine_function': annotations.readOnlyHint: Input should be"):
+        hinted.describe()
 
     def starred(*args: int) -> str:
         return "never"

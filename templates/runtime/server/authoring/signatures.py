@@ -99,6 +99,7 @@ class RevisionTypes(NamedTuple):
     interim: Callable[[], type[BaseModel] | None]  # the MRTR interim result model, once imported (never imports it)
     content: tuple[type[BaseModel], ...]  # the content block classes
     structured: bool  # the revision's tools have an ``outputSchema`` (2025-06-18 and later)
+    tool: type[BaseModel] | None = None  # the revision's ``Tool``: a declared entry is checked against it
 
     @classmethod
     def of(cls, revision: Any) -> RevisionTypes:
@@ -124,6 +125,7 @@ class RevisionTypes(NamedTuple):
             revision.loaded_input_required,  # importing it here cost an App ~70 ms of start-up
             tuple(content),
             structured,
+            model if isinstance(model, type) and issubclass(model, BaseModel) else None,
         )
 
     def passthrough(self, value: Any, result: type[BaseModel] | None) -> bool:

@@ -17,7 +17,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 
 from .signatures import (
@@ -239,9 +239,28 @@ class Tool(Declaration):
         entry["inputSchema"] = binding.arguments.schema()
         if binding.output.schema is not None:
             entry["outputSchema"] = binding.output.schema
-        for key in ("annotations", "icons", "execution", "_meta"):
-            if key in self.options:
-                entry[key] = self.options[key]
+        given = [
+            key for key in ("annotations", "icons", "execution", "_meta") if key in self.options
+        ]
+        for key in given:
+            entry[key] = self.options[key]
+        if (
+            given and types.tool is not None
+        ):  # the decorator's options, as the revision's Tool has them
+            try:
+                types.tool.model_validate(
+                    {**entry, "inputSchema": {"type": "object"}, "outputSchema": None}
+                )
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
+                    for error in exc.errors(include_url=False)
+                    if error["loc"] and error["loc"][0] in given
+                )
+                if problems:
+                    raise DeclarationError(
+                        f"{self.function}: tool {self.name!r}: {problems}"
+                    ) from None
         return entry
 
 
