@@ -508,3 +508,103 @@ def test_a_stalled_redis_fails_a_command_within_the_timeout_while_the_bus_listen
     finally:
         server.stop()
         shutil.rmtree(directory, ignore_errors=True)
+
+
+# -- found by a scale-out review ------------------------------------------------------------------
+
+
+def test_a_stalled_redis_holds_the_first_attach_for_the_command_timeout_only() -> None:
+    """The bus's subscribe ran on the listener, whose reads have no timeout: with Redis stalled
+    (SIGSTOP) the first listen stream, and a publish waiting on the attach, waited as long as
+    the stall (40 s in the review). Now it is a failure like any command's, and this worker's
+    own streams still hear of its changes."""
+    server, directory = start_redis()
+    assert server.proc is not None
+    got: list[Change] = []
+
+    async def deliver(change: Change) -> None:
+        got.append(change)
+
+    async def go() -> float:
+        shared = SharedRedis(server.url, NAMESPACE, timeout=0.5)
+        bus = RedisBus(shared)
+        await shared.client.ping()
+        assert server.proc is not None
+        os.kill(server.proc.pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            async with asyncio.timeout(10):
+                await bus.attach(deliver)
+                took = time.monotonic() - started
+                await bus.publish(Change("tools"))  # times out: delivered here
+        finally:
+            os.kill(server.proc.pid, signal.SIGCONT)
+        await bus.close()
+        await shared.close()
+        return took
+
+    try:
+        took = run(go())
+    finally:
+        server.stop()
+        shutil.rmtree(directory, ignore_errors=True)
+    assert took < 3, took
+    assert got == [Change("tools")]
+
+
+def test_a_change_published_while_this_workers_reader_reconnects_reaches_its_streams(
+    redis_server: RedisServer,
+) -> None:
+    """Redis back before the bus's reader (waiting to reconnect): the publish succeeded with no
+    reader of this worker subscribed, so this worker's own streams never heard of it."""
+    got: list[Change] = []
+
+    async def deliver(change: Change) -> None:
+        got.append(change)
+
+    async def go() -> None:
+        shared = SharedRedis(redis_server.url, NAMESPACE)
+        bus = RedisBus(shared)
+        await bus.attach(deliver)
+        killer = sync_redis.Redis.from_url(redis_server.url)
+        killer.client_kill_filter(_type="pubsub")  # the reader's connection drops
+        async with asyncio.timeout(5):
+            while bus._subscribed:
+                await asyncio.sleep(0.01)
+        await bus.publish(Change("prompts"))
+        async with asyncio.timeout(5):  # and the reader, told Redis is back, subscribes again at once
+            while not bus._subscribed:
+                await asyncio.sleep(0.01)
+        await bus.publish(Change("resource", "test://x"))
+        async with asyncio.timeout(5):
+            while len(got) < 2:
+                await asyncio.sleep(0.01)
+        await bus.close()
+        await shared.close()
+
+    run(go())
+    assert got == [Change("prompts"), Change("resource", "test://x")]
+
+
+def test_reading_a_stream_longer_than_the_command_timeout_or_from_a_foreign_id_is_no_outage(
+    redis_server: RedisServer,
+) -> None:
+    """A resumed stream waits ``resume_wait`` (30 s) for new events in XREAD BLOCKs, which ran
+    past the command timeout (5 s) and were taken for a lost Redis; an event id whose position is
+    no entry id (``1-2-3``) made XREAD fail, logged as a lost Redis too."""
+
+    async def go() -> tuple[list[Any], list[Any], float, bool]:
+        shared = SharedRedis(redis_server.url, NAMESPACE, timeout=0.4)
+        store = RedisEventStore(shared, ttl=60)
+        stream, priming = await store.open("quiet", "post")
+        started = time.monotonic()
+        waited = await collect(store.read("quiet", priming, wait=1.0))
+        took = time.monotonic() - started
+        foreign = await collect(store.read("quiet", f"{stream}.1-2-3", wait=0.1))
+        down = shared.outage.down
+        await shared.close()
+        return waited, foreign, took, down
+
+    waited, foreign, took, down = run(go())
+    assert waited == [] and foreign == [] and not down
+    assert 0.9 < took < 3, took

@@ -42,6 +42,9 @@ log = logging.getLogger("mcpgen.server")
 S = TypeVar("S", bound=Session)
 SESSION_ID = re.compile(r"[0-9a-f]{32}")
 FAILURES = (RedisError, OSError)
+STREAM_ENTRY = re.compile(
+    r"\d{1,20}-\d{1,20}"
+)  # a Redis Stream entry id: what an event id's position is here
 RECONNECT_DELAY = 0.5  # seconds between attempts to reach a lost Redis (doubling up to 8)
 
 
@@ -142,6 +145,10 @@ class RedisBus:
         self.channel = shared.key("changes")
         self._deliver: Deliver | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._subscribed = False  # the reader is subscribed now (not reconnecting)
+        self._again = (
+            asyncio.Event()
+        )  # Redis answered a command: a reconnecting reader tries at once
 
     async def publish(self, change: Change) -> None:
         try:
@@ -152,20 +159,29 @@ class RedisBus:
                 await self._deliver(change)
         else:
             self.shared.outage.ok()
+            if not self._subscribed and self._deliver is not None:
+                # Redis is back before this worker's reader (still waiting to reconnect): the
+                # change reached the other workers, and reaches this one's streams here
+                self._again.set()
+                await self._deliver(change)
 
     async def attach(self, deliver: Deliver) -> None:
         self._deliver = deliver
         if self._reader is None or self._reader.done():
             ready = asyncio.Event()
             self._reader = asyncio.create_task(self._read(ready))
-            await ready.wait()
+            await ready.wait()  # subscribed, or failed: both within the command timeout
 
     async def _read(self, ready: asyncio.Event) -> None:
         delay = RECONNECT_DELAY
         while True:
             pubsub = self.shared.listener.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(self.channel)
+                # bounded like every command: the listener's reads wait for ever, and a stalled
+                # Redis held the first listen stream (and every publish waiting on attach) as long
+                async with asyncio.timeout(self.shared.timeout):
+                    await pubsub.subscribe(self.channel)
+                self._subscribed = True
                 self.shared.outage.ok()
                 ready.set()
                 delay = RECONNECT_DELAY
@@ -175,14 +191,19 @@ class RedisBus:
                     )
                     if change is not None and self._deliver is not None:
                         await self._deliver(change)
-            except FAILURES as exc:
+            except (*FAILURES, TimeoutError) as exc:
+                self._subscribed = False
                 self.shared.outage.failed(exc)
                 ready.set()  # listen streams open anyway; changes of this worker still reach them
-                await asyncio.sleep(delay)
+                self._again.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._again.wait(), delay)
                 delay = min(delay * 2, 8.0)
             finally:
-                with contextlib.suppress(*FAILURES):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                self._subscribed = False
+                with contextlib.suppress(*FAILURES, TimeoutError):
+                    async with asyncio.timeout(self.shared.timeout):
+                        await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def close(self) -> None:
         self._deliver = None
@@ -550,19 +571,24 @@ class RedisEventStore:
         self, session_id: str, event_id: str, *, wait: float
     ) -> AsyncIterator[tuple[str, bytes]]:
         parts = split_event_id(event_id)
-        if parts is None:
-            return
+        if parts is None or STREAM_ENTRY.fullmatch(parts[1]) is None:
+            return  # not an entry id of ours (XREAD refused it, which was logged as a lost Redis)
         stream, after = parts
         key = self._key(session_id, stream)
+        deadline = time.monotonic() + wait
         while True:
+            # each XREAD blocks for less than the command timeout (a longer one timed out, taken
+            # for a lost Redis): a wait of 30 s is several reads
+            left = deadline - time.monotonic()
+            block = max(1, round(min(left, self.shared.timeout / 2) * 1000))
             try:
-                got: Any = await self.shared.client.xread(
-                    {key: after}, count=256, block=max(1, round(wait * 1000))
-                )
+                got: Any = await self.shared.client.xread({key: after}, count=256, block=block)
             except FAILURES as exc:
                 self.shared.outage.failed(exc)
                 return
             if not got:
+                if time.monotonic() < deadline:
+                    continue
                 return  # nothing for ``wait`` seconds
             entries: list[tuple[bytes, dict[bytes, bytes]]] = got[0][1]
             for entry, fields in entries:
