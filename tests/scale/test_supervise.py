@@ -116,3 +116,31 @@ def test_a_stop_signal_stops_every_worker_and_replaces_none(
         server.stop()
     assert server.errors() == ""  # no death reported, nobody replaced
     assert not [pid for pid in first if Path(f"/proc/{pid}").exists()]
+
+
+def test_a_port_in_use_is_one_sentence_and_workers_end_with_their_supervisor(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Found by a scale-out review: ``--workers N`` on a port in use raised a traceback (exit 1),
+    and workers whose supervisor was killed (``kill -9``) served on unsupervised, holding the
+    port against a restart."""
+    server = Worker(redis_server.url, tmp_path / "w.log", workers=2)
+    try:
+        workers = forked_workers(server.proc.pid, 2)
+        assert len(workers) == 2
+        command = [sys.executable, str(WORKER), "--port", str(server.port), "--workers", "2"]
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "MCP_REDIS_URL": redis_server.url}
+        busy = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, check=False)
+        assert busy.returncode == 2 and "Traceback" not in busy.stderr, busy.stderr
+        assert f"cannot listen on 127.0.0.1:{server.port}" in busy.stderr, busy.stderr
+        os.kill(server.proc.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 20
+        while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [
+            pid
+            for pid in workers
+            if Path(f"/proc/{pid}/status").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()
+        ], "workers outlived their supervisor"
+    finally:
+        server.stop()

@@ -323,9 +323,13 @@ def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, worke
         serve_uvicorn(router, config)
         return
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:  # the port in use, the address not this host's: one sentence, as uvicorn says it
+        sock.close()
+        refuse(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     sock.set_inheritable(True)
     with sock:  # kept open while the server runs: a replacement worker accepts on it
         code = Supervisor(workers, lambda: serve_uvicorn(router, config, sock)).run()
@@ -334,6 +338,25 @@ def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, worke
 
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def end_with_the_parent(parent: int) -> None:
+    """A forked worker gets SIGTERM when its supervisor dies (``kill -9``: it had no chance to stop
+    its workers, which served on unsupervised and held the port against a restart). Linux's
+    ``prctl(PR_SET_PDEATHSIG)``; elsewhere nothing is asked. A supervisor already gone (before
+    the request took effect) ends the worker at once."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes  # only in a forked worker: not on a stdio server's start
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
 DEATH_BUDGET = 5  # worker deaths tolerated within DEATH_WINDOW seconds; one more stops the server
 DEATH_WINDOW = 10.0
 
@@ -369,6 +392,7 @@ class Supervisor:
         self.stopping = False
         self.failed = False  # run returns 1
         self.gave_up = False  # too many deaths: the workers are being stopped
+        self.parent = os.getpid()
 
     def run(self) -> int:
         previous = {signum: signal.signal(signum, self.stop) for signum in STOP_SIGNALS}
@@ -402,6 +426,7 @@ class Supervisor:
         try:
             for signum in STOP_SIGNALS:
                 signal.signal(signum, stop_worker)
+            end_with_the_parent(self.parent)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
             self.work()
             code = 0
