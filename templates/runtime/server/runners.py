@@ -357,6 +357,8 @@ def end_with_the_parent(parent: int) -> None:
         return
     if os.getppid() != parent:
         os.kill(os.getpid(), signal.SIGTERM)
+
+
 DEATH_BUDGET = 5  # worker deaths tolerated within DEATH_WINDOW seconds; one more stops the server
 DEATH_WINDOW = 10.0
 
