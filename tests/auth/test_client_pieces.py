@@ -29,7 +29,10 @@ from mcpgen._runtime.client.auth import (
 )
 from mcpgen._runtime.client.auth.grants import check_authorization_response, redirect_allowed
 from mcpgen._runtime.client.auth.metadata import (
+    _fetch_json,
     check_secure,
+    discover_resource,
+    exchange,
     resource_covers,
     resource_metadata_urls,
     server_metadata_urls,
@@ -264,6 +267,104 @@ def test_the_loopback_redirect_receives_the_authorization_response() -> None:
     assert (got.code, got.state, got.iss) == ("abc", "xyz", "x")
     assert statuses == [404, 200]
     assert first == again and first.startswith("http://127.0.0.1:") and first.endswith("/callback")
+
+
+def test_an_idle_connection_to_the_loopback_redirect_holds_up_nothing() -> None:
+    """Found by an OAuth review: one connection that sends nothing (a browser's speculative
+    preconnect) held the listener's only thread: the redirect went unanswered and the call never
+    returned, even past its own timeout."""
+    import socket
+
+    async def go() -> AuthorizationResponse:
+        async def browser(url: str) -> None:
+            port = int(redirect.redirect_uri.split(":")[2].split("/")[0])
+            idle.append(socket.create_connection(("127.0.0.1", port)))  # sends nothing
+            async with httpx.AsyncClient(timeout=5) as http:
+                await http.get(f"{redirect.redirect_uri}?code=c&state=s")
+
+        idle: list[socket.socket] = []
+        redirect = LoopbackRedirect(open_browser=browser, timeout=10)
+        try:
+            async with asyncio.timeout(15):
+                return await redirect("https://auth.example.com/authorize")
+        finally:
+            redirect.close()
+            for sock in idle:
+                sock.close()
+
+    got = asyncio.run(go())
+    assert (got.code, got.state) == ("c", "s")
+
+
+def test_a_resource_metadata_url_read_in_clear_is_refused() -> None:
+    """The challenge's resource metadata names the authorization servers the user is sent to: one
+    at a plain http URL (not loopback) is refused before it is fetched."""
+    fetched: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        fetched.append(str(request.url))
+        return httpx.Response(404)
+
+    async def go() -> None:
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+            with pytest.raises(
+                AuthorizationError, match=r"resource metadata URL 'http://10\.0\.0\.7/prm' is not an https"
+            ):
+                await discover_resource(http, "https://mcp.example.com/mcp", "http://10.0.0.7/prm")
+
+    asyncio.run(go())
+    assert fetched == []
+
+
+def test_an_oauth_exchange_is_bounded_in_time_and_size() -> None:
+    """Found by an OAuth review: the client's timeout bounds each read, so metadata sent a byte a
+    read held discovery for ever, and a 300 MB document was read whole (1.2 GB of memory)."""
+    import socket
+    import threading
+    import time
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    stop = threading.Event()
+
+    def drip() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n")
+            while not stop.is_set():
+                try:
+                    conn.sendall(b" ")
+                except OSError:
+                    return
+                time.sleep(0.1)
+
+    threading.Thread(target=drip, daemon=True).start()
+
+    def huge(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b" " * (2 << 20))
+
+    async def go() -> tuple[float, str, str]:
+        async with httpx.AsyncClient(timeout=0.5) as http:
+            started = time.monotonic()
+            slow_doc, slow, _ = await _fetch_json(http, f"http://127.0.0.1:{listener.getsockname()[1]}/meta")
+            took = time.monotonic() - started
+        assert slow_doc is None
+        async with httpx.AsyncClient(transport=httpx.MockTransport(huge)) as http:
+            big_doc, big, _ = await _fetch_json(http, "https://as.example.com/meta")
+            assert big_doc is None
+            with pytest.raises(httpx.ReadError, match="larger than 1048576 bytes"):
+                await exchange(http, "GET", "https://as.example.com/meta")
+        return took, slow, big
+
+    try:
+        took, slow, big = asyncio.run(go())
+    finally:
+        stop.set()
+        listener.close()
+    assert took < 3 and "ReadTimeout" in slow, (took, slow)
+    assert "ReadError" in big
 
 
 def test_the_loopback_redirect_gives_up_after_its_timeout() -> None:

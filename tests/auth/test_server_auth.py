@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qs
 
+import httpx
 import pytest
 from joserfc import jwt
 from joserfc.jwk import ECKey, RSAKey
@@ -181,6 +182,42 @@ def test_an_unreachable_jwks_is_unavailable_not_invalid() -> None:
     v = JWTVerifier(issuer="http://127.0.0.1:9", audience=RESOURCE, jwks_uri="http://127.0.0.1:9/jwks")
     with pytest.raises(VerifierUnavailable):
         asyncio.run(v.verify(unsigned({"alg": "RS256", "kid": "k"}, {})))
+
+
+def test_a_failed_jwks_fetch_is_remembered_and_a_stale_key_set_serves_on(issuer: TestAuthorizationServer) -> None:
+    """Found by an OAuth review: with the JWKS host hanging, requests queued behind the fetch lock
+    each ran a fetch of their own (the eighth answered after 80 s). A failed fetch is now
+    remembered for a few seconds, and keys already held serve on meanwhile."""
+    import socket
+    import time as clock
+
+    hanging = socket.socket()
+    hanging.bind(("127.0.0.1", 0))
+    hanging.listen(16)  # accepts, never answers
+    uri = f"http://127.0.0.1:{hanging.getsockname()[1]}/jwks"
+
+    async def go() -> tuple[list[bool], float, str]:
+        async with httpx.AsyncClient(timeout=0.5) as http:
+            cold = JWTVerifier(issuer=issuer.issuer, audience=RESOURCE, jwks_uri=uri, http=http, remember=0)
+            started = clock.monotonic()
+            token = issuer.mint({"aud": RESOURCE})
+            outcomes = await asyncio.gather(*(cold.verify(token) for _ in range(6)), return_exceptions=True)
+            took = clock.monotonic() - started
+            warm = JWTVerifier(
+                issuer=issuer.issuer, audience=RESOURCE, jwks_uri=f"{issuer.issuer}/jwks", http=http, remember=0
+            )
+            await warm.verify(token)  # keys held
+            warm.jwks_uri, warm.cache_seconds = uri, 0.0  # stale at once, and the issuer out of reach
+            principal = await warm.verify(token)
+        return [isinstance(o, VerifierUnavailable) for o in outcomes], took, principal.subject
+
+    try:
+        unavailable, took, subject = asyncio.run(go())
+    finally:
+        hanging.close()
+    assert all(unavailable)
+    assert took < 2.5, took  # one fetch's timeout (0.5 s), not six
+    assert subject == "user-1"
 
 
 def test_a_static_jwks(issuer: TestAuthorizationServer) -> None:

@@ -21,6 +21,7 @@ The rules, by the revision they come from:
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -229,12 +230,36 @@ class ServerMetadata:
         return _strings(self.document, "dpop_signing_alg_values_supported")
 
 
+MAX_ANSWER = 1 << 20  # bytes of an OAuth answer (metadata, tokens, a registration) read at most
+
+
+async def exchange(http: httpx.AsyncClient, method: str, url: str, **options: Any) -> httpx.Response:
+    """One OAuth exchange, whole within the client's read timeout (which bounds each read, so a
+    server sending a byte a read held it for ever) and its answer read up to ``MAX_ANSWER`` bytes
+    (a 300 MB metadata document was read whole); past either, an ``httpx`` error."""
+    deadline = http.timeout.read or 30.0
+    try:
+        async with asyncio.timeout(deadline):
+            async with http.stream(method, url, **options) as streamed:
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in streamed.aiter_bytes():
+                    size += len(chunk)
+                    if size > MAX_ANSWER:
+                        raise httpx.ReadError(f"the answer of {url} is larger than {MAX_ANSWER} bytes")
+                    chunks.append(chunk)
+    except TimeoutError:
+        raise httpx.ReadTimeout(f"{url} did not answer within {deadline:g} s") from None
+    headers = [(k, v) for k, v in streamed.headers.multi_items() if k not in ("content-encoding", "content-length")]
+    return httpx.Response(streamed.status_code, headers=headers, content=b"".join(chunks), request=streamed.request)
+
+
 async def _fetch_json(
     http: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None = None
 ) -> tuple[Mapping[str, Any] | None, str, int | None]:
     """The JSON object at ``url``, or None and why not; and the HTTP status, if any."""
     try:
-        response = await http.get(url, headers={"accept": "application/json", **(headers or {})})
+        response = await exchange(http, "GET", url, headers={"accept": "application/json", **(headers or {})})
     except httpx.HTTPError as exc:
         return None, f"{url}: {type(exc).__name__}", None
     status = response.status_code
@@ -249,8 +274,14 @@ async def _fetch_json(
     return doc, "", status
 
 
-async def discover_resource(http: httpx.AsyncClient, server_url: str, hint: str | None) -> ResourceMetadata:
-    """The Protected Resource Metadata of ``server_url`` (``hint``: the challenge's URL)."""
+async def discover_resource(
+    http: httpx.AsyncClient, server_url: str, hint: str | None, allow_http: bool = False
+) -> ResourceMetadata:
+    """The Protected Resource Metadata of ``server_url`` (``hint``: the challenge's URL, which must
+    be https, or http on loopback: the document names the authorization servers the user is sent
+    to, so one read in clear lets whoever is on the path choose them)."""
+    if hint:
+        check_secure(hint, "resource metadata URL", allow_http)
     misses = []
     for url in resource_metadata_urls(server_url, hint):
         doc, why, _ = await _fetch_json(http, url)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
@@ -24,6 +25,9 @@ from joserfc.jwk import KeySet
 
 from ...tls import default_context
 from .auth import InvalidToken, Principal, VerifierUnavailable, audiences_of, principal_of
+
+FAILED_FETCH_MEMORY = 5.0  # seconds a failed JWKS fetch is not tried again
+log = logging.getLogger(__name__)
 
 ASYMMETRIC_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 """JWS algorithms a resource server accepts by default: public-key signatures only, so a key
@@ -115,6 +119,7 @@ class JWTVerifier:
         self.http = http
         self._keys: KeySet | None = KeySet.import_key_set(dict(jwks)) if jwks is not None else None  # type: ignore[arg-type]
         self._fetched_at = float("-inf")
+        self._failed: tuple[float, str] | None = None  # when the last fetch failed, and why
         self._lock = asyncio.Lock()
         self._verdicts = Verdicts()
 
@@ -137,18 +142,36 @@ class JWTVerifier:
         return keys
 
     async def key_set(self, kid: str | None = None) -> KeySet:
-        """The issuer's keys: cached, or fetched when stale or when ``kid`` is not among them."""
+        """The issuer's keys: cached, or fetched when stale or when ``kid`` is not among them.
+
+        A fetch that failed is not tried again for ``FAILED_FETCH_MEMORY`` seconds: requests
+        waiting meanwhile get the keys held (a stale set serves on while the issuer's JWKS is out
+        of reach) or, with none, ``VerifierUnavailable`` at once (each waited its own fetch's
+        timeout in turn, the eighth 80 s)."""
         if self.jwks_uri is None:
             assert self._keys is not None
             return self._keys
         async with self._lock:
-            age = time.monotonic() - self._fetched_at
+            now = time.monotonic()
+            age = now - self._fetched_at
             keys = self._keys
-            if keys is None or age > self.cache_seconds:
-                return await self._fetch()
-            if kid is not None and not any(key.kid == kid for key in keys) and age > self.refetch_seconds:
-                return await self._fetch()
-            return keys
+            unknown = kid is not None and keys is not None and not any(key.kid == kid for key in keys)
+            if keys is not None and age <= self.cache_seconds and not (unknown and age > self.refetch_seconds):
+                return keys
+            if self._failed is not None and now - self._failed[0] < FAILED_FETCH_MEMORY:
+                if keys is not None:
+                    return keys
+                raise VerifierUnavailable(self._failed[1])
+            try:
+                fetched = await self._fetch()
+            except VerifierUnavailable as exc:
+                self._failed = (time.monotonic(), str(exc))
+                if keys is not None:
+                    log.warning("%s; serving on with the keys fetched %.0f s ago", exc, age)
+                    return keys
+                raise
+            self._failed = None
+            return fetched
 
     async def verify(self, token: str) -> Principal:
         return await self._verdicts.verify(

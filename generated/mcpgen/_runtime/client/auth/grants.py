@@ -40,7 +40,7 @@ from joserfc.jwk import import_key
 
 from ..errors import AuthorizationError
 from .dpop import USE_DPOP_NONCE, Prover
-from .metadata import ServerMetadata, is_loopback
+from .metadata import ServerMetadata, exchange, is_loopback
 from .redirect import AuthorizationResponse, LoopbackRedirect, Redirect
 from .store import ClientInfo, Tokens, TokenStore
 
@@ -403,7 +403,7 @@ class IdentityAssertion:
             "POST", self.token_endpoint, headers, body
         )
         try:
-            response = await http.post(url, content=body, headers=headers)
+            response = await exchange(http, "POST", url, content=body, headers=headers)
         except httpx.HTTPError as exc:
             raise AuthorizationError(f"the token exchange at {url} failed: {exc!r}") from exc
         answer = _json_object(response)
@@ -470,8 +470,12 @@ async def register_client(
     """Dynamic client registration (RFC 7591) at ``metadata.registration_endpoint``."""
     assert metadata.registration_endpoint is not None
     try:
-        response = await http.post(
-            metadata.registration_endpoint, json=request, headers={"accept": "application/json"}
+        response = await exchange(
+            http,
+            "POST",
+            metadata.registration_endpoint,
+            json=request,
+            headers={"accept": "application/json"},
         )
     except httpx.HTTPError as exc:
         raise AuthorizationError(
@@ -542,7 +546,7 @@ async def token_request(
         if dpop is not None:
             headers["dpop"] = dpop.proof("POST", url)
         try:
-            response = await http.post(url, content=body, headers=headers)
+            response = await exchange(http, "POST", url, content=body, headers=headers)
         except httpx.HTTPError as exc:
             raise AuthorizationError(f"the token request to {url} failed: {exc!r}") from exc
         answer = _json_object(response)

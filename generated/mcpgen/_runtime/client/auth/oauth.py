@@ -374,7 +374,9 @@ class OAuth(httpx.Auth):
         """
         url = str(request.url)
         try:
-            resource = await discover_resource(http, url, challenge.resource_metadata)
+            resource = await discover_resource(
+                http, url, challenge.resource_metadata, self.allow_http
+            )
         except ResourceMetadataNotFound:
             if challenge.resource_metadata is not None:
                 raise  # the server says it publishes one: the 2025-03-26 rules are not its

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
+READ_TIMEOUT = 5.0  # seconds a connection to the redirect listener has to send its request
 DONE_PAGE = (
     b"<!doctype html><html><head><meta charset='utf-8'><title>Authorization</title></head>"
     b"<body><p>Authorization received. You can close this window.</p></body></html>"
@@ -156,8 +157,13 @@ class LoopbackRedirect:
             server.server_close()
 
 
-class _CallbackServer(http.server.HTTPServer):
-    """Serves the redirect path on an already listening socket; everything else is 404."""
+class _CallbackServer(http.server.ThreadingHTTPServer):
+    """Serves the redirect path on an already listening socket; everything else is 404. Each
+    connection has a thread of its own and ``READ_TIMEOUT`` seconds to send its request: an idle
+    one (a browser's speculative preconnect, any local process) held the only thread, so the
+    redirect was never answered and shutting down waited on it for ever."""
+
+    daemon_threads = True
 
     def __init__(
         self, listener: socket.socket, path: str, deliver: Callable[[AuthorizationResponse], None]
@@ -171,6 +177,7 @@ class _CallbackServer(http.server.HTTPServer):
 
 class _CallbackHandler(http.server.BaseHTTPRequestHandler):
     server: _CallbackServer
+    timeout = READ_TIMEOUT
 
     def do_GET(self) -> None:
         if urlsplit(self.path).path != self.server.callback_path:
