@@ -338,3 +338,31 @@ def test_concurrent_requests_share_one_step_up(authorization_server: TestAuthori
     results = asyncio.run(go())
     assert len(results) == 5
     assert len(authorization_server.seen("/authorize")) == 2  # the first 401, then one step-up for all five
+
+
+@pytest.mark.parametrize("version", ERAS)
+def test_the_time_a_user_takes_to_sign_in_is_not_the_requests(
+    authorization_server: TestAuthorizationServer, version: str
+) -> None:
+    """Found by an OAuth review: the sign-in ran inside connect's probe, whose 10 s ran out while
+    the user was still at it: the timeout was taken for a legacy server, a second authorization
+    started, and the first one's answer was refused (or a modern server was connected as legacy);
+    on a legacy server a sign-in longer than the request timeout failed the request. Here the
+    user takes 1.5 s, against a probe and requests of 0.5 s."""
+    opened: list[str] = []
+
+    async def slow_user(url: str) -> None:
+        opened.append(url)
+        await asyncio.sleep(1.5)
+        await browse(url)
+
+    async def go() -> str:
+        async with endpoint(authorization_server) as ep:
+            auth = OAuth(LoopbackRedirect(open_browser=slow_user))
+            client = await connect(ep.url, versions=[version], auth=auth, cache=None, probe_timeout=0.5, timeout=0.5)
+            async with client:
+                assert await call(client, "read_notes") == "(none)"
+                return client.version
+
+    assert asyncio.run(go()) == version
+    assert len(opened) == 1  # one sign-in

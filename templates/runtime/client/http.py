@@ -301,6 +301,14 @@ class HttpTransport(Transport):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
+    def authorizing(self) -> bool:
+        return bool(getattr(self.auth, "authorizing", False))
+
+    async def authorized(self) -> None:
+        settle = getattr(self.auth, "authorized", None)
+        if settle is not None:
+            await settle()
+
     def forget_session(self) -> bool:
         if self.session_id is None:
             return False

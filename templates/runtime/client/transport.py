@@ -58,6 +58,15 @@ class Transport(abc.ABC):
         once the server has answered it."""
         return None
 
+    def authorizing(self) -> bool:
+        """An authorization of this channel is under way (a user signing in): requests wait for it
+        without their time running."""
+        return False
+
+    async def authorized(self) -> None:
+        """Return once no authorization of this channel is under way."""
+        return None
+
     def forget_session(self) -> bool:
         """Drop a session the server no longer knows (legacy HTTP 404); False when there is none."""
         return False

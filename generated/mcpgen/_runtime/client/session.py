@@ -173,29 +173,36 @@ class ClientSession:
         limit: float | None = None,
     ) -> Any:
         """Await a begun request; on timeout or caller cancellation the request is cancelled.
-        ``limit``: the whole request's timeout, when part of it went on sending (the message)."""
-        scope = asyncio.timeout(
-            timeout
-        )  # not wait_for: on 3.11 it can lose a caller's cancellation
+        ``limit``: the whole request's timeout, when part of it went on sending (the message).
+        While the transport authorizes (a user signing in, as long as that takes) the time does
+        not run out: the request gets its whole time again once the authorization is done."""
         try:
-            async with scope:
-                return await asyncio.shield(future)
-        except TimeoutError:
-            if not scope.expired():
-                raise  # the request's own failure (a transport's timeout), not this wait's
-            if future.done() and not future.cancelled():
-                return future.result()  # it came as the time ran out: the answer stands
-            pending = self._pending.get(rid)
-            meanwhile = (
-                f" (meanwhile {pending.meanwhile})"
-                if pending is not None and pending.meanwhile
-                else ""
-            )
-            await self.cancel(rid, "timeout")
-            shown = timeout if limit is None else limit
-            raise RequestTimeout(
-                f"no answer to request {rid!r} within {shown} s{meanwhile}"
-            ) from None
+            while True:
+                scope = asyncio.timeout(
+                    timeout
+                )  # not wait_for: on 3.11 it can lose a caller's cancellation
+                try:
+                    async with scope:
+                        return await asyncio.shield(future)
+                except TimeoutError:
+                    if not scope.expired():
+                        raise  # the request's own failure (a transport's timeout), not this wait's
+                    if not future.done() and self.transport.authorizing():
+                        await self.transport.authorized()
+                        continue
+                if future.done() and not future.cancelled():
+                    return future.result()  # it came as the time ran out: the answer stands
+                pending = self._pending.get(rid)
+                meanwhile = (
+                    f" (meanwhile {pending.meanwhile})"
+                    if pending is not None and pending.meanwhile
+                    else ""
+                )
+                await self.cancel(rid, "timeout")
+                shown = timeout if limit is None else limit
+                raise RequestTimeout(
+                    f"no answer to request {rid!r} within {shown} s{meanwhile}"
+                ) from None
         except asyncio.CancelledError:
             await asyncio.shield(self.cancel(rid, "cancelled by the caller"))
             raise

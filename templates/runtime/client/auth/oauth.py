@@ -146,6 +146,8 @@ class OAuth(httpx.Auth):
         self._tokens: dict[str, Tokens | None] = {}
         self._metadata: dict[str, ServerMetadata] = {}
         self._lock: asyncio.Lock | None = None
+        self._authorizing = 0  # authorizations under way (a user may be signing in)
+        self._settled: asyncio.Event | None = None  # set while none is
         self.dpop = dpop
         self._dpop = DPoP(dpop_key)
 
@@ -224,12 +226,38 @@ class OAuth(httpx.Auth):
                     )
                 nonces.add(nonce)  # RFC 9449 §9: again, with the nonce the server just gave
                 continue
+            self._begin()
             try:
                 tokens = await self._answer(challenge, request, server, tokens, asked)
             except AuthorizationError:
                 raise
             except Exception as exc:  # the transport reports AuthorizationError per request
                 raise AuthorizationError(f"authorizing {server} failed: {exc}") from exc
+            finally:
+                self._end()
+
+    @property
+    def authorizing(self) -> bool:
+        """An authorization is under way (the user may be signing in): a request's time does not run
+        meanwhile (``ClientSession.wait``), nor does ``connect``'s probe take its wait for a verdict."""
+        return self._authorizing > 0
+
+    async def authorized(self) -> None:
+        """Return once no authorization is under way."""
+        while self._authorizing:
+            if self._settled is None:
+                self._settled = asyncio.Event()
+            await self._settled.wait()
+
+    def _begin(self) -> None:
+        self._authorizing += 1
+        if self._settled is not None:
+            self._settled.clear()
+
+    def _end(self) -> None:
+        self._authorizing -= 1
+        if not self._authorizing and self._settled is not None:
+            self._settled.set()
 
     def _present(self, request: httpx.Request, tokens: Tokens | None) -> Prover | None:
         """Put ``tokens`` on ``request``: Bearer, or DPoP with a fresh proof (then its prover)."""
