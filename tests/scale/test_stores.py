@@ -11,6 +11,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import httpx
 import pytest
 import redis as sync_redis
 from mcpgen._runtime.server.services import (
@@ -608,3 +609,51 @@ def test_reading_a_stream_longer_than_the_command_timeout_or_from_a_foreign_id_i
     waited, foreign, took, down = run(go())
     assert waited == [] and foreign == [] and not down
     assert 0.9 < took < 3, took
+
+
+def test_concurrent_subscriptions_on_two_workers_are_all_kept(redis_server: RedisServer) -> None:
+    """Found by a scale-out review: a session's state was one value, read whole by each request
+    and written whole by each change, so of 20 concurrent ``resources/subscribe`` (even on one
+    worker) 3 or 4 were kept. Subscriptions are a set of their own now, each change added or
+    removed in it."""
+    from tests.scale.worker import Worker as ScaleWorker
+
+    def worker() -> Any:
+        server = ScaleWorker()
+        server.redis_url = redis_server.url
+        return server.asgi_app()
+
+    accept = {"accept": "application/json, text/event-stream"}
+
+    async def go() -> list[str]:
+        apps = [worker(), worker()]
+        clients = [httpx.AsyncClient(transport=httpx.ASGITransport(app=a), base_url="http://127.0.0.1") for a in apps]
+        init = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        opened = await clients[0].post("/mcp", json=init, headers=accept)
+        session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+
+        async def subscribe(n: int) -> int:
+            body = {"jsonrpc": "2.0", "id": n + 1, "method": "resources/subscribe", "params": {"uri": f"test://{n}"}}
+            return (await clients[n % 2].post("/mcp", json=body, headers=session)).status_code
+
+        assert await asyncio.gather(*(subscribe(n) for n in range(20))) == [200] * 20
+        for client in clients:
+            await client.aclose()
+        third = worker()  # a worker that has not seen the session: what the shared store holds
+        conn = await third.router.services.sessions.get(opened.headers["mcp-session-id"])
+        subscribed = sorted(conn.legacy.subscribed)
+        await third.router.services.aclose()
+        for app in apps:
+            await app.router.services.aclose()
+        return subscribed
+
+    assert run(go()) == sorted(f"test://{n}" for n in range(20))

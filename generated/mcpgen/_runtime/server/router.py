@@ -79,6 +79,14 @@ class Connection:
         state = self.legacy.state() if self.legacy is not None else None
         return None if state is None else {**state, "owner": self.owner}
 
+    def subscription_changes(self) -> dict[str, bool]:
+        """The legacy session's subscriptions made or ended since the last save (a shared store's)."""
+        return self.legacy.subscription_changes() if self.legacy is not None else {}
+
+    def unsaved_subscriptions(self, changes: dict[str, bool]) -> None:
+        if self.legacy is not None:
+            self.legacy.unsaved_subscriptions(changes)
+
     def restore(self, state: dict[str, Any]) -> bool:
         """Take on a stored ``state`` (the connection holds a blank legacy session); False when it
         cannot be served here."""

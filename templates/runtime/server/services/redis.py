@@ -212,7 +212,7 @@ local function drop(ns, id)
   for _, stream in ipairs(redis.call('SMEMBERS', streams)) do
     redis.call('DEL', ns .. ':events:' .. id .. ':' .. stream)
   end
-  redis.call('DEL', ns .. ':session:' .. id, ns .. ':busy:' .. id, streams)
+  redis.call('DEL', ns .. ':session:' .. id, ns .. ':busy:' .. id, ns .. ':subscribed:' .. id, streams)
   redis.call('ZREM', ns .. ':sessions', id)
 end
 local function busy(ns, id, now)
@@ -321,6 +321,12 @@ class RedisSessionStore(Generic[S]):
     def _leases(self, session_id: str) -> str:
         return self.shared.key("busy", session_id)
 
+    def _subscribed(self, session_id: str) -> str:
+        """The set of the session's resource subscriptions: kept apart from its state, so requests
+        subscribing at once (on any workers) each add theirs (as one state, the last write won:
+        3 of 20 concurrent subscriptions were kept)."""
+        return self.shared.key("subscribed", session_id)
+
     def _failed(self, exc: BaseException) -> SharedStateUnavailable:
         self.shared.outage.failed(exc)
         return SharedStateUnavailable(f"the session store (Redis at {self.shared.outage.url}) is out of reach")
@@ -358,9 +364,11 @@ class RedisSessionStore(Generic[S]):
         try:
             async with self.shared.client.pipeline(transaction=False) as pipe:
                 pipe.getex(self._key(session_id), ex=self.ttl)
+                pipe.smembers(self._subscribed(session_id))
+                pipe.expire(self._subscribed(session_id), self.ttl)
                 pipe.zadd(self.index, {session_id: now}, xx=True)
                 self._lease(pipe, session_id, now)
-                raw, *_ = await pipe.execute()
+                raw, subscribed, *_ = await pipe.execute()
         except FAILURES as exc:
             raise self._failed(exc) from None
         self.shared.outage.ok()
@@ -379,6 +387,8 @@ class RedisSessionStore(Generic[S]):
             state = json.loads(raw)
         except ValueError:
             return None
+        if isinstance(state, dict) and (subscribed or "subscribed" in state):
+            state["subscribed"] = sorted(uri.decode() if isinstance(uri, bytes) else str(uri) for uri in subscribed)
         session = await self.local.get(session_id)
         if session is not None:
             return session if session.restore(state) else None
@@ -443,10 +453,25 @@ class RedisSessionStore(Generic[S]):
         state = session.state()
         if state is None:
             return
+        state.pop("subscribed", None)  # kept as a set of its own: what changed is added or removed
+        take = getattr(session, "subscription_changes", None)
+        changes: dict[str, bool] = take() if take is not None else {}
+        subscribed = self._subscribed(session_id)
         try:
-            data = json.dumps(state, separators=(",", ":"))
-            await self.shared.client.set(self._key(session_id), data, ex=self.ttl, xx=True)
+            async with self.shared.client.pipeline(transaction=False) as pipe:
+                pipe.set(self._key(session_id), json.dumps(state, separators=(",", ":")), ex=self.ttl, xx=True)
+                added = [uri for uri, on in changes.items() if on]
+                removed = [uri for uri, on in changes.items() if not on]
+                if added:
+                    pipe.sadd(subscribed, *added)
+                if removed:
+                    pipe.srem(subscribed, *removed)
+                pipe.expire(subscribed, self.ttl)
+                await pipe.execute()
         except FAILURES as exc:
+            restore = getattr(session, "unsaved_subscriptions", None)
+            if restore is not None:
+                restore(changes)  # tried again with the next save
             raise self._failed(exc) from None
 
     async def remove(self, session_id: str) -> S | None:

@@ -133,7 +133,10 @@ class MemorySessionStore(Generic[S]):
         """Nothing to do: a session here is busy exactly while it is."""
 
     async def save(self, session_id: str, session: S) -> None:
-        """Nothing to do: the session object is the state."""
+        """Nothing to keep: the session object is the state (what changed is forgotten)."""
+        take = getattr(session, "subscription_changes", None)
+        if take is not None:
+            take()
 
     async def close(self) -> None:
         """Nothing to release."""

@@ -98,6 +98,7 @@ class LegacySession(Subscriber):
         self.client_info: dict[str, Any] | None = None
         self.log_level = "debug"
         self.subscribed: set[str] = set()
+        self._subscription_changes: dict[str, bool] = {}  # since the last save: uri -> subscribed
         self.notify: Send | None = None
         self.session_id: str | None = None  # the HTTP session's id, once it is kept in the store
         self.changed = False  # the state a shared store keeps changed since it was saved
@@ -187,7 +188,22 @@ class LegacySession(Subscriber):
             if isinstance(subscribed, list)
             else set()
         )
+        for uri, on in self._subscription_changes.items():  # this worker's, not saved yet
+            if on:
+                self.subscribed.add(uri)
+            else:
+                self.subscribed.discard(uri)
         return True
+
+    def subscription_changes(self) -> dict[str, bool]:
+        """The subscriptions made (True) and ended (False) since this was last asked (a shared store
+        saves them as a set of their own, so concurrent requests each keep theirs)."""
+        changes, self._subscription_changes = self._subscription_changes, {}
+        return changes
+
+    def unsaved_subscriptions(self, changes: dict[str, bool]) -> None:
+        """``changes`` were not saved: kept for the next save (newer changes of a URI win)."""
+        self._subscription_changes = {**changes, **self._subscription_changes}
 
     # -- every later message --------------------------------------------------------------
 
@@ -267,6 +283,10 @@ class LegacySession(Subscriber):
                     self.subscribed.add(uri)
                 else:
                     self.subscribed.discard(uri)
+                if (
+                    self.session_id is not None
+                ):  # an HTTP session's store saves them (stdio keeps none)
+                    self._subscription_changes[uri] = method == SUBSCRIBE[0]
                 self.changed = True
                 return self.ok(request, {})
             return await self.call(request, raw, send, principal)
