@@ -657,3 +657,50 @@ def test_concurrent_subscriptions_on_two_workers_are_all_kept(redis_server: Redi
         return subscribed
 
     assert run(go()) == sorted(f"test://{n}" for n in range(20))
+
+
+def test_a_delete_on_one_worker_ends_the_sessions_get_stream_on_another(redis_server: RedisServer) -> None:
+    """Found by a scale-out review: the other worker's copy of the session served its GET stream
+    on (notifications included) until the stream's keep-alive looked the session up, ten minutes
+    by default. A DELETE is announced on the bus, and every worker's copy ends."""
+    from tests.auth.protected import served_in_thread
+    from tests.scale.worker import Worker as ScaleWorker
+
+    def worker() -> Any:
+        server = ScaleWorker()
+        server.redis_url = redis_server.url
+        return server.asgi_app()
+
+    accept = {"accept": "application/json, text/event-stream"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    a, b = worker(), worker()
+    with served_in_thread(a) as base_a, served_in_thread(b) as base_b:
+        opened = httpx.post(f"{base_a}/mcp", json=init, headers=accept, timeout=10)
+        session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        started = ended = 0.0
+        with httpx.stream(
+            "GET", f"{base_a}/mcp", headers={**session, "accept": "text/event-stream"}, timeout=30
+        ) as got:
+            for line in got.iter_lines():
+                if line == ": stream open":
+                    assert httpx.delete(f"{base_b}/mcp", headers=session, timeout=10).status_code in (200, 204)
+                    started = time.monotonic()
+            ended = time.monotonic()
+    assert ended - started < 5, ended - started
+
+
+def test_a_shared_session_is_cached_here_even_when_every_local_place_is_busy() -> None:
+    """The local copies of shared sessions are a cache: one more than the local cap, all busy,
+    raised SessionLimitReached (a 500 for a valid session) while the shared store's cap is the
+    one that counts."""
+    store: MemorySessionStore[FakeSession] = MemorySessionStore(max_sessions=1)
+    busy = FakeSession({"version": "2025-11-25"})
+    busy.busy = True
+    store.put("a" * 32, busy)
+    store.put("b" * 32, FakeSession({"version": "2025-11-25"}))
+    assert len(store) == 2 and not busy.closed

@@ -31,6 +31,7 @@ from ..jsonrpc import INVALID_REQUEST, ProtocolError, RequestId, is_request_id, 
 from ..param_headers import ToolHeaders
 from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
 from .services import Limits, RequestStateSealer, Send, Services, Subscriber
+from .services.bus import ENDED, Change
 from .services.principal import Principal
 from .sessions import LegacySession, ModernSession, is_legacy_initialize
 
@@ -152,6 +153,7 @@ class Router:
         )
         if self.services.shared is not None:
             self.services.subscriptions.refresh = self.refresh
+            self.services.subscriptions.watchers.append(self._ended)
         self.kernel = Kernel(app, self.services)
         self.served = registry.up_to(version)
         legacy = tuple(v for v in self.served if registry.era(v) == "legacy")
@@ -205,6 +207,12 @@ class Router:
         session_id = getattr(session, "session_id", None)
         if session_id is not None:
             await self.services.sessions.get(session_id)
+
+    def _ended(self, change: Change) -> None:
+        """A legacy session ended on another worker (DELETE there): this worker's copy ends too."""
+        discard = getattr(self.services.sessions, "discard", None)
+        if change.kind == ENDED and change.uri is not None and discard is not None:
+            discard(change.uri)
 
     def _closed(self, conn: Connection) -> None:
         if conn.legacy is not None:
@@ -289,6 +297,8 @@ class Router:
         if conn is None:
             return False
         conn.close()
+        # every other worker's copy ends too (its GET stream served on until its keep-alive)
+        await self.services.subscriptions.announce(Change(ENDED, session_id))
         return True
 
     def known_param_headers(self, tool: str) -> ToolHeaders | None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Final, Literal, Protocol
 
-Kind = Literal["tools", "prompts", "resources", "resource"]
+Kind = Literal["tools", "prompts", "resources", "resource", "ended"]
 
+ENDED: Final = "ended"  # a legacy session ended (its id in ``uri``)
+NAMED = ("resource", ENDED)  # the kinds that name something in ``uri``
 # event kind -> the notification it becomes
 METHOD_OF: dict[str, str] = {
     "tools": "notifications/tools/list_changed",
@@ -32,17 +34,18 @@ KIND_OF: dict[str, Kind] = {
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One change: a list changed (``tools``, ``prompts``, ``resources``), or the resource ``uri``
-    was updated (``resource``)."""
+    """One change: a list changed (``tools``, ``prompts``, ``resources``), the resource ``uri``
+    was updated (``resource``), or the legacy session ``uri`` names ended (``ended``: a DELETE on
+    one worker, which every other worker's copy of the session hears of; no notification)."""
 
     kind: Kind
     uri: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in METHOD_OF:
+        if self.kind not in METHOD_OF and self.kind != ENDED:
             raise ValueError(f"unknown change kind {self.kind!r}")
-        if (self.kind == "resource") != isinstance(self.uri, str):
-            raise ValueError("a resource update names its uri, and only a resource update does")
+        if (self.kind in NAMED) != isinstance(self.uri, str):
+            raise ValueError("a resource update or an ended session names its uri, and only they do")
 
     @property
     def method(self) -> str:
@@ -66,7 +69,7 @@ class Change:
         """The change ``encode`` wrote; None for anything else (never raises)."""
         try:
             kind, newline, uri = data.decode().partition("\n")
-            if bool(newline) != (kind == "resource"):
+            if bool(newline) != (kind in NAMED):
                 return None
             return cls(kind, uri if newline else None)  # type: ignore[arg-type]
         except (UnicodeDecodeError, ValueError):

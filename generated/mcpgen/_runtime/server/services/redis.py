@@ -471,6 +471,11 @@ class RedisSessionStore(Generic[S]):
             else:
                 self.shared.outage.ok()
 
+    def discard(self, session_id: str) -> None:
+        """Close this worker's copy of ``session_id`` (it ended on another worker)."""
+        self.held.discard(session_id)
+        self.local.discard(session_id)
+
     async def save(self, session_id: str, session: S) -> None:
         state = session.state()
         if state is None:

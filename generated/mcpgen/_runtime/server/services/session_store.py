@@ -18,6 +18,7 @@ connection objects stay in a per-worker ``MemorySessionStore`` under the same li
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from collections import OrderedDict
@@ -121,7 +122,10 @@ class MemorySessionStore(Generic[S]):
         now = self.clock()
         self._sweep(now)
         if session_id not in self._sessions and len(self._sessions) >= self.max_sessions:
-            self._evict_one()
+            # every one busy here: kept anyway (a shared store's cap is the one that counts; this
+            # refused a valid session with a 500 while stale copies filled the place)
+            with contextlib.suppress(SessionLimitReached):
+                self._evict_one()
         self._sessions[session_id] = (session, now)
         self._sessions.move_to_end(session_id)
 
@@ -155,6 +159,12 @@ class MemorySessionStore(Generic[S]):
     async def remove(self, session_id: str) -> S | None:
         entry = self._sessions.pop(session_id, None)
         return entry[0] if entry is not None else None
+
+    def discard(self, session_id: str) -> None:
+        """Close ``session_id`` if it is kept here (it ended on another worker)."""
+        entry = self._sessions.pop(session_id, None)
+        if entry is not None:
+            entry[0].close()
 
     def _sweep(self, now: float) -> None:
         """Close sessions idle past the timeout (oldest first); a busy one counts as used now."""

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ...jsonrpc import dumps, notification_envelope
-from .bus import Change, MemoryBus, SubscriptionBus
+from .bus import ENDED, Change, MemoryBus, SubscriptionBus
 
 Send = Callable[[bytes], Awaitable[None]]
 
@@ -139,10 +139,17 @@ class Subscriptions:
         await self.attach()
         await self.bus.publish(change)
 
+    async def announce(self, change: Change) -> None:
+        """Put a change that is no notification (``ended``) on the bus, for every worker's watchers."""
+        await self.attach()
+        await self.bus.publish(change)
+
     async def deliver(self, change: Change) -> None:
         """Send ``change`` to this worker's streams that asked for it; a failed stream is dropped."""
         for watch in self.watchers:
             watch(change)
+        if change.kind == ENDED:
+            return  # for the watchers only
         method, uri = change.method, change.uri
         base: dict[str, Any] = {"uri": uri} if uri is not None else {}
         for listener in list(self.listeners):
