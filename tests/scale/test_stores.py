@@ -4,6 +4,7 @@ session store and the SSE event store, in memory and on a private Redis."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import signal
@@ -704,3 +705,48 @@ def test_a_shared_session_is_cached_here_even_when_every_local_place_is_busy() -
     store.put("a" * 32, busy)
     store.put("b" * 32, FakeSession({"version": "2025-11-25"}))
     assert len(store) == 2 and not busy.closed
+
+
+def test_a_clients_answer_posted_to_another_worker_reaches_the_one_that_asked(redis_server: RedisServer) -> None:
+    """Found by a scale-out review: a server->client request (an elicitation) waits on the worker
+    that sent it; the client's answer, posted on a connection the kernel gave to another worker,
+    was taken (202) and dropped there, and the tool waited five minutes. It goes over the bus to
+    the worker whose copy asked."""
+    from tests.auth.protected import served_in_thread
+    from tests.scale.worker import Worker as ScaleWorker
+
+    def worker() -> Any:
+        server = ScaleWorker()
+        server.redis_url = redis_server.url
+        return server.asgi_app()
+
+    accept = {"accept": "application/json, text/event-stream"}
+    caps = {"elicitation": {}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    with served_in_thread(worker()) as base_a, served_in_thread(worker()) as base_b:
+        opened = httpx.post(f"{base_a}/mcp", json=init, headers=accept, timeout=10)
+        session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        httpx.post(f"{base_b}/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask", "arguments": {}}}
+        result: dict[str, Any] = {}
+        with httpx.stream("POST", f"{base_a}/mcp", json=call, headers=session, timeout=20) as stream:
+            for line in stream.iter_lines():
+                if not line.startswith("data:") or not line[5:].strip():
+                    continue
+                message = json.loads(line[5:])
+                if message.get("method") == "elicitation/create":  # answered through the other worker
+                    answer = {
+                        "jsonrpc": "2.0",
+                        "id": message["id"],
+                        "result": {"action": "accept", "content": {"n": "x"}},
+                    }
+                    assert httpx.post(f"{base_b}/mcp", json=answer, headers=session, timeout=10).status_code == 202
+                elif message.get("id") == 1:
+                    result = message["result"]
+                    break
+    assert result["content"][0]["text"] == "accept:{'n': 'x'}", result

@@ -3,7 +3,8 @@
 It shares its state through ``$MCP_REDIS_URL`` (when set). Tools: ``change`` (the tool list
 changed), ``touch`` (a resource was updated), ``log`` (an info and a debug message), ``poll``
 (three progress events, then the server closes the connection, then three more), ``ticker``
-(``n`` progress events, paced), ``pid`` (which worker answered).
+(``n`` progress events, paced), ``pid`` (which worker answered), ``ask`` (an elicitation: on a
+legacy session a server->client request).
 
 ``HEALTHY_FORKS=K`` (with ``--workers``): the first K workers forked start normally, every later
 one dies at once with status 3, as a worker that cannot start would.
@@ -21,7 +22,7 @@ from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
 from pydantic import MISSING
 
-TOOLS = ("change", "touch", "log", "poll", "ticker", "pid")
+TOOLS = ("change", "touch", "log", "poll", "ticker", "pid", "ask")
 
 
 def text(value: str) -> m.CallToolResult:
@@ -68,6 +69,9 @@ class Worker(s.Server):
             return text("ticked")
         if params.name == "pid":
             return text(str(os.getpid()))
+        if params.name == "ask":  # a server->client request (legacy): the answer may reach another worker
+            answer = await ctx.elicit("name?", {"type": "object", "properties": {"n": {"type": "string"}}})
+            return text(f"{answer.action}:{answer.data}")
         return s.CallToolResult(content=[], is_error=True)
 
     async def list_resources(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListResourcesResult:

@@ -20,14 +20,16 @@ subscriptions) is saved before the reply is written.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import json
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ..codec import Codec
 from ..codec_legacy import LegacyCodec
-from ..jsonrpc import INVALID_REQUEST, ProtocolError, RequestId, is_request_id, request_id
+from ..jsonrpc import INVALID_REQUEST, ProtocolError, RequestId, dumps, is_request_id, request_id
 from ..param_headers import ToolHeaders
 from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
 from .services import Limits, RequestStateSealer, Send, Services, Subscriber
@@ -154,6 +156,9 @@ class Router:
         if self.services.shared is not None:
             self.services.subscriptions.refresh = self.refresh
             self.services.subscriptions.watchers.append(self._ended)
+            bus = self.services.subscriptions.bus
+            if hasattr(bus, "on_answer"):
+                bus.on_answer = self._answered_elsewhere
         self.kernel = Kernel(app, self.services)
         self.served = registry.up_to(version)
         legacy = tuple(v for v in self.served if registry.era(v) == "legacy")
@@ -187,7 +192,7 @@ class Router:
 
     async def open_legacy(self, obj: Any, conn: Connection) -> Reply:
         """A legacy ``initialize``: the connection becomes a legacy session when it succeeds."""
-        session = LegacySession(self.kernel, self.app.registry, self.legacy_versions, self.target)
+        session = self._shared(LegacySession(self.kernel, self.app.registry, self.legacy_versions, self.target))
         reply = await session.initialize(obj)
         if session.version is not None:
             conn.legacy = session
@@ -198,7 +203,7 @@ class Router:
         """An HTTP session about to be restored from a shared store: a legacy session not yet
         initialized, already receiving notifications."""
         conn = self.connect()
-        conn.legacy = LegacySession(self.kernel, self.app.registry, self.legacy_versions, self.target)
+        conn.legacy = self._shared(LegacySession(self.kernel, self.app.registry, self.legacy_versions, self.target))
         self.services.subscriptions.sessions.add(conn.legacy)
         return conn
 
@@ -207,6 +212,30 @@ class Router:
         session_id = getattr(session, "session_id", None)
         if session_id is not None:
             await self.services.sessions.get(session_id)
+
+    def _shared(self, session: LegacySession) -> LegacySession:
+        """A legacy session of a shared deployment: answers to another copy's requests go on the bus."""
+        forward = getattr(self.services.subscriptions.bus, "forward_answer", None)
+        if self.services.shared is not None and forward is not None:
+
+            async def forwarded(raw: Any) -> None:
+                if session.session_id is not None:
+                    await forward(session.session_id, dumps(raw))
+
+            session.forward = forwarded
+        return session
+
+    async def _answered_elsewhere(self, session_id: str, data: bytes) -> None:
+        """A client's answer another worker got: this worker's copy takes it if it asked."""
+        peek = getattr(self.services.sessions, "peek", None)
+        conn = peek(session_id) if peek is not None else None
+        if conn is None or conn.legacy is None:
+            return
+        async def nowhere(data: bytes) -> None:  # an answer brings no message to send back
+            pass
+
+        with contextlib.suppress(ValueError):
+            await conn.legacy.handle(json.loads(data), nowhere)
 
     def _ended(self, change: Change) -> None:
         """A legacy session ended on another worker (DELETE there): this worker's copy ends too."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -103,6 +104,10 @@ class LegacySession(Subscriber):
         self.asking = asyncio.Event()  # set while a server->client request awaits the client's answer
         self.input_over = False  # the client's input ended: it can answer nothing more
         self._next = 0
+        # a session shared between workers: answers to requests another worker's copy sent go there
+        # (``Router``), and this copy's request ids are its own (``mcpgen-<tag>-<n>``)
+        self.forward: Callable[[Any], Awaitable[None]] | None = None
+        self._tag = secrets.token_hex(4)
 
     def __repr__(self) -> str:
         return f"LegacySession(version={self.version!r})"
@@ -235,6 +240,10 @@ class LegacySession(Subscriber):
     ) -> Reply:
         if isinstance(message, Request):
             return await self.answer(message, raw, send, principal)
+        if isinstance(message, Response | ErrorResponse) and self.forward is not None:
+            if message.id is not None and message.id not in self._pending:  # another worker's copy asked
+                await self.forward(raw)
+                return NO_REPLY
         if isinstance(message, Response):
             self.resolve(message.id, message.result)
         elif isinstance(message, ErrorResponse):
@@ -326,6 +335,8 @@ class LegacySession(Subscriber):
             return {}
         loop = asyncio.get_running_loop()
         asked: dict[str, tuple[str, asyncio.Future[Any]]] = {}
+        if self.forward is not None:  # the answer may come to another worker, which forwards it here
+            await self.kernel.services.subscriptions.attach()
         try:
             for key, request in requests.items():
                 method = request["method"] if isinstance(request, dict) else request.method
@@ -333,7 +344,7 @@ class LegacySession(Subscriber):
                     raise unanswerable(method)
                 params = request.get("params") if isinstance(request, dict) else getattr(request, "params", None)
                 self._next += 1
-                rid = f"mcpgen-{self._next}"
+                rid = f"mcpgen-{self._next}" if self.forward is None else f"mcpgen-{self._tag}-{self._next}"
                 future: asyncio.Future[Any] = loop.create_future()
                 self._pending[rid] = (method, future)
                 self.asking.set()

@@ -26,7 +26,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
 import redis.asyncio as aioredis
@@ -143,6 +143,10 @@ class RedisBus:
     def __init__(self, shared: SharedRedis) -> None:
         self.shared = shared
         self.channel = shared.key("changes")
+        # a client's answer to a server->client request, posted to a worker whose copy of the
+        # session did not ask it: "<session id>\n<the JSON-RPC response>", for the one that did
+        self.answers = shared.key("answers")
+        self.on_answer: Callable[[str, bytes], Awaitable[None]] | None = None
         self._deliver: Deliver | None = None
         self._reader: asyncio.Task[None] | None = None
         self._subscribed = False  # the reader is subscribed now (not reconnecting)
@@ -165,6 +169,13 @@ class RedisBus:
                 self._again.set()
                 await self._deliver(change)
 
+    async def forward_answer(self, session_id: str, data: bytes) -> None:
+        """Hand a client's answer to every worker: the one whose copy of the session asked takes it."""
+        try:
+            await self.shared.client.publish(self.answers, session_id.encode() + b"\n" + data)
+        except FAILURES as exc:
+            self.shared.outage.failed(exc)  # lost with Redis: the request waits for its own timeout
+
     async def attach(self, deliver: Deliver) -> None:
         self._deliver = deliver
         if self._reader is None or self._reader.done():
@@ -180,15 +191,21 @@ class RedisBus:
                 # bounded like every command: the listener's reads wait for ever, and a stalled
                 # Redis held the first listen stream (and every publish waiting on attach) as long
                 async with asyncio.timeout(self.shared.timeout):
-                    await pubsub.subscribe(self.channel)
+                    await pubsub.subscribe(self.channel, self.answers)
                 self._subscribed = True
                 self.shared.outage.ok()
                 ready.set()
                 delay = RECONNECT_DELAY
+                answers = self.answers.encode()
                 async for message in pubsub.listen():
-                    change = (
-                        Change.decode(message["data"]) if message.get("type") == "message" else None
-                    )
+                    if message.get("type") != "message":
+                        continue
+                    if message.get("channel") == answers:
+                        session_id, _, data = bytes(message["data"]).partition(b"\n")
+                        if self.on_answer is not None:
+                            await self.on_answer(session_id.decode("ascii", "replace"), data)
+                        continue
+                    change = Change.decode(message["data"])
                     if change is not None and self._deliver is not None:
                         await self._deliver(change)
             except (*FAILURES, TimeoutError) as exc:
@@ -470,6 +487,10 @@ class RedisSessionStore(Generic[S]):
                 self.shared.outage.failed(exc)  # the next beat tries again (idle leases lapse)
             else:
                 self.shared.outage.ok()
+
+    def peek(self, session_id: str) -> S | None:
+        """This worker's copy of ``session_id``, as it is (no round trip)."""
+        return self.local.peek(session_id)
 
     def discard(self, session_id: str) -> None:
         """Close this worker's copy of ``session_id`` (it ended on another worker)."""
