@@ -231,6 +231,7 @@ class Router:
         conn = peek(session_id) if peek is not None else None
         if conn is None or conn.legacy is None:
             return
+
         async def nowhere(data: bytes) -> None:  # an answer brings no message to send back
             pass
 
