@@ -750,3 +750,20 @@ def test_a_clients_answer_posted_to_another_worker_reaches_the_one_that_asked(re
                     result = message["result"]
                     break
     assert result["content"][0]["text"] == "accept:{'n': 'x'}", result
+
+
+def test_a_sessions_redis_streams_are_capped_and_their_names_pruned(redis_server: RedisServer) -> None:
+    """Found by a scale-out review: the set naming a session's streams only grew (293 names for 73
+    streams), and one session could keep any number of streams. The oldest past the cap go."""
+
+    async def go() -> tuple[int, list[str | None], list[str | None]]:
+        shared = SharedRedis(redis_server.url, NAMESPACE)
+        store = RedisEventStore(shared, ttl=60, max_session_streams=3)
+        opened = [await store.open("capped", "post") for _ in range(5)]
+        kept = [await store.resume("capped", priming) for _, priming in opened]
+        names = await shared.client.zcard(shared.key("streams", "capped"))
+        await shared.close()
+        return names, kept[:2], kept[2:]
+
+    names, gone, kept = run(go())
+    assert names == 3 and gone == [None, None] and None not in kept

@@ -228,7 +228,7 @@ class RedisBus:
 DROP = """
 local function drop(ns, id)
   local streams = ns .. ':streams:' .. id
-  for _, stream in ipairs(redis.call('SMEMBERS', streams)) do
+  for _, stream in ipairs(redis.call('ZRANGE', streams, 0, -1)) do
     redis.call('DEL', ns .. ':events:' .. id .. ':' .. stream)
   end
   redis.call('DEL', ns .. ':session:' .. id, ns .. ':busy:' .. id, ns .. ':subscribed:' .. id, streams)
@@ -550,13 +550,19 @@ class RedisProofMemory:
 class RedisEventStore:
     """Each SSE stream a Redis Stream ``<ns>:events:<session>:<stream>``: trimmed to its newest
     ``max_events`` entries, expiring ``ttl`` seconds after its last event. A session's streams
-    are named in the set ``<ns>:streams:<session>`` (expiring with its newest stream), so that
-    dropping the session deletes them at once (``RedisSessionStore``), without a scan."""
+    are named in the sorted set ``<ns>:streams:<session>`` by their last event's time (expiring
+    with its newest stream), so that dropping the session deletes them at once
+    (``RedisSessionStore``), without a scan; names of expired streams leave it as streams open,
+    and past ``max_session_streams`` the oldest streams go (the names piled up: 293 for 73
+    streams in a review, every one walked when the session was dropped)."""
 
-    def __init__(self, shared: SharedRedis, *, max_events: int = 1000, ttl: float = 300.0) -> None:
+    def __init__(
+        self, shared: SharedRedis, *, max_events: int = 1000, ttl: float = 300.0, max_session_streams: int = 128
+    ) -> None:
         self.shared = shared
         self.max_events = max_events
         self.ttl = max(1, round(ttl))
+        self.max_session_streams = max_session_streams
 
     def _key(self, session_id: str, stream: str) -> str:
         return self.shared.key("events", session_id, stream)
@@ -565,15 +571,24 @@ class RedisEventStore:
         self.shared.outage.failed(exc)
         return SharedStateUnavailable(f"the event store (Redis at {self.shared.outage.url}) is out of reach")
 
-    async def _add(self, session_id: str, stream: str, fields: dict[str, bytes]) -> str:
+    async def _add(self, session_id: str, stream: str, fields: dict[str, bytes], *, opening: bool = False) -> str:
         key, streams = self._key(session_id, stream), self.shared.key("streams", session_id)
+        now = time.time()
         try:
             async with self.shared.client.pipeline(transaction=False) as pipe:
                 pipe.xadd(key, fields, maxlen=self.max_events, approximate=False)  # type: ignore[arg-type]
                 pipe.expire(key, self.ttl)
-                pipe.sadd(streams, stream)
+                pipe.zadd(streams, {stream: now})
+                if opening:  # the names of streams expired by now go, and the oldest past the cap
+                    pipe.zremrangebyscore(streams, "-inf", now - self.ttl)
+                    pipe.zrange(streams, 0, -self.max_session_streams - 1)
                 pipe.expire(streams, self.ttl)
-                entry, *_ = await pipe.execute()
+                entry, *rest = await pipe.execute()
+                if opening and rest[3]:
+                    old = [name.decode() if isinstance(name, bytes) else str(name) for name in rest[3]]
+                    pipe.delete(*(self._key(session_id, name) for name in old))
+                    pipe.zrem(streams, *old)
+                    await pipe.execute()
         except FAILURES as exc:
             raise self._failed(exc) from None
         self.shared.outage.ok()
@@ -581,7 +596,7 @@ class RedisEventStore:
 
     async def open(self, session_id: str, kind: StreamKind) -> tuple[str, str]:
         stream = new_stream(kind)
-        entry = await self._add(session_id, stream, {"o": b"1"})
+        entry = await self._add(session_id, stream, {"o": b"1"}, opening=True)
         return stream, f"{stream}.{entry}"
 
     async def append(self, session_id: str, stream: str, data: bytes, *, last: bool = False) -> str:
@@ -632,7 +647,7 @@ class RedisEventStore:
         try:
             async with self.shared.client.pipeline(transaction=False) as pipe:
                 pipe.delete(self._key(session_id, stream))
-                pipe.srem(self.shared.key("streams", session_id), stream)
+                pipe.zrem(self.shared.key("streams", session_id), stream)
                 await pipe.execute()
         except FAILURES as exc:
             self.shared.outage.failed(exc)  # it expires on its own
