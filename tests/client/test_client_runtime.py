@@ -408,3 +408,72 @@ def test_event_stream_lines_end_at_cr_lf_or_crlf_only_and_are_bounded() -> None:
 
     with pytest.raises(TransportError, match="event's data is longer"):
         asyncio.run(events(*(["data: " + "x" * (1 << 20)] * 17), ""))  # 17 MiB of data lines: past the 16
+
+
+def test_a_sign_in_that_ends_just_before_the_timeout_gives_the_request_its_whole_time() -> None:
+    """Found by a review: the pause only held when an authorization was still under way as the
+    time ran out; one that ended just before left the request what remained (a faster user
+    failed where a slower one passed)."""
+    from mcpgen._runtime.client.session import ClientSession
+    from mcpgen._runtime.client.transport import Transport
+    from mcpgen.v2025_11_25 import codec
+
+    class SigningIn(Transport):
+        kind = "fake"
+
+        def __init__(self) -> None:
+            self.begun = 0
+            self.active = False
+            self.receiver: Any = None
+
+        async def start(self, receiver: Any) -> None:
+            self.receiver = receiver
+
+        async def send(self, message: Any, *, headers: Any = None) -> None:
+            if "id" in message:
+                asyncio.get_running_loop().create_task(self.answer(message["id"]))
+
+        async def answer(self, rid: Any) -> None:
+            self.begun, self.active = self.begun + 1, True
+            await asyncio.sleep(0.45)  # the user signs in: done just before the request's 0.5 s
+            self.active = False
+            await asyncio.sleep(0.1)  # then the server answers
+            await self.receiver.receive(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {}}).encode())
+
+        def authorizing(self) -> bool:
+            return self.active
+
+        async def authorized(self) -> None:
+            while self.active:
+                await asyncio.sleep(0.01)
+
+        def authorizations(self) -> int:
+            return self.begun
+
+        async def close(self) -> None:
+            pass
+
+    async def scenario() -> None:
+        session = ClientSession(codec.CLIENT, SigningIn())
+        await session.start()
+        await session.request("ping", {}, timeout=0.5)
+
+    run(scenario)
+
+
+def test_a_cached_verdict_that_times_out_is_kept_and_not_probed_again(capfd: pytest.CaptureFixture[str]) -> None:
+    """A timeout says nothing of the era: the cached verdict stays and no second probe and open
+    follow (a dead server took three timeouts to report, and lost the verdict)."""
+    command = [*FAKE, "slow-initialize"]
+    cache: dict[str, Verdict] = {"stdio:" + " ".join(command): ("legacy", "2025-11-25")}
+
+    async def scenario() -> float:
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            await connect(command, cache=cache, timeout=0.5, probe_timeout=0.5)
+        return time.monotonic() - started
+
+    took = asyncio.run(scenario())
+    assert list(cache.values()) == [("legacy", "2025-11-25")]
+    assert took < 1.4, took
+    assert capfd.readouterr().err.count("got initialize") == 1

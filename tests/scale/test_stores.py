@@ -732,6 +732,13 @@ def test_a_clients_answer_posted_to_another_worker_reaches_the_one_that_asked(re
         opened = httpx.post(f"{base_a}/mcp", json=init, headers=accept, timeout=10)
         session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
         httpx.post(f"{base_b}/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+        # B holds a GET stream (its bus attached: it hears its own forward, which it must not send again)
+        get = {**session, "accept": "text/event-stream"}
+        held = httpx.stream("GET", f"{base_b}/mcp", headers=get, timeout=20)
+        opened_get = held.__enter__()
+        next(opened_get.iter_lines())
+        watcher = sync_redis.Redis.from_url(redis_server.url).pubsub()
+        watcher.psubscribe("*:answers")
         call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask", "arguments": {}}}
         result: dict[str, Any] = {}
         with httpx.stream("POST", f"{base_a}/mcp", json=call, headers=session, timeout=20) as stream:
@@ -749,7 +756,15 @@ def test_a_clients_answer_posted_to_another_worker_reaches_the_one_that_asked(re
                 elif message.get("id") == 1:
                     result = message["result"]
                     break
+        deadline = time.monotonic() + 1.0  # the forwarded answers, for a second after the tool is done
+        forwarded = 0
+        while time.monotonic() < deadline:
+            got = watcher.get_message(timeout=0.1)
+            forwarded += got is not None and got["type"] == "pmessage"
+        watcher.close()
+        held.__exit__(None, None, None)
     assert result["content"][0]["text"] == "accept:{'n': 'x'}", result
+    assert forwarded <= 1, f"the answer went round {forwarded} times"  # forwarded once, never again
 
 
 def test_a_sessions_redis_streams_are_capped_and_their_names_pruned(redis_server: RedisServer) -> None:
@@ -761,9 +776,26 @@ def test_a_sessions_redis_streams_are_capped_and_their_names_pruned(redis_server
         store = RedisEventStore(shared, ttl=60, max_session_streams=3)
         opened = [await store.open("capped", "post") for _ in range(5)]
         kept = [await store.resume("capped", priming) for _, priming in opened]
-        names = await shared.client.zcard(shared.key("streams", "capped"))
+        names = await shared.client.zcard(shared.key("sse", "capped"))
         await shared.close()
         return names, kept[:2], kept[2:]
 
     names, gone, kept = run(go())
     assert names == 3 and gone == [None, None] and None not in kept
+
+
+def test_streams_named_by_workers_of_the_release_before_break_nothing(redis_server: RedisServer) -> None:
+    """The names of a session's streams were a set (``<ns>:streams:<id>``); a worker of the
+    release before, in a rolling upgrade, still writes one: a sorted set under that key failed
+    every stream opened (WRONGTYPE, taken for a lost Redis). The sorted set has a key of its own."""
+
+    async def go() -> str | None:
+        shared = SharedRedis(redis_server.url, NAMESPACE)
+        await shared.client.sadd(shared.key("streams", "rolling"), "pabc")
+        store = RedisEventStore(shared, ttl=60)
+        _, priming = await store.open("rolling", "post")
+        found = await store.resume("rolling", priming)
+        await shared.close()
+        return found
+
+    assert run(go()) is not None

@@ -136,6 +136,14 @@ async def connect(
 
     key = transport().describe()
     verdict = cache.get(key) if cache is not None else None
+
+    def reprobe(failed: Exception) -> None:
+        # the cached assumption failed: probe again (versioning.mdx); another endpoint of the
+        # origin, or a server upgraded or rolled back meanwhile
+        logger.debug("the cached verdict %s for %s failed (%r): probing again", verdict, key, failed)
+        if cache is not None:
+            cache.pop(key, None)
+
     if verdict is not None and verdict[1] in wanted:
         era, version = verdict
         try:
@@ -144,12 +152,12 @@ async def connect(
             return await open_legacy(transport(), [version, *legacy], revisions)
         except AuthorizationError:
             raise  # no answer without authorization: says nothing of the era
-        except (ServerError, TransportError, ProtocolError) as failed:
-            # the cached assumption failed: probe again (versioning.mdx); another endpoint of the
-            # origin, or a server upgraded or rolled back meanwhile
-            logger.debug("the cached verdict %s for %s failed (%r): probing again", verdict, key, failed)
-            if cache is not None:
-                cache.pop(key, None)
+        except TransportError as failed:
+            if failed.status is None:
+                raise  # a timeout, a refused connection, a dead process: says nothing of the era either
+            reprobe(failed)
+        except (ServerError, ProtocolError) as failed:
+            reprobe(failed)
     if modern:
         outcome = await probe(transport, modern, legacy, revisions, probe_timeout)
         if isinstance(outcome, BaseClient):

@@ -309,6 +309,10 @@ class HttpTransport(Transport):
         if settle is not None:
             await settle()
 
+    def authorizations(self) -> int:
+        count = getattr(self.auth, "authorizations", 0)
+        return count if isinstance(count, int) else 0
+
     def forget_session(self) -> bool:
         if self.session_id is None:
             return False

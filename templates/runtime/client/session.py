@@ -167,6 +167,7 @@ class ClientSession:
         not run out: the request gets its whole time again once the authorization is done."""
         try:
             while True:
+                begun = self.transport.authorizations()
                 scope = asyncio.timeout(timeout)  # not wait_for: on 3.11 it can lose a caller's cancellation
                 try:
                     async with scope:
@@ -174,7 +175,9 @@ class ClientSession:
                 except TimeoutError:
                     if not scope.expired():
                         raise  # the request's own failure (a transport's timeout), not this wait's
-                    if not future.done() and self.transport.authorizing():
+                    # an authorization under way, or one that took part of this time and ended
+                    authorized = self.transport.authorizing() or self.transport.authorizations() != begun
+                    if not future.done() and authorized:
                         await self.transport.authorized()
                         continue
                 if future.done() and not future.cancelled():

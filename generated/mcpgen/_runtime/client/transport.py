@@ -68,6 +68,10 @@ class Transport(abc.ABC):
         """Return once no authorization of this channel is under way."""
         return None
 
+    def authorizations(self) -> int:
+        """How many authorizations of this channel have begun, ever."""
+        return 0
+
     def forget_session(self) -> bool:
         """Drop a session the server no longer knows (legacy HTTP 404); False when there is none."""
         return False

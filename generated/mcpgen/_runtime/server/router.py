@@ -21,7 +21,6 @@ subscriptions) is saved before the reply is written.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import json
 import os
@@ -273,8 +272,13 @@ class Router:
         async def nowhere(data: bytes) -> None:  # an answer brings no message to send back
             pass
 
-        with contextlib.suppress(ValueError):
-            await conn.legacy.handle(json.loads(data), nowhere)
+        try:
+            answer = json.loads(data)
+        except ValueError:
+            return
+        # only the copy that asked takes it (handled by another, it was forwarded again: a loop)
+        if isinstance(answer, dict) and conn.legacy.awaits(answer.get("id")):
+            await conn.legacy.handle(answer, nowhere)
 
     def _ended(self, change: Change) -> None:
         """A legacy session ended on another worker (DELETE there): this worker's copy ends too."""

@@ -147,6 +147,7 @@ class OAuth(httpx.Auth):
         self._metadata: dict[str, ServerMetadata] = {}
         self._lock: asyncio.Lock | None = None
         self._authorizing = 0  # authorizations under way (a user may be signing in)
+        self.authorizations = 0  # authorizations begun, ever (a request's wait restarts when it changed)
         self._settled: asyncio.Event | None = None  # set while none is
         self.dpop = dpop
         self._dpop = DPoP(dpop_key)
@@ -251,6 +252,7 @@ class OAuth(httpx.Auth):
 
     def _begin(self) -> None:
         self._authorizing += 1
+        self.authorizations += 1
         if self._settled is not None:
             self._settled.clear()
 

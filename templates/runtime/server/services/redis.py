@@ -223,15 +223,21 @@ class RedisBus:
 
 
 # Removes one session and everything kept for it: its state, its place in the index, its busy
-# leases and its SSE streams (the set ``<ns>:streams:<id>`` names them). A session is busy while
+# leases and its SSE streams (the sorted set ``<ns>:sse:<id>`` names them). A session is busy while
 # ``<ns>:busy:<id>`` (worker -> lease deadline) holds a lease not yet past.
 DROP = """
 local function drop(ns, id)
-  local streams = ns .. ':streams:' .. id
+  local streams = ns .. ':sse:' .. id
   for _, stream in ipairs(redis.call('ZRANGE', streams, 0, -1)) do
     redis.call('DEL', ns .. ':events:' .. id .. ':' .. stream)
   end
-  redis.call('DEL', ns .. ':session:' .. id, ns .. ':busy:' .. id, ns .. ':subscribed:' .. id, streams)
+  local earlier = ns .. ':streams:' .. id  -- the set of a release before (a rolling upgrade)
+  if redis.call('TYPE', earlier).ok == 'set' then
+    for _, stream in ipairs(redis.call('SMEMBERS', earlier)) do
+      redis.call('DEL', ns .. ':events:' .. id .. ':' .. stream)
+    end
+  end
+  redis.call('DEL', ns .. ':session:' .. id, ns .. ':busy:' .. id, ns .. ':subscribed:' .. id, streams, earlier)
   redis.call('ZREM', ns .. ':sessions', id)
 end
 local function busy(ns, id, now)
@@ -296,7 +302,7 @@ class RedisSessionStore(Generic[S]):
     (``release``) once it is idle here. So a busy session is never evicted nor expires, an idle
     one holds no lease, and a worker that dies holds its leases ``busy_lease`` seconds at most.
     Dropping a session (``remove``, the cap, expiry) deletes its SSE streams with it
-    (``<ns>:streams:<id>`` names them, see ``RedisEventStore``). When Redis is out of reach,
+    (``<ns>:sse:<id>`` names them, see ``RedisEventStore``). When Redis is out of reach,
     leases lapse with everything else; the next beat after it is back renews them.
     """
 
@@ -550,7 +556,7 @@ class RedisProofMemory:
 class RedisEventStore:
     """Each SSE stream a Redis Stream ``<ns>:events:<session>:<stream>``: trimmed to its newest
     ``max_events`` entries, expiring ``ttl`` seconds after its last event. A session's streams
-    are named in the sorted set ``<ns>:streams:<session>`` by their last event's time (expiring
+    are named in the sorted set ``<ns>:sse:<session>`` by their last event's time (expiring
     with its newest stream), so that dropping the session deletes them at once
     (``RedisSessionStore``), without a scan; names of expired streams leave it as streams open,
     and past ``max_session_streams`` the oldest streams go (the names piled up: 293 for 73
@@ -572,7 +578,7 @@ class RedisEventStore:
         return SharedStateUnavailable(f"the event store (Redis at {self.shared.outage.url}) is out of reach")
 
     async def _add(self, session_id: str, stream: str, fields: dict[str, bytes], *, opening: bool = False) -> str:
-        key, streams = self._key(session_id, stream), self.shared.key("streams", session_id)
+        key, streams = self._key(session_id, stream), self.shared.key("sse", session_id)
         now = time.time()
         try:
             async with self.shared.client.pipeline(transaction=False) as pipe:
@@ -647,7 +653,7 @@ class RedisEventStore:
         try:
             async with self.shared.client.pipeline(transaction=False) as pipe:
                 pipe.delete(self._key(session_id, stream))
-                pipe.zrem(self.shared.key("streams", session_id), stream)
+                pipe.zrem(self.shared.key("sse", session_id), stream)
                 await pipe.execute()
         except FAILURES as exc:
             self.shared.outage.failed(exc)  # it expires on its own

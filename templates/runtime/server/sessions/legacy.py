@@ -33,6 +33,7 @@ from ...jsonrpc import (
     RequestId,
     ResourceNotFoundError,
     Response,
+    is_request_id,
 )
 from ...versions import VersionRegistry, negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, internal_error, rejection_reply
@@ -372,6 +373,11 @@ class LegacySession(Subscriber):
         for method, future in self._pending.values():
             if not future.done():
                 future.set_exception(unanswerable(method))
+
+    def awaits(self, rid: Any) -> bool:
+        """``rid`` names a request of this copy still waiting for the client's answer."""
+        entry = self._pending.get(rid) if is_request_id(rid) else None
+        return entry is not None and not entry[1].done()
 
     def resolve(self, rid: RequestId, result: Any = None, *, error: ProtocolError | None = None) -> None:
         """The client's answer to one of our requests; unknown ids are ignored."""
