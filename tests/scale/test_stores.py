@@ -799,3 +799,35 @@ def test_streams_named_by_workers_of_the_release_before_break_nothing(redis_serv
         return found
 
     assert run(go()) is not None
+
+
+def test_leases_hold_across_workers_whose_clocks_differ(redis_server: RedisServer) -> None:
+    """Found by a scale-out review: lease deadlines came from each worker's clock, so a session
+    busy on a worker 15 s behind looked free to the others, and was evicted for a new one. The
+    times are Redis's (each worker's clock corrected by Redis's ``TIME``)."""
+
+    async def go() -> None:
+        await sync_flush(redis_server)
+        behind = SharedRedis(redis_server.url, NAMESPACE, clock=lambda: time.time() - 15)
+        right = SharedRedis(redis_server.url, NAMESPACE)
+        a: RedisSessionStore[FakeSession] = RedisSessionStore(
+            behind, FakeSession, max_sessions=1, idle_timeout=60, busy_lease=10
+        )
+        b: RedisSessionStore[FakeSession] = RedisSessionStore(
+            right, FakeSession, max_sessions=1, idle_timeout=60, busy_lease=10
+        )
+        try:
+            busy_id = await a.add(FakeSession({"version": "2025-11-25"}))
+            busy = await a.get(busy_id)  # A takes its lease: the session is busy there
+            assert busy is not None
+            busy.busy = True
+            with pytest.raises(SessionLimitReached):
+                await b.add(FakeSession({"version": "2025-11-25"}))
+            assert await b.get(busy_id) is not None
+        finally:
+            await a.close()
+            await b.close()
+            await behind.close()
+            await right.close()
+
+    run(go())

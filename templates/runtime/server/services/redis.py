@@ -90,13 +90,33 @@ class SharedRedis:
     messages as long as none come, so its reads have no timeout.
     """
 
-    def __init__(self, url: str, namespace: str, timeout: float = 5.0) -> None:
+    def __init__(
+        self, url: str, namespace: str, timeout: float = 5.0, clock: Callable[[], float] = time.time
+    ) -> None:
         self.url = url
         self.namespace = namespace
         self.timeout = timeout
         self.outage = Outage(url)
+        self.clock = clock
+        self.offset: float | None = None  # Redis's clock minus this worker's, once read
         self._client: aioredis.Redis | None = None
         self._listener: aioredis.Redis | None = None
+
+    def now(self) -> float:
+        """The time by Redis's clock (this worker's, corrected by the last reading of Redis's):
+        lease deadlines and idle times compare across workers whose clocks differ."""
+        return self.clock() + (self.offset or 0.0)
+
+    def read_clock(self, redis_time: Any, asked_at: float) -> None:
+        """Take a ``TIME`` answer (seconds, microseconds) asked for at ``asked_at`` by this clock."""
+        seconds, micros = redis_time
+        self.offset = int(seconds) + int(micros) / 1e6 - (asked_at + self.clock()) / 2
+
+    async def synced(self) -> None:
+        """Read Redis's clock once, before this worker's first deadline."""
+        if self.offset is None:
+            asked_at = self.clock()
+            self.read_clock(await self.client.time(), asked_at)
 
     @property
     def client(self) -> aioredis.Redis:
@@ -359,9 +379,13 @@ class RedisSessionStore(Generic[S]):
     async def add(self, session: S) -> str:
         session_id = secrets.token_hex(16)
         state = json.dumps(session.state(), separators=(",", ":"))
+        try:
+            await self.shared.synced()
+        except FAILURES as exc:
+            raise self._failed(exc) from None
         args: list[str | float] = [
             self.shared.namespace,
-            time.time(),
+            self.shared.now(),
             self.idle_timeout,
             self.max_sessions,
             session_id,
@@ -385,8 +409,9 @@ class RedisSessionStore(Generic[S]):
     async def get(self, session_id: str) -> S | None:
         if SESSION_ID.fullmatch(session_id) is None:
             return None
-        now = time.time()
         try:
+            await self.shared.synced()
+            now = self.shared.now()
             async with self.shared.client.pipeline(transaction=False) as pipe:
                 pipe.getex(self._key(session_id), ex=self.ttl)
                 pipe.smembers(self._subscribed(session_id))
@@ -459,16 +484,19 @@ class RedisSessionStore(Generic[S]):
             self.held.difference_update(idle)  # before the await: a lookup meanwhile holds it again
             if not (busy or idle):
                 continue
-            now = time.time()
+            now = self.shared.now()
             try:
                 async with self.shared.client.pipeline(transaction=False) as pipe:
+                    pipe.time()  # Redis's clock, read again each beat (a worker's may drift)
                     for session_id in busy:
                         pipe.expire(self._key(session_id), self.ttl)
                         pipe.zadd(self.index, {session_id: now}, xx=True)
                         self._lease(pipe, session_id, now)
                     for session_id in idle:
                         pipe.zrem(self._leases(session_id), self.worker)
-                    await pipe.execute()
+                    asked_at = self.shared.clock()
+                    redis_time, *_ = await pipe.execute()
+                    self.shared.read_clock(redis_time, asked_at)
             except FAILURES as exc:
                 self.shared.outage.failed(exc)  # the next beat tries again (idle leases lapse)
             else:
@@ -579,7 +607,7 @@ class RedisEventStore:
 
     async def _add(self, session_id: str, stream: str, fields: dict[str, bytes], *, opening: bool = False) -> str:
         key, streams = self._key(session_id, stream), self.shared.key("sse", session_id)
-        now = time.time()
+        now = self.shared.now()
         try:
             async with self.shared.client.pipeline(transaction=False) as pipe:
                 pipe.xadd(key, fields, maxlen=self.max_events, approximate=False)  # type: ignore[arg-type]
