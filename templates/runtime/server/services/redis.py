@@ -90,9 +90,7 @@ class SharedRedis:
     messages as long as none come, so its reads have no timeout.
     """
 
-    def __init__(
-        self, url: str, namespace: str, timeout: float = 5.0, clock: Callable[[], float] = time.time
-    ) -> None:
+    def __init__(self, url: str, namespace: str, timeout: float = 5.0, clock: Callable[[], float] = time.time) -> None:
         self.url = url
         self.namespace = namespace
         self.timeout = timeout
