@@ -332,3 +332,32 @@ def test_url_elicitation_carries_an_id_only_to_a_legacy_session() -> None:
 
     (request,) = run(legacy_session())
     assert request["params"]["mode"] == "url" and len(request["params"]["elicitationId"]) == 32
+
+
+def test_an_answer_that_does_not_fit_its_question_is_the_clients_error() -> None:
+    """Found by a review: an answer failing its form (or shaped for another method) was the
+    handler's failure, -32603 (a tool's ``isError``); mrtr.mdx has protocol errors in
+    ``inputResponses`` answered with a JSON-RPC error: -32602."""
+
+    async def go() -> Any:
+        async with Driver(make_app()) as d:
+            answers = {"user_name": {"action": "accept", "content": {"name": 3}}}
+            return await d.send(
+                "tools/call", {"name": "keyed", "arguments": {"x": 1}, "inputResponses": answers}, **ELICIT
+            )
+
+    error = run(go())["error"]
+    assert error["code"] == -32602 and "does not fit its form" in error["message"], error
+
+
+def test_a_method_behind_a_capability_the_server_does_not_advertise_is_not_found() -> None:
+    """The 2026-07-28 schema's MethodNotFoundError: ``prompts/list`` of a server that does not
+    advertise ``prompts`` is -32601 (an App answered every list method, empty)."""
+
+    async def go() -> tuple[Any, Any, Any]:
+        async with Driver(make_app()) as d:  # tools only
+            return await d.send("prompts/list"), await d.send("resources/list"), await d.send("tools/list")
+
+    prompts, resources, tools = run(go())
+    assert prompts["error"]["code"] == -32601 and resources["error"]["code"] == -32601, (prompts, resources)
+    assert "result" in tools

@@ -56,8 +56,13 @@ class InputRequired(Exception):
         self.round = round
 
 
-class InputError(ValueError):
-    """The client's answer does not fit the question (an elicitation form that fails its schema)."""
+class InputError(ProtocolError, ValueError):
+    """The client's answer does not fit the question (an elicitation form that fails its schema):
+    the client's error, -32602 (mrtr.mdx: protocol errors in ``inputResponses`` get a JSON-RPC
+    error), not the handler's (it was -32603, or a tool's ``isError``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(INVALID_PARAMS, message)
 
 
 # -- what the handler gets back ------------------------------------------------------------------
