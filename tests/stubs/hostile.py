@@ -41,6 +41,8 @@ NAMES = [
     "prompts",
     "client",
     "codec",
+    "float",  # builtins the generated annotations use: a method of that name broke them for mypy
+    "str",
     'x"); ' + PAYLOAD + " #",
 ]
 PROPERTIES = [

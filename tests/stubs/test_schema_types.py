@@ -214,3 +214,27 @@ def test_uri_template_variables_say_which_are_optional() -> None:
         ("d", True),
         ("e", False),
     ]
+
+
+def test_a_field_is_never_named_after_another_fields_wire_name() -> None:
+    """Found by a review: ``a-b`` became ``a_b`` and the property ``a_b`` then ``a_b_2``; pydantic
+    matches a keyword by name and by alias, so ``a_b=`` filled both and the wire got one value
+    under both names. A property whose wire name is its own field name keeps it."""
+    builder = TypeBuilder()
+    schema = {"type": "object", "properties": {"a-b": {"type": "string"}, "a_b": {"type": "string"}}}
+    builder.output_model(schema, "Pair")
+    (pair,) = builder.classes
+    by_wire = {f.wire: f.name for f in pair.fields}
+    assert by_wire == {"'a_b'": "a_b", "'a-b'": "a_b_2"}, by_wire
+
+
+def test_an_all_of_beside_a_title_or_definitions_is_still_merged() -> None:
+    """Found by a review: a ``title``, ``description`` or ``$defs`` beside an ``allOf`` counted as
+    a part that is no object, so the merge gave up (``Any``)."""
+    builder = TypeBuilder()
+    parts = [{"type": "object", "properties": {"a": {"type": "string"}}}, {"properties": {"z": {"type": "integer"}}}]
+    schema = {"type": "object", "properties": {"inh": {"title": "Inh", "description": "d", "allOf": parts}}}
+    builder.output_model(schema, "Out")
+    inherited = next(c for c in builder.classes if c.name == "OutInh")
+    assert [(f.name, f.annotation) for f in inherited.fields] == [("a", "str | None"), ("z", "int | None")]
+    assert inherited.description == "d"

@@ -345,6 +345,24 @@ TOOLS: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], list[str]]] =
             "breaking: tool 't': argument 'xs[].b' is now required",
         ],
     ),
+    (  # keywords the classifier does not read were passed in silence (found by a review)
+        "multipleOf added",
+        [tool({"n": I})],
+        [tool({"n": {**I, "multipleOf": 5}})],
+        ["breaking: tool 't': argument 'n': 'multipleOf' changed"],
+    ),
+    (
+        "prefixItems changed",
+        [tool({"p": {"type": "array", "prefixItems": [S, I]}})],
+        [tool({"p": {"type": "array", "prefixItems": [S, S]}})],
+        ["breaking: tool 't': argument 'p': 'prefixItems' changed"],
+    ),
+    (  # an untyped schema paired as the integer<->number partner of a string: "narrowed" before
+        "output string to anything",
+        [tool(outputSchema=out({"x": S}, ["x"]))],
+        [tool(outputSchema=out({"x": {}}, ["x"]))],
+        ["breaking: tool 't': output field 'x': type widened: string -> any"],
+    ),
     (
         "annotations changed",
         [tool(annotations={"readOnlyHint": True})],

@@ -28,6 +28,11 @@ TEMPLATES = "stubs"
 # Attributes of the runtime's ToolClient that a tool method must not shadow
 # (tests/stubs checks this list against the class).
 CLIENT_RESERVED = frozenset({"aclose", "client", "codec", "prompts", "resources"})
+# Builtins the generated classes' annotations use: a method of that name, a class attribute,
+# would be what ``timeout: float`` means below it (mypy: "not valid as a type").
+BUILTINS_USED = frozenset(
+    {"bool", "bytes", "dict", "float", "int", "list", "object", "property", "set", "str", "tuple", "type"}
+)
 # Keyword arguments every generated method has.
 METHOD_RESERVED = frozenset({"self", "timeout", "on_progress"})
 # Names the models module defines or imports, and those of the client module, which imports
@@ -145,13 +150,13 @@ def build_views(snapshot: Snapshot, runtime: str) -> PackageViews:
         ),
     )
     builder = TypeBuilder(reserved=MODELS_RESERVED)
-    methods = Namer(CLIENT_RESERVED)
+    methods = Namer(CLIENT_RESERVED | BUILTINS_USED)
     for tool in snapshot.tools:
         views.tools.append(_tool_view(tool, builder, methods))
-    prompt_names = Namer()
+    prompt_names = Namer(BUILTINS_USED)
     for prompt in snapshot.prompts:
         views.prompts.append(_prompt_view(prompt, prompt_names))
-    template_names = Namer()
+    template_names = Namer(BUILTINS_USED)
     for template in snapshot.resource_templates:
         views.templates.append(_template_view(template, template_names))
     views.classes = [_class_view(c) for c in builder.classes]

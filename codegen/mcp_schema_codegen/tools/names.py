@@ -65,14 +65,15 @@ class Namer:
         self.reserved: set[str] = set(reserved)
         self.taken: set[str] = set()
 
-    def _free(self, name: str) -> bool:
+    def free(self, name: str) -> bool:
+        """``name`` may still be handed out as it is."""
         return name not in self.reserved and name not in self.taken and not keyword.iskeyword(name)
 
     def take(self, base: str) -> Ident:
         if (base in self.reserved or keyword.iskeyword(base)) and not base.endswith("_"):
             base += "_"
         candidate, n = base, 1
-        while not self._free(candidate):
+        while not self.free(candidate):
             n += 1
             candidate = f"{base}{n}" if base.endswith("_") else f"{base}_{n}"
         self.taken.add(candidate)

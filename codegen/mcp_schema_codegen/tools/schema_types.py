@@ -217,6 +217,12 @@ class Root:
     label: str  # a class-name prefix for this document's definitions on collision
 
 
+# keys beside an ``allOf`` that say nothing of the value (a title, definitions): not a part of it
+NOT_CONSTRAINTS = frozenset(
+    {"title", "description", "$defs", "definitions", "$schema", "$id", "$comment", "examples", "default"}
+)
+
+
 @dataclass
 class TypeBuilder:
     """Builds annotations and model classes for any number of schemas into one module."""
@@ -366,12 +372,17 @@ class TypeBuilder:
         properties: dict[str, JSON] = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
         required = _required(schema)
         namer = Namer(FIELD_RESERVED)
+        ordered = sorted(properties, key=lambda w: (w not in required, w))
+        # a property whose wire name is its own field name keeps it first: another field named
+        # after that wire name would take its values too (pydantic matches a keyword by name and
+        # by alias: ``a-b`` as ``a_b`` beside ``a_b`` sent one value under both)
+        names = {wire: namer.take(wire) for wire in ordered if snake(wire, "field") == wire and namer.free(wire)}
         fields = []
-        for wire in sorted(properties, key=lambda w: (w not in required, w)):
+        for wire in ordered:
             prop = properties[wire]
             py = self.type_of(prop, root, hint + pascal(wire, "Field"), constrained=True)
             default, _ = self._default(prop, py)
-            name = namer.take(snake(wire, "field"))
+            name = names[wire] if wire in names else namer.take(snake(wire, "field"))
             fields.append(
                 ModelField(
                     name=name,
@@ -392,7 +403,10 @@ class TypeBuilder:
         if len(members) == 1 and not any(k in schema for k in ("properties", "type")):
             return self.type_of(_inherit(schema, schema["allOf"][0]), root, hint, constrained=constrained)
         merged: dict[str, JSON] = {"type": "object", "properties": {}, "required": []}
-        for part in [{k: v for k, v in schema.items() if k != "allOf"}, *members]:
+        if "description" in schema:
+            merged["description"] = schema["description"]
+        beside = {k: v for k, v in schema.items() if k != "allOf" and k not in NOT_CONSTRAINTS}
+        for part in [beside, *members]:
             if not isinstance(part, dict) or (part and not _is_object(part)) or _untypable(part) or "$ref" in part:
                 return any_because(MIXED_ALL_OF)
             merged["properties"].update(part.get("properties") or {})

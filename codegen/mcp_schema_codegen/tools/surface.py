@@ -30,7 +30,27 @@ BREAKS: dict[Position, frozenset[Relation]] = {
     "output": frozenset({"widened", "changed"}),
 }
 ANNOTATIONS = ("description", "title", "default", "examples")
-UNCLASSIFIABLE = ("not", "if", "then", "else", "dependentSchemas", "pattern", "patternProperties")
+# keywords compared as they are: a change is reported ``changed`` (breaking), not classified
+# (``prefixItems``, ``multipleOf``... changed and nothing was said: ``--check`` passed them)
+UNCLASSIFIABLE = (
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "pattern",
+    "patternProperties",
+    "propertyNames",
+    "prefixItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "multipleOf",
+    "uniqueItems",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
 MAX_DEPTH = 64
 
 
@@ -315,6 +335,8 @@ class _Comparison:
                 pairs.append((alt, match))
         for alt in list(unmatched_old):  # integer <-> number
             partner = {"integer": "number", "number": "integer"}.get(_type(alt) or "")
+            if partner is None:  # (None would pair it with an untyped alternative: "narrowed" for a widening)
+                continue
             match = next((n for n in unmatched_new if _type(n) == partner), None)
             if match is not None:
                 unmatched_old.remove(alt)
