@@ -16,6 +16,7 @@ from mcp_schema_codegen.tools.pysource import Code, Ident, docstring, finalize, 
 from mcp_schema_codegen.tools.schema_types import TypeBuilder
 
 OBJ = {"type": "object", "properties": {"x": {"type": "string"}}}
+S = {"type": "string"}
 TYPES: list[tuple[str, Any, str, str | None]] = [
     # (id, property schema, parameter annotation, why it is Any)
     ("string", {"type": "string"}, "str", None),
@@ -238,3 +239,13 @@ def test_an_all_of_beside_a_title_or_definitions_is_still_merged() -> None:
     inherited = next(c for c in builder.classes if c.name == "OutInh")
     assert [(f.name, f.annotation) for f in inherited.fields] == [("a", "str | None"), ("z", "int | None")]
     assert inherited.description == "d"
+
+
+def test_a_percent_encoded_reference_resolves() -> None:
+    """``#/$defs/My%20Type`` is a URI fragment: %-escapes come off before the JSON Pointer is read
+    (RFC 6901 §6); it was "does not resolve", ``Any``."""
+    builder = TypeBuilder()
+    schema = {"type": "object", "properties": {"t": {"$ref": "#/$defs/My%20Type"}}, "$defs": {"My Type": S}}
+    builder.output_model(schema, "Out")
+    (out,) = builder.classes
+    assert out.fields[0].annotation == "str | None"

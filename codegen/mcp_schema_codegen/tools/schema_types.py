@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 from mcp_schema_codegen.tools.names import Namer, pascal, snake
 from mcp_schema_codegen.tools.pysource import Code, Ident, comment, is_literal_value, literal
@@ -574,7 +575,7 @@ def _pointer(document: JSON, pointer: str) -> JSON:
     """Resolve a JSON pointer (RFC 6901) inside ``document``."""
     node = document
     for raw in pointer.split("/")[1:] if pointer else []:
-        part = raw.replace("~1", "/").replace("~0", "~")
+        part = unquote(raw).replace("~1", "/").replace("~0", "~")  # a URI fragment: %-escapes first (RFC 6901 §6)
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):

@@ -19,6 +19,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import unquote
 
 JSON = Any
 Severity = Literal["breaking", "compatible"]
@@ -596,7 +597,7 @@ def _shown(schema: Mapping[str, JSON], key: str) -> str:
 def _pointer(document: JSON, pointer: str) -> JSON:
     node = document
     for raw in pointer.split("/")[1:] if pointer else []:
-        part = raw.replace("~1", "/").replace("~0", "~")
+        part = unquote(raw).replace("~1", "/").replace("~0", "~")  # a URI fragment: %-escapes first (RFC 6901 §6)
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
