@@ -433,6 +433,21 @@ TEMPLATES = [
         [template("x://{a}/{b}")],
         ['breaking: resource template \'r\': URI template "x://{a}" -> "x://{a}/{b}"'],
     ),
+    (  # found by a review: a new optional query variable was breaking
+        "optional query variable added",
+        [template("w://{city}{?units}")],
+        [template("w://{city}{?units,lang}")],
+        [
+            "compatible: resource template 'r': URI template "
+            '"w://{city}{?units}" -> "w://{city}{?units,lang}" (optional lang added)'
+        ],
+    ),
+    (
+        "optional query variable removed",
+        [template("w://{city}{?units,lang}")],
+        [template("w://{city}{?units}")],
+        ['breaking: resource template \'r\': URI template "w://{city}{?units,lang}" -> "w://{city}{?units}"'],
+    ),
     (
         "MIME type",
         [template("x://{a}", mimeType="a")],

@@ -16,6 +16,7 @@ about (``not``, ``if``/``then``, a changed pattern) counts as breaking.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -211,17 +212,31 @@ def diff_templates(old: Sequence[Mapping[str, JSON]], new: Sequence[Mapping[str,
         subject = f"resource template {key!r}"
         was, now = before[key], after[key]
         if was.get("uriTemplate") != now.get("uriTemplate"):
-            changes.append(
-                Change(
-                    "breaking",
-                    subject,
-                    f"URI template {show(was.get('uriTemplate'))} -> {show(now.get('uriTemplate'))}",
-                )
-            )
+            changes += _template_change(subject, was.get("uriTemplate"), now.get("uriTemplate"))
         for field in sorted((was.keys() | now.keys()) - {"name", "uriTemplate"}):
             if canonical(was.get(field)) != canonical(now.get(field)):
                 changes.append(Change("compatible", subject, f"{field} changed"))
     return sorted(changes)
+
+
+QUERY_EXPRESSION = re.compile(r"\{[?&][^{}]*\}")
+
+
+def _template_change(subject: str, old: JSON, new: JSON) -> list[Change]:
+    """A URI template changed: only its optional query variables (``{?units,lang}``) added is
+    compatible (the old client leaves them out); anything else changes the URIs it builds."""
+    described = f"URI template {show(old)} -> {show(new)}"
+    if not (isinstance(old, str) and isinstance(new, str)) or QUERY_EXPRESSION.sub("", old) != QUERY_EXPRESSION.sub(
+        "", new
+    ):
+        return [Change("breaking", subject, described)]
+    from mcpgen._runtime.client.tool_client import uri_template_variables
+
+    was = {name for name, optional in uri_template_variables(old) if optional}
+    now = {name for name, optional in uri_template_variables(new) if optional}
+    if was <= now:
+        return [Change("compatible", subject, f"{described} (optional {', '.join(sorted(now - was))} added)")]
+    return [Change("breaking", subject, described)]
 
 
 def _template_keys(templates: Sequence[Mapping[str, JSON]]) -> dict[str, Mapping[str, JSON]]:
