@@ -249,3 +249,32 @@ def test_a_percent_encoded_reference_resolves() -> None:
     builder.output_model(schema, "Out")
     (out,) = builder.classes
     assert out.fields[0].annotation == "str | None"
+
+
+def test_an_optional_field_that_is_not_nullable_never_goes_out_as_null(tmp_path: Any) -> None:
+    """Found by a review: an argument model's optional field is typed ``X | None``, and an explicit
+    ``None`` was sent as ``null``, which the schema refuses; it is left out (a nullable field's
+    ``None`` is still sent)."""
+    import json as json_module
+    import sys
+
+    from mcpgen._runtime.client.tool_client import plain
+
+    from mcp_schema_codegen.commands.client_stubs import generate_client
+    from mcp_schema_codegen.tools.snapshot import Snapshot
+    from tests.conftest import ROOT
+
+    data = json_module.loads((ROOT / "tests" / "stubs" / "snapshots" / "sdk_tools.json").read_text())
+    options = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": ["string", "null"]}}}
+    data["tools"] = [{"name": "opt", "inputSchema": {"type": "object", "properties": {"options": options}}}]
+    package = generate_client(Snapshot.from_json(data, "test"), "nullable_check", tmp_path)
+    sys.path.insert(0, str(package.parent))
+    try:
+        models = __import__("nullable_check.models", fromlist=["*"])
+        model = next(getattr(models, n) for n in models.__all__ if n.endswith("Options"))
+        assert plain(model(a=None, b=None)) == {"b": None}
+        assert plain(model(a="x")) == {"a": "x"}
+    finally:
+        sys.path.remove(str(package.parent))
+        for name in [m for m in sys.modules if m.startswith("nullable_check")]:
+            del sys.modules[name]

@@ -277,9 +277,11 @@ def _class_view(model: ModelClass) -> ClassView:
         alias = f", validation_alias={f.wire}, serialization_alias={f.wire}" if f.aliased else ""
         if f.required:
             assign = Code(f" = Field({alias[2:]})") if alias else Code("")
-        else:
+        elif f.type.nullable or f.default is not None:
             default = f.default if f.default is not None else Code("None")
             assign = Code(f" = Field({default}{alias})") if alias else Code(f" = {default}")
+        else:  # None stands for "left out": never sent as null, which the schema refuses
+            assign = Code(f" = Field(default=None{alias}, exclude_if=is_none)")
         fields.append(
             FieldView(
                 name=f.name,

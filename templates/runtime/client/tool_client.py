@@ -47,6 +47,11 @@ class ToolModel(BaseModel):
     )
 
 
+def is_none(value: object) -> bool:
+    """A generated model's optional field that is not nullable leaves ``None`` out (its ``exclude_if``)."""
+    return value is None
+
+
 class ToolError(Exception):
     """A tool answered ``isError: true``: ``tool`` (wire name), ``content``, ``result``."""
 
