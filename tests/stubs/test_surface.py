@@ -12,6 +12,8 @@ from mcp_schema_codegen.tools.surface import diff_prompts, diff_surface, diff_te
 S = {"type": "string"}
 N = {"type": "number"}
 I = {"type": "integer"}  # noqa: E741
+CAT = {"type": "object", "properties": {"kind": {"const": "cat"}, "meow": {"type": "string"}}, "required": ["kind"]}
+DOG = {"type": "object", "properties": {"kind": {"const": "dog"}, "bark": {"type": "string"}}, "required": ["kind"]}
 
 
 def tool(props: dict[str, Any] | None = None, required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
@@ -362,6 +364,18 @@ TOOLS: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], list[str]]] =
         [tool(outputSchema=out({"x": S}, ["x"]))],
         [tool(outputSchema=out({"x": {}}, ["x"]))],
         ["breaking: tool 't': output field 'x': type widened: string -> any"],
+    ),
+    (  # alternatives paired in order: a reorder reported two breaking changes (found by a review)
+        "alternatives reordered",
+        [tool({"p": {"oneOf": [CAT, DOG]}})],
+        [tool({"p": {"oneOf": [DOG, CAT]}})],
+        [],
+    ),
+    (
+        "an alternative added before another",
+        [tool({"p": {"anyOf": [CAT]}})],
+        [tool({"p": {"anyOf": [DOG, CAT]}})],
+        ["compatible: tool 't': argument 'p': type widened: object now accepted"],
     ),
     (
         "annotations changed",

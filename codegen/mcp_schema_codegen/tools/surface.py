@@ -342,7 +342,16 @@ class _Comparison:
         unmatched_new = list(new)
         pairs: list[tuple[dict[str, JSON], dict[str, JSON]]] = []
         unmatched_old: list[dict[str, JSON]] = []
-        for alt in old:
+        remaining = []
+        for alt in old:  # the same alternative on both sides first, wherever it moved (a reorder is no change)
+            text = canonical(alt)
+            same = next((n for n in unmatched_new if canonical(n) == text), None)
+            if same is None:
+                remaining.append(alt)
+            else:
+                unmatched_new.remove(same)
+                pairs.append((alt, same))  # compared still: a $ref in it may name another definition
+        for alt in remaining:
             match = next((n for n in unmatched_new if _type(n) == _type(alt)), None)
             if match is None:
                 unmatched_old.append(alt)
