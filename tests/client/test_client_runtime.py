@@ -477,3 +477,20 @@ def test_a_cached_verdict_that_times_out_is_kept_and_not_probed_again(capfd: pyt
     assert list(cache.values()) == [("legacy", "2025-11-25")]
     assert took < 1.4, took
     assert capfd.readouterr().err.count("got initialize") == 1
+
+
+@pytest.mark.parametrize("mode", ["silent-probe", "exit-on-probe"])
+def test_a_cached_modern_verdict_meeting_a_legacy_server_is_probed_again(mode: str) -> None:
+    """A server rolled back to a legacy release that ignores ``server/discover`` (or exits on it):
+    the cached modern verdict fails as a legacy server's probe does, so the server is probed again
+    (found by a review: after the rule "a timeout keeps the verdict" it failed for ever)."""
+    command = [*FAKE, mode]
+    cache: dict[str, Verdict] = {"stdio:" + " ".join(command): ("modern", "2026-07-28")}
+
+    async def scenario() -> None:
+        client = await connect(command, cache=cache, timeout=10, probe_timeout=0.5, stderr=subprocess.DEVNULL)
+        async with client:
+            assert client.version == "2025-11-25"
+
+    run(scenario)
+    assert list(cache.values()) == [("legacy", "2025-11-25")]

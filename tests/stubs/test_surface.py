@@ -456,6 +456,24 @@ TEMPLATES = [
             '"w://{city}{?units}" -> "w://{city}{?units,lang}" (optional lang added)'
         ],
     ),
+    (  # the URIs an old client builds change: breaking (found by a review of the first rule)
+        "query expression moved",
+        [template("w{?units}/x")],
+        [template("w/x{?units}")],
+        ['breaking: resource template \'r\': URI template "w{?units}/x" -> "w/x{?units}"'],
+    ),
+    (
+        "query operator changed",
+        [template("w{?units}")],
+        [template("w{&units}")],
+        ['breaking: resource template \'r\': URI template "w{?units}" -> "w{&units}"'],
+    ),
+    (
+        "query expression appended",
+        [template("w{?units}")],
+        [template("w{?units}{&lang}")],
+        ['compatible: resource template \'r\': URI template "w{?units}" -> "w{?units}{&lang}" (optional lang added)'],
+    ),
     (
         "optional query variable removed",
         [template("w://{city}{?units,lang}")],

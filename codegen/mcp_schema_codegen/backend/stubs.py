@@ -159,7 +159,7 @@ def build_views(snapshot: Snapshot, runtime: str) -> PackageViews:
     template_names = Namer(BUILTINS_USED)
     for template in snapshot.resource_templates:
         views.templates.append(_template_view(template, template_names))
-    views.classes = [_class_view(c) for c in builder.classes]
+    views.classes = [_class_view(c, none_left_out=True) for c in builder.classes]
     return views
 
 
@@ -271,17 +271,21 @@ def _template_view(template: dict[str, object], methods: Namer) -> TemplateView:
     )
 
 
-def _class_view(model: ModelClass) -> ClassView:
+def _class_view(model: ModelClass, *, none_left_out: bool = False) -> ClassView:
+    """``none_left_out``: a client's argument models, where ``None`` of an optional field that is
+    not nullable means "leave it out" (``exclude_if``); the server's declared models read arguments."""
     fields = []
     for f in model.fields:
         alias = f", validation_alias={f.wire}, serialization_alias={f.wire}" if f.aliased else ""
         if f.required:
             assign = Code(f" = Field({alias[2:]})") if alias else Code("")
-        elif f.type.nullable or f.default is not None:
+        elif none_left_out and not f.type.nullable and f.default is None:
+            # None stands for "left out": never sent as null, which the schema refuses (imported as
+            # _is_none: a field may be named is_none, none can start with an underscore)
+            assign = Code(f" = Field(default=None{alias}, exclude_if=_is_none)")
+        else:
             default = f.default if f.default is not None else Code("None")
             assign = Code(f" = Field({default}{alias})") if alias else Code(f" = {default}")
-        else:  # None stands for "left out": never sent as null, which the schema refuses
-            assign = Code(f" = Field(default=None{alias}, exclude_if=is_none)")
         fields.append(
             FieldView(
                 name=f.name,

@@ -219,24 +219,41 @@ def diff_templates(old: Sequence[Mapping[str, JSON]], new: Sequence[Mapping[str,
     return sorted(changes)
 
 
-QUERY_EXPRESSION = re.compile(r"\{[?&][^{}]*\}")
+EXPRESSION = re.compile(r"(\{[^{}]*\})")
 
 
 def _template_change(subject: str, old: JSON, new: JSON) -> list[Change]:
-    """A URI template changed: only its optional query variables (``{?units,lang}``) added is
-    compatible (the old client leaves them out); anything else changes the URIs it builds."""
+    """A URI template changed: only optional query variables added (names appended to a query
+    expression, ``{?units}`` -> ``{?units,lang}``, or query expressions appended at the end) is
+    compatible: the old client leaves them out and builds the URIs it built. Anything else (an
+    expression moved, another operator or modifier) changes the URIs it builds."""
     described = f"URI template {show(old)} -> {show(new)}"
-    if not (isinstance(old, str) and isinstance(new, str)) or QUERY_EXPRESSION.sub("", old) != QUERY_EXPRESSION.sub(
-        "", new
-    ):
-        return [Change("breaking", subject, described)]
-    from mcpgen._runtime.client.tool_client import uri_template_variables
-
-    was = {name for name, optional in uri_template_variables(old) if optional}
-    now = {name for name, optional in uri_template_variables(new) if optional}
-    if was <= now:
-        return [Change("compatible", subject, f"{described} (optional {', '.join(sorted(now - was))} added)")]
+    added = _query_variables_added(old, new) if isinstance(old, str) and isinstance(new, str) else None
+    if added:
+        return [Change("compatible", subject, f"{described} (optional {', '.join(added)} added)")]
     return [Change("breaking", subject, described)]
+
+
+def _query_variables_added(old: str, new: str) -> list[str] | None:
+    """The variables ``new`` adds to ``old`` in query expressions only, or None when it changes more."""
+    was, now = EXPRESSION.split(old), EXPRESSION.split(new)
+    # split: literal, expression, literal, ...; appended query expressions sit at the end of ``new``
+    while len(now) > len(was) and now[-1] == "" and len(now) >= 3 and now[-2][1:2] in ("?", "&"):
+        now = now[:-2]
+    if len(now) != len(was):
+        return None
+    added: list[str] = []
+    for index, (a, b) in enumerate(zip(was, now, strict=True)):
+        if a == b:
+            continue
+        if index % 2 == 0 or a[1:2] not in ("?", "&") or a[1:2] != b[1:2]:
+            return None  # a literal changed, or an expression that is no query one, or its operator
+        names_was, names_now = a[2:-1].split(","), b[2:-1].split(",")
+        if names_now[: len(names_was)] != names_was:
+            return None  # a variable removed, renamed or given another modifier
+        added += names_now[len(names_was) :]
+    added += [name for expr in EXPRESSION.split(new)[len(now) :: 2] for name in expr[2:-1].split(",") if expr]
+    return added or None
 
 
 def _template_keys(templates: Sequence[Mapping[str, JSON]]) -> dict[str, Mapping[str, JSON]]:

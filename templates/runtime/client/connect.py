@@ -153,9 +153,9 @@ async def connect(
         except AuthorizationError:
             raise  # no answer without authorization: says nothing of the era
         except TransportError as failed:
-            if failed.status is None:
-                raise  # a timeout, a refused connection, a dead process: says nothing of the era either
-            reprobe(failed)
+            if failed.status is None and era == "legacy":
+                raise  # initialize unanswered (a dead server): a probe would wait the same, for nothing
+            reprobe(failed)  # a modern verdict's discover unanswered is what a legacy server does
         except (ServerError, ProtocolError) as failed:
             reprobe(failed)
     if modern:

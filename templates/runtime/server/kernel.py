@@ -139,10 +139,6 @@ def _field(params: Any, name: str) -> Any:
     return None
 
 
-# the server capability a method family needs (its name's first part -> the capability)
-GATED_BY = {"tools": "tools", "prompts": "prompts", "resources": "resources", "completion": "completions"}
-
-
 class Kernel:
     """Runs the author's handlers of one server (an ``Application``) with its ``Services``."""
 
@@ -160,20 +156,13 @@ class Kernel:
         """The author's handler of ``method``, or None when it is not implemented."""
         return self._handlers.get(method)
 
-    def advertised(self, method: str) -> bool:
-        """``method`` is not behind a server capability the server does not advertise (calling
-        ``prompts/list`` of a server without ``prompts`` is -32601: the 2026-07-28 schema's
-        MethodNotFoundError; an App answers every list method, empty)."""
-        capability = GATED_BY.get(method.partition("/")[0])
-        return capability is None or capability in self.app.capabilities()
-
     async def call(self, method: str, params: Any, ctx: Context, capabilities: Any) -> Any:
         """Run the handler of ``method`` on ``params`` (the handler's types); raises only ``ProtocolError``.
 
         ``capabilities`` are the client's (the request's ``_meta``, or a legacy ``initialize``).
         """
         handler = self._handlers.get(method)
-        if handler is None or not self.advertised(method):
+        if handler is None:
             raise ProtocolError(METHOD_NOT_FOUND, f"{method!r} is not implemented", {"method": method})
         try:
             replay = None

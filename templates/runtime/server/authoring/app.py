@@ -40,7 +40,7 @@ from typing import Any, ClassVar, TypeVar, overload
 
 from pydantic import MISSING
 
-from ...jsonrpc import INVALID_PARAMS, ProtocolError, ResourceNotFoundError
+from ...jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError, ResourceNotFoundError
 from ..handler import HandlerBase
 from ..services import Context, InputRequired
 from . import surface as surfaces
@@ -510,29 +510,45 @@ class AppHandlers:
     app: ClassVar[App]
 
     async def list_tools(self, params: Any, ctx: Context) -> Any:
+        self.advertised("tools", "tools/list", ctx)
         one_page(params)
         return {"tools": self.app.listing("tools")}
 
     async def call_tool(self, params: Any, ctx: Context) -> Any:
+        self.advertised("tools", "tools/call", ctx)
         return await self.app.call_tool(params, ctx)
 
     async def list_prompts(self, params: Any, ctx: Context) -> Any:
+        self.advertised("prompts", "prompts/list", ctx)
         one_page(params)
         return {"prompts": self.app.listing("prompts")}
 
     async def get_prompt(self, params: Any, ctx: Context) -> Any:
+        self.advertised("prompts", "prompts/get", ctx)
         return await self.app.get_prompt(params, ctx)
 
     async def list_resources(self, params: Any, ctx: Context) -> Any:
+        self.advertised("resources", "resources/list", ctx)
         one_page(params)
         return {"resources": self.app.listing("resources")}
 
     async def list_resource_templates(self, params: Any, ctx: Context) -> Any:
+        self.advertised("resources", "resources/templates/list", ctx)
         one_page(params)
         return {"resourceTemplates": self.app.listing("resourceTemplates")}
 
     async def read_resource(self, params: Any, ctx: Context) -> Any:
+        self.advertised("resources", "resources/read", ctx)
         return await self.app.read_resource(params, ctx)
+
+    def advertised(self, capability: str, method: str, ctx: Context) -> None:
+        """An App answers every list method, so one whose capability it does not advertise (no
+        prompts declared: ``prompts/list``) is -32601 on 2026-07-28 (its schema's
+        MethodNotFoundError); a legacy session keeps getting the empty list it always did."""
+        app = self.app
+        present = {"tools": app.tools, "prompts": app.prompts, "resources": app.resources or app.templates}
+        if not present[capability] and ctx.era == "modern":
+            raise ProtocolError(METHOD_NOT_FOUND, f"{method!r}: this server has no {capability}", {"method": method})
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = super().capabilities()  # type: ignore[misc]
