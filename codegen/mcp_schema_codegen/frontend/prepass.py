@@ -22,10 +22,10 @@ import keyword
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import unquote
 
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import LoadedSchema
+from mcp_schema_codegen.pointer import MISSING, lookup
 
 JSON = Any
 SUBSCHEMA_LISTS = ("anyOf", "allOf", "oneOf")
@@ -306,7 +306,8 @@ def check_references(document: dict[str, JSON], container: str, version: str) ->
     generator reads no schema but this one (it works offline), so a reference elsewhere fails too."""
     for name, body in document[container].items():
         for ref, pointer in _references(body, f"/{container}/{_escape(name)}"):
-            if not ref.startswith("#") or _resolve(document, ref[1:]) is None:
+            target = lookup(document, ref[1:]) if ref[:2] in ("#", "#/") else MISSING
+            if target is MISSING or target is None:
                 raise GeneratorError(
                     f"$ref {ref!r} at {pointer} names nothing in the schema", version=version, definition=name
                 )
@@ -322,24 +323,6 @@ def _references(node: JSON, pointer: str) -> Iterator[tuple[str, str]]:
     elif isinstance(node, list):
         for i, item in enumerate(node):
             yield from _references(item, f"{pointer}/{i}")
-
-
-def _resolve(document: JSON, pointer: str) -> JSON | None:
-    """The node at a JSON Pointer (RFC 6901), or None."""
-    if pointer == "":
-        return document
-    if not pointer.startswith("/"):
-        return None
-    node = document
-    for part in pointer[1:].split("/"):
-        part = unquote(part).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
 
 
 def prepass(schema: LoadedSchema) -> tuple[dict[str, JSON], dict[str, int]]:

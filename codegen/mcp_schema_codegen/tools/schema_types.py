@@ -15,8 +15,8 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote
 
+from mcp_schema_codegen.pointer import MISSING, lookup
 from mcp_schema_codegen.tools.names import Namer, pascal, snake
 from mcp_schema_codegen.tools.pysource import Code, Ident, comment, is_literal_value, literal
 
@@ -426,8 +426,8 @@ class TypeBuilder:
             return self._refs[key]
         if key in self._resolving:
             return any_because(RECURSIVE)
-        target = _pointer(root.document, ref[1:])
-        if target is _MISSING:
+        target = lookup(root.document, ref[1:])
+        if target is MISSING:
             return any_because(BAD_REF)
         segments = [s for s in ref[1:].split("/") if s]
         name = pascal(segments[-1], "Definition") if segments else root.label
@@ -447,8 +447,8 @@ class TypeBuilder:
             if ref in seen:
                 return {}
             seen.add(ref)
-            target = _pointer(root.document, ref[1:])
-            if target is _MISSING:
+            target = lookup(root.document, ref[1:])
+            if target is MISSING:
                 return {}
             schema = target
         return schema
@@ -562,24 +562,3 @@ def _inherit(parent: Mapping[str, JSON], member: JSON) -> JSON:
     if "$ref" in member:
         return member
     return {**inherited, **member}
-
-
-class _Missing:
-    pass
-
-
-_MISSING = _Missing()
-
-
-def _pointer(document: JSON, pointer: str) -> JSON:
-    """Resolve a JSON pointer (RFC 6901) inside ``document``."""
-    node = document
-    for raw in pointer.split("/")[1:] if pointer else []:
-        part = unquote(raw).replace("~1", "/").replace("~0", "~")  # a URI fragment: %-escapes first (RFC 6901 §6)
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return _MISSING
-    return node

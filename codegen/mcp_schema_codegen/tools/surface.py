@@ -20,7 +20,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import unquote
+
+from mcp_schema_codegen.pointer import MISSING, lookup
 
 JSON = Any
 Severity = Literal["breaking", "compatible"]
@@ -508,8 +509,8 @@ class _Comparison:
                 return schema, first or ref
             seen.add(ref)
             first = first or ref
-            target = _pointer(root, ref[1:])
-            if target is None:
+            target = lookup(root, ref[1:])
+            if target is MISSING or target is None:
                 return schema, first
             siblings = {k: v for k, v in schema.items() if k != "$ref"}
             schema = {**target, **siblings} if isinstance(target, dict) and siblings else target
@@ -553,7 +554,7 @@ def _alternatives(schema: dict[str, JSON], root: JSON) -> list[dict[str, JSON]]:
             for member in members:
                 resolved = member
                 if isinstance(member, dict) and isinstance(member.get("$ref"), str) and member["$ref"].startswith("#"):
-                    target = _pointer(root, member["$ref"][1:])
+                    target = lookup(root, member["$ref"][1:])
                     resolved = target if isinstance(target, dict) else member
                 merged = _merge_all_of({**base, **_as_schema(resolved)})
                 out.extend(_alternatives(merged, root))
@@ -633,19 +634,6 @@ def _required(schema: Mapping[str, JSON]) -> list[str]:
 
 def _shown(schema: Mapping[str, JSON], key: str) -> str:
     return show(schema[key]) if key in schema else "(none)"
-
-
-def _pointer(document: JSON, pointer: str) -> JSON:
-    node = document
-    for raw in pointer.split("/")[1:] if pointer else []:
-        part = unquote(raw).replace("~1", "/").replace("~0", "~")  # a URI fragment: %-escapes first (RFC 6901 §6)
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
 
 
 # -- whole snapshots ------------------------------------------------------------------------
