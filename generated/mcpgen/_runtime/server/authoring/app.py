@@ -618,13 +618,14 @@ class AppHandlers:
         """An App answers every list method, so one whose capability it does not advertise (no
         prompts declared: ``prompts/list``) is -32601 on 2026-07-28 (its schema's
         MethodNotFoundError); a legacy session keeps getting the empty list it always did."""
+        if ctx.era != "modern":
+            return
         app = self.app
-        present = {
-            "tools": app.tools,
-            "prompts": app.prompts,
-            "resources": app.resources or app.templates,
-        }
-        if not present[capability] and ctx.era == "modern":
+        if not (
+            app.resources or app.templates
+            if capability == "resources"
+            else getattr(app, capability)
+        ):
             raise ProtocolError(
                 METHOD_NOT_FOUND, f"{method!r}: this server has no {capability}", {"method": method}
             )
