@@ -32,7 +32,10 @@ from mcpgen._runtime.server.services.redis import (
     redacted,
 )
 
+from tests.auth.protected import served_in_thread
+from tests.hostile.probe import initialize
 from tests.scale.redis_server import RedisServer, start_redis
+from tests.scale.worker import Worker as ScaleWorker
 
 NAMESPACE = "test-stores"
 
@@ -515,6 +518,13 @@ def test_a_stalled_redis_fails_a_command_within_the_timeout_while_the_bus_listen
 # -- found by a scale-out review ------------------------------------------------------------------
 
 
+def worker(redis_server: RedisServer) -> Any:
+    """The scale-out tests' server (``tests/scale/worker.py``) as an ASGI app sharing ``redis_server``."""
+    server = ScaleWorker()
+    server.redis_url = redis_server.url
+    return server.asgi_app()
+
+
 def test_a_stalled_redis_holds_the_first_attach_for_the_command_timeout_only() -> None:
     """The bus's subscribe ran on the listener, whose reads have no timeout: with Redis stalled
     (SIGSTOP) the first listen stream, and a publish waiting on the attach, waited as long as
@@ -617,28 +627,12 @@ def test_concurrent_subscriptions_on_two_workers_are_all_kept(redis_server: Redi
     and written whole by each change, so of 20 concurrent ``resources/subscribe`` (even on one
     worker) 3 or 4 were kept. Subscriptions are a set of their own now, each change added or
     removed in it."""
-    from tests.scale.worker import Worker as ScaleWorker
-
-    def worker() -> Any:
-        server = ScaleWorker()
-        server.redis_url = redis_server.url
-        return server.asgi_app()
-
     accept = {"accept": "application/json, text/event-stream"}
 
     async def go() -> list[str]:
-        apps = [worker(), worker()]
+        apps = [worker(redis_server), worker(redis_server)]
         clients = [httpx.AsyncClient(transport=httpx.ASGITransport(app=a), base_url="http://127.0.0.1") for a in apps]
-        init = {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        }
+        init = initialize(0, "2025-11-25")
         opened = await clients[0].post("/mcp", json=init, headers=accept)
         session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
 
@@ -649,7 +643,7 @@ def test_concurrent_subscriptions_on_two_workers_are_all_kept(redis_server: Redi
         assert await asyncio.gather(*(subscribe(n) for n in range(20))) == [200] * 20
         for client in clients:
             await client.aclose()
-        third = worker()  # a worker that has not seen the session: what the shared store holds
+        third = worker(redis_server)  # a worker that has not seen the session: what the shared store holds
         conn = await third.router.services.sessions.get(opened.headers["mcp-session-id"])
         subscribed = sorted(conn.legacy.subscribed)
         await third.router.services.aclose()
@@ -664,22 +658,9 @@ def test_a_delete_on_one_worker_ends_the_sessions_get_stream_on_another(redis_se
     """Found by a scale-out review: the other worker's copy of the session served its GET stream
     on (notifications included) until the stream's keep-alive looked the session up, ten minutes
     by default. A DELETE is announced on the bus, and every worker's copy ends."""
-    from tests.auth.protected import served_in_thread
-    from tests.scale.worker import Worker as ScaleWorker
-
-    def worker() -> Any:
-        server = ScaleWorker()
-        server.redis_url = redis_server.url
-        return server.asgi_app()
-
     accept = {"accept": "application/json, text/event-stream"}
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-    }
-    a, b = worker(), worker()
+    init = initialize(0, "2025-11-25")
+    a, b = worker(redis_server), worker(redis_server)
     with served_in_thread(a) as base_a, served_in_thread(b) as base_b:
         opened = httpx.post(f"{base_a}/mcp", json=init, headers=accept, timeout=10)
         session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
@@ -712,23 +693,9 @@ def test_a_clients_answer_posted_to_another_worker_reaches_the_one_that_asked(re
     that sent it; the client's answer, posted on a connection the kernel gave to another worker,
     was taken (202) and dropped there, and the tool waited five minutes. It goes over the bus to
     the worker whose copy asked."""
-    from tests.auth.protected import served_in_thread
-    from tests.scale.worker import Worker as ScaleWorker
-
-    def worker() -> Any:
-        server = ScaleWorker()
-        server.redis_url = redis_server.url
-        return server.asgi_app()
-
     accept = {"accept": "application/json, text/event-stream"}
-    caps = {"elicitation": {}}
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": {"name": "t", "version": "1"}},
-    }
-    with served_in_thread(worker()) as base_a, served_in_thread(worker()) as base_b:
+    init = initialize(0, "2025-11-25", {"elicitation": {}})
+    with served_in_thread(worker(redis_server)) as base_a, served_in_thread(worker(redis_server)) as base_b:
         opened = httpx.post(f"{base_a}/mcp", json=init, headers=accept, timeout=10)
         session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
         httpx.post(f"{base_b}/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
