@@ -24,6 +24,16 @@ class Tools(s.Server):
         return s.ListToolsResult(tools=[m.Tool(name="echo", input_schema={"type": "object"})])
 
 
+async def in_process(app: Any, record: Any) -> tuple[httpx.AsyncClient, Legacy]:
+    """A 2025-11-25 client of ``app`` over ``httpx.ASGITransport``, ``record`` seeing each request."""
+    http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), event_hooks={"request": [record]})
+    client = await open_client(
+        HttpTransport("http://127.0.0.1/mcp", client=http), "2025-11-25", registry=mcpgen.REGISTRY
+    )
+    assert isinstance(client, Legacy)
+    return http, client
+
+
 def test_expired_session_is_renewed_and_the_request_resent() -> None:
     app = Tools().asgi_app()
     sent: list[tuple[str | None, str | None]] = []
@@ -35,11 +45,7 @@ def test_expired_session_is_renewed_and_the_request_resent() -> None:
             sent.append((method, request.headers.get("mcp-session-id")))
 
     async def go() -> list[str]:
-        http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), event_hooks={"request": [record]})
-        client = await open_client(
-            HttpTransport("http://127.0.0.1/mcp", client=http), "2025-11-25", registry=mcpgen.REGISTRY
-        )
-        assert isinstance(client, Legacy)
+        http, client = await in_process(app, record)
         async with client:
             first = await client.list_tools()
             assert len(app.router.services.sessions) == 1
@@ -96,11 +102,7 @@ def test_requests_that_meet_the_same_expiry_share_one_new_session() -> None:
             initialized.append(request.headers.get("mcp-session-id", "none"))
 
     async def go() -> list[str]:
-        http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), event_hooks={"request": [record]})
-        client = await open_client(
-            HttpTransport("http://127.0.0.1/mcp", client=http), "2025-11-25", registry=mcpgen.REGISTRY
-        )
-        assert isinstance(client, Legacy)
+        http, client = await in_process(app, record)
         async with client:
             app.router.services.sessions = MemorySessionStore()  # the server forgets every session
             results = await asyncio.gather(*(client.list_tools() for _ in range(3)))
