@@ -7,6 +7,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from mcpgen._runtime.codec import MAX_REPORTED_ERRORS
 from mcpgen._runtime.server.authoring.signatures import DeclarationError
 from mcpgen.v2026_07_28.server import App, Context
 from pydantic import BaseModel
@@ -100,6 +101,20 @@ def test_invalid_arguments_are_a_tool_error_naming_each_field_and_the_function_n
         "- scale: Input should be greater than 0" in texts[5]
         and "- mode: Input should be 'fast' or 'exact'" in texts[5]
     )
+
+
+def test_the_errors_named_for_invalid_arguments_are_bounded_whatever_was_sent() -> None:
+    points = [{"x": "k" * 10_000} for _ in range(500)]  # each: x not an integer, y missing
+
+    async def go() -> Any:
+        async with Driver(make_app()) as d:
+            return await d.call("describe", {"shape": {"name": "sq", "points": points}})
+
+    text = run(go())["content"][0]["text"]
+    lines = text.splitlines()[1:]
+    assert len(lines) == MAX_REPORTED_ERRORS + 1 and lines[-1] == f"- ...: {1000 - MAX_REPORTED_ERRORS} more"
+    assert lines[0].startswith('- shape.points.0.x: Input should be a valid integer (got "kkk')
+    assert len(text) < 2_000
 
 
 def test_valid_arguments_reach_the_function_as_the_authors_types() -> None:

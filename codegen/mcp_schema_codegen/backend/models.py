@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_codegen.backend.cache import ModelCache
+from mcp_schema_codegen.backend.split import source_lines
 from mcp_schema_codegen.errors import GeneratorError
 
 JSON = Any
@@ -129,6 +130,7 @@ def generate_models(
     source = _DMCG_HEADER.sub("", source, count=1)
     if shared and base_class != SHARED_BASE:
         source = rebased(source, module, version)
+    source = validated_json_values(source, document, module, version)
     check_names(source, document, version)
     return GeneratedModels(source, field_table(metadata, document))
 
@@ -154,6 +156,90 @@ def rebased(source: str, module: str, version: str) -> str:
     ending = lines[index][len(lines[index].rstrip("\r\n")) :]
     lines[index] = f"from {module} import {SHARED_NAME}{ending}"
     return "".join(lines)
+
+
+SCALARS = ("string", "integer", "number", "boolean", "null")
+
+
+def json_value_definitions(document: dict[str, JSON]) -> dict[str, tuple[str, ...]]:
+    """The definitions whose instances are the JSON values built from objects, arrays and some
+    scalar types, with those types: an ``anyOf`` of an object whose values are the definition
+    itself (inline or through a definition saying only that), an array of it, and scalar
+    ``type``s (2026-07-28's ``JSONValue``). Nothing else may constrain them."""
+    container = "$defs" if "$defs" in document else "definitions"
+    definitions: dict[str, JSON] = document.get(container) or {}
+    found: dict[str, tuple[str, ...]] = {}
+    for name, body in definitions.items():
+        itself = {"$ref": f"#/{container}/{name}"}
+        alternatives = body.get("anyOf") if isinstance(body, dict) else None
+        if not isinstance(alternatives, list) or set(body) - {"anyOf", "description", "title"}:
+            continue
+        shapes: set[str] = set()
+        scalars: list[str] = []
+        for alternative in alternatives:
+            if not isinstance(alternative, dict):
+                break
+            ref = alternative.get("$ref")
+            if set(alternative) == {"$ref"} and isinstance(ref, str) and ref.startswith(f"#/{container}/"):
+                alternative = definitions.get(ref[len(container) + 3 :])
+            if not isinstance(alternative, dict):
+                break
+            plain = {k: v for k, v in alternative.items() if k not in ("description", "title")}
+            kind = plain.get("type")
+            kinds: list[Any] = kind if isinstance(kind, list) else [kind]
+            if plain == {"type": "object", "additionalProperties": itself}:
+                shapes.add("object")
+            elif plain == {"type": "array", "items": itself}:
+                shapes.add("array")
+            elif set(plain) == {"type"} and all(t in SCALARS for t in kinds):
+                scalars.extend(kinds)
+            else:
+                break
+        else:
+            if shapes == {"object", "array"}:
+                found[name] = tuple(t for t in SCALARS if t in scalars)
+    return found
+
+
+def validated_json_values(source: str, document: dict[str, JSON], module: str, version: str) -> str:
+    """``source`` with each JSON value definition's alias validated by the runtime's
+    ``json_values`` (``wire_model.py``): one iterative walk, where pydantic's union of the
+    alternatives recursed through the definition, refused values nested past 127 levels and
+    reported every alternative at every level (hundreds of errors for one deep value). The
+    alias's type stays the union datamodel-code-generator wrote, for type checkers."""
+    wanted = json_value_definitions(document)
+    if not wanted:
+        return source
+    lines = source_lines(source)
+    edits: list[tuple[int, int, int, int, str]] = []
+    for node in ast.parse(source).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        name = node.targets[0].id
+        call = node.value
+        if name not in wanted:
+            continue
+        if not (isinstance(call, ast.Call) and len(call.args) == 2 and not call.keywords):
+            raise GeneratorError("is not written as TypeAliasType(name, type)", version=version, definition=name)
+        value = call.args[1]
+        text = ast.get_source_segment(source, value)
+        if text is None or value.end_lineno is None or value.end_col_offset is None:
+            raise GeneratorError("has no source for its type", version=version, definition=name)
+        types = ", ".join(f'"{t}"' for t in wanted.pop(name))
+        replaced = f"Annotated[{text}, json_values({types})]"
+        edits.append((value.lineno, value.col_offset, value.end_lineno, value.end_col_offset, replaced))
+    if wanted:
+        raise GeneratorError("is not a type alias in the generated models", version=version, definition=min(wanted))
+    for start, start_col, end, end_col, replaced in reversed(edits):
+        head = lines[start - 1].encode()[:start_col].decode()
+        tail = lines[end - 1].encode()[end_col:].decode()
+        lines[start - 1 : end] = [head + replaced + tail]
+    imports = f"from typing import Annotated\nfrom {module} import json_values\n"
+    body = "".join(lines)
+    future = "from __future__ import annotations\n"
+    if future in body:
+        return body.replace(future, future + imports, 1)
+    return imports + body
 
 
 def _run_dmcg(text: str, options: dict[str, JSON], version: str) -> tuple[str, dict[str, JSON]]:

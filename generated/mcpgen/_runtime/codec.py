@@ -104,13 +104,42 @@ def dump(value: Any) -> Any:
     return value
 
 
+MAX_REPORTED_ERRORS = (
+    10  # a refused message's validation errors named in the reply; the rest are counted
+)
+MAX_REPORTED_STEPS = 16  # of an error's location: the first and the last steps, the middle elided
+MAX_REPORTED_TEXT = 200  # characters of a message or a location's key
+
+
 def invalid(where: str, exc: ValidationError) -> ProtocolError:
-    """A pydantic failure as -32602, with each error's location under ``where``."""
+    """A pydantic failure as -32602, with each error's location under ``where``.
+
+    The reply is bounded whatever the input: at most ``MAX_REPORTED_ERRORS`` errors (``omitted``
+    counts the others), locations and texts shortened. A reply listing every error grew with the
+    input's size and depth, to many times the request.
+    """
     errors = [
-        {"loc": [where, *e["loc"]], "msg": e["msg"], "type": e["type"]}
-        for e in exc.errors(include_url=False, include_input=False, include_context=False)
+        {"loc": _steps([where, *e["loc"]]), "msg": shortened(e["msg"]), "type": e["type"]}
+        for e in exc.errors(include_url=False, include_input=False, include_context=False)[
+            :MAX_REPORTED_ERRORS
+        ]
     ]
-    return ProtocolError(INVALID_PARAMS, f"invalid {where}", {"errors": errors})
+    data: dict[str, Any] = {"errors": errors}
+    if exc.error_count() > len(errors):
+        data["omitted"] = exc.error_count() - len(errors)
+    return ProtocolError(INVALID_PARAMS, f"invalid {where}", data)
+
+
+def _steps(loc: list[Any]) -> list[Any]:
+    if len(loc) > MAX_REPORTED_STEPS:
+        half = MAX_REPORTED_STEPS // 2
+        loc = [*loc[:half], "...", *loc[-(half - 1) :]]
+    return [shortened(step) if isinstance(step, str) else step for step in loc]
+
+
+def shortened(text: str) -> str:
+    """``text``, cut to ``MAX_REPORTED_TEXT`` characters."""
+    return text if len(text) <= MAX_REPORTED_TEXT else text[: MAX_REPORTED_TEXT - 3] + "..."
 
 
 @dataclass

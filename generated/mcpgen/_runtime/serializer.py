@@ -268,8 +268,9 @@ def _resolve(reference: str | typing.ForwardRef, module: Any) -> Any:
 
 def _harmless(metadata: Any) -> bool:
     """Metadata of an annotation that changes nothing pydantic writes: constraints (``Strict``,
-    ``Ge``...) and a ``Field`` that only names a union's discriminator or constrains."""
-    if isinstance(metadata, BaseMetadata):
+    ``Ge``...), a ``Field`` that only names a union's discriminator or constrains, and a validator
+    that says so (``wire_model.JSONValues``)."""
+    if isinstance(metadata, BaseMetadata) or getattr(type(metadata), "__writes_as_is__", False):
         return True
     return (
         isinstance(metadata, FieldInfo)

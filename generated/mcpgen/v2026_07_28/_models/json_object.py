@@ -3,15 +3,20 @@
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Annotated, Union
 
 from pydantic import StrictBool, StrictFloat, StrictInt, StrictStr
 from typing_extensions import TypeAliasType
+
+from mcpgen._runtime.wire_model import json_values
 
 JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
 
 
 JSONValue = TypeAliasType(
     "JSONValue",
-    Union[JSONObject, "list[JSONValue]", StrictStr, StrictInt, StrictFloat, StrictBool] | None,
+    Annotated[
+        Union[JSONObject, "list[JSONValue]", StrictStr, StrictInt, StrictFloat, StrictBool] | None,
+        json_values("string", "integer", "number", "boolean", "null"),
+    ],
 )

@@ -35,6 +35,7 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticSerializationError, to_json
 
+from ...codec import MAX_REPORTED_ERRORS, shortened
 from ..services import Context
 
 JSON = Any
@@ -225,15 +226,19 @@ def inline_root(schema: dict[str, JSON]) -> dict[str, JSON]:
 
 
 def validation_problems(exc: ValidationError, prefix: tuple[Any, ...] = ()) -> list[tuple[str, str]]:
+    """One ``(where, what)`` per error, at most ``MAX_REPORTED_ERRORS`` of them and a last one
+    counting the rest (the text goes back to the client: it stays bounded whatever was sent)."""
     problems = []
-    for error in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in (*prefix, *error["loc"])) or "(arguments)"
-        message = error["msg"]
+    for error in exc.errors(include_url=False)[:MAX_REPORTED_ERRORS]:
+        loc = shortened(".".join(str(p) for p in (*prefix, *error["loc"])) or "(arguments)")
+        message = shortened(error["msg"])
         if error["type"] not in ("missing", "extra_forbidden") and "input" in error:
             message += f" (got {to_json(error['input'], fallback=repr).decode()[:60]})"
         elif error["type"] == "extra_forbidden":
             message = "unexpected argument"
         problems.append((loc, message))
+    if exc.error_count() > len(problems):
+        problems.append(("...", f"{exc.error_count() - len(problems)} more"))
     return problems
 
 
