@@ -215,6 +215,45 @@ def test_a_legacy_batch_of_notifications_and_responses_is_202() -> None:
         assert (reply.status, reply.body) == (202, b"")
 
 
+def test_input_holding_no_request_that_a_legacy_session_refuses_gets_an_error_status() -> None:
+    """Inside a legacy session too, input that is no request and cannot be accepted gets an HTTP
+    error status (transports.mdx), not 200: a batch where the revision has none, a message that is
+    neither request, notification nor response. A request's error stays its 200 response."""
+
+    async def go() -> list[Reply]:
+        app = Demo().asgi_app()
+        session = await legacy_session(app, "2025-11-25")
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        bad_request = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {}}
+        return [
+            await call(app, [note], session),
+            await call(app, {"jsonrpc": "2.0"}, session),
+            await call(app, bad_request, session),
+        ]
+
+    batch, neither, bad_request = run(go())
+    assert (batch.status, batch.json()["error"]["code"]) == (400, -32600)
+    assert (neither.status, neither.json()["error"]["code"]) == (400, -32600)
+    assert (bad_request.status, bad_request.json()["id"], bad_request.json()["error"]["code"]) == (200, 5, -32602)
+
+
+def test_a_legacy_message_without_a_session_id_is_400_on_a_server_of_both_eras() -> None:
+    """transports.mdx: a message other than initialize without Mcp-Session-Id gets 400. A server
+    of both eras told the legacy revision by MCP-Protocol-Version answers so, not with the modern
+    era's answer (404 for a method 2026-07-28 does not have, which means "session gone")."""
+
+    async def go() -> list[Reply]:
+        app = Demo().asgi_app()
+        await legacy_session(app, "2025-11-25")
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        listing = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
+        return [await call(app, body, {"mcp-protocol-version": "2025-11-25"}) for body in (ping, listing)]
+
+    for reply in run(go()):
+        assert reply.status == 400 and reply.json()["error"]["code"] == -32600
+        assert "Mcp-Session-Id" in reply.json()["error"]["message"]
+
+
 def test_host_origin_and_body_size_are_checked() -> None:
     async def go() -> list[Reply]:
         server = Demo()

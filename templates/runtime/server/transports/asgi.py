@@ -563,6 +563,18 @@ class HttpApp:
             return
         conn: Connection | None = None
         modern = is_modern(obj)
+        version = headers.get(PROTOCOL_VERSION)
+        if (
+            not modern
+            and headers.get(SESSION_ID) is None
+            and version is not None
+            and version in self.router.legacy_versions
+        ):
+            # a legacy client's message outside any session gets the legacy answer (transports.mdx:
+            # 400 for a message without the session id, other than initialize), not the modern era's
+            message = "no Mcp-Session-Id header: a legacy session starts with initialize"
+            await error(send, 400, rid, ProtocolError(INVALID_REQUEST, message))
+            return
         if not modern and headers.get(SESSION_ID) is not None:  # a legacy session's message
             conn = await self.session(headers, rid, principal, send)
             if conn is None:
@@ -590,7 +602,7 @@ class HttpApp:
                 await self.answer(obj, conn, receive, send, principal)
                 return
             reply = await self.router.handle(obj, none_send, conn, principal)
-            await self.write_reply(send, reply, conn)
+            await self.write_reply(send, reply, conn, answering=False)
         finally:
             if conn is not None:
                 await self.router.release(conn)
@@ -661,13 +673,16 @@ class HttpApp:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         else:
-            await self.write_reply(send, reply, conn)
+            await self.write_reply(send, reply, conn, answering=holds_a_request(obj))
 
-    async def write_reply(self, send: ASGISend, reply: Reply, conn: Connection | None) -> None:
+    async def write_reply(self, send: ASGISend, reply: Reply, conn: Connection | None, *, answering: bool) -> None:
         """A reply as the HTTP answer: its body as JSON; none, for notifications and responses the
-        server took, 202; for ones it refused, 400 with the error (without an id)."""
+        server took, 202; for ones it refused, 400 with the error (without an id). ``answering``:
+        the input held a request, whose error a legacy session answers with 200 (it is the
+        request's response); input that held none, refused, gets its error status in a session
+        too (transports.mdx: a server that cannot accept the input MUST return an HTTP error)."""
         if reply.body is not None:
-            await respond(send, self.status(reply, conn), reply.body, [])
+            await respond(send, self.status(reply, conn if answering else None), reply.body, [])
         elif reply.code is not None:
             await error(send, 400, None, reply.refused or ProtocolError(reply.code))
         else:
