@@ -265,6 +265,19 @@ def test_a_patch_whose_assertion_fails_on_the_new_revision_is_reported_not_carri
     assert first["pointer"] not in [p["pointer"] for p in carried]
 
 
+@pytest.mark.parametrize("version", ["2026-11-3", "next", "2027-13-01", "2026-12-32"])
+def test_adopting_a_revision_under_a_name_that_is_no_protocol_version_is_refused(tmp_path: Path, version: str) -> None:
+    """The runtime orders revisions by their YYYY-MM-DD names and refuses any other name: a
+    package generated under one did not import."""
+    project = tmp_path / "project"
+    project.mkdir()
+    source = SCHEMA_DIR / "2026-07-28" / "schema.json"
+    done = run("schema", "sync", "--from", str(source), "--version", version, "--update-lock", cwd=project)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"revision {version!r} is not an MCP protocol version (YYYY-MM-DD)" in done.stderr
+    assert not (project / "schema").exists()
+
+
 def test_adopting_a_file_that_is_not_an_mcp_schema_writes_nothing(tmp_path: Path) -> None:
     project = fresh_project(tmp_path / "project")
     before = {p: p.read_bytes() for p in (project / "schema").rglob("*") if p.is_file()}

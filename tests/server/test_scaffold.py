@@ -111,6 +111,13 @@ def test_scaffold_layout_dependencies_and_manifest(project: Path) -> None:
     assert leftovers == []  # no staging directory left beside the project
     ignored = (project / ".gitignore").read_text().splitlines()
     assert {"__pycache__/", ".venv/", ".mcpgen-lock", ".mcpgen-tmp-*/"} <= set(ignored)  # the generation lock
+    readme = (project / "README.md").read_text()
+    assert "\n\n## Regenerate\n" in readme and "## Authorization" not in readme  # a heading on a line of its own
+    plain = project.parent / "made-by-mkdir"
+    plain.mkdir()
+    # staged in a mkdtemp directory (0700) and renamed into place: the mode a mkdir gives, umask and all
+    assert {p.stat().st_mode for p in (project, project / f"{MODULE}_mcp")} == {plain.stat().st_mode}
+    plain.rmdir()
 
 
 def test_without_auth_the_scaffold_has_no_protection(project: Path) -> None:

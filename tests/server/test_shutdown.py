@@ -167,3 +167,27 @@ def test_sigterm_stops_the_http_runner_after_it_closed_what_it_holds(tmp_path: P
     else:
         assert marker.read_text().splitlines() == ["services"]
         assert "closing the app failed: RuntimeError('app could not close')" in err, err
+
+
+def test_ctrl_c_stops_the_http_runner_with_status_130_and_no_traceback(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT) shuts the server down as SIGTERM does; uvicorn then raises the signal
+    again, which Python makes a ``KeyboardInterrupt``: 32 lines of traceback on the terminal of
+    the README's own ``python -m weather --http``. It ends with 130 (128 + SIGINT), silently."""
+    port, marker = free_port(), tmp_path / "closed"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLOSING, str(port), str(marker), "nothing"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "generated")])},
+    )
+    try:
+        wait_http(port, proc)
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(10)
+        assert proc.stderr is not None
+        err = proc.stderr.read().decode()
+    finally:
+        stop(proc)
+    assert (code, err) == (128 + signal.SIGINT, "")
+    assert marker.read_text().splitlines() == ["app", "services"]

@@ -24,7 +24,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +41,7 @@ from mcp_schema_codegen.frontend.lock import Lock, atomic_write, load_lock
 from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
 from mcp_schema_codegen.output.format import ruff_binary
 from mcp_schema_codegen.output.manifest import file_hashes, read_manifest
-from mcp_schema_codegen.output.tree import restored_on_failure
+from mcp_schema_codegen.output.tree import restored_on_failure, staged_directory
 from mcp_schema_codegen.paths import bundled_schema_dir, default_schema_dir, templates_dir
 from mcp_schema_codegen.pipeline import Options, generate, render_package
 
@@ -130,7 +129,7 @@ def scaffold(
         raise GeneratorError(f"MCP {version} has no {missing[0]} handler to scaffold")
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=directory))
+        stage = staged_directory(f".{name}-", directory)
     except OSError as exc:
         raise GeneratorError(f"cannot create the project in {directory}: {exc.strerror or exc}") from None
     try:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ from mcp_schema_codegen.frontend.lock import (
 from mcp_schema_codegen.frontend.patches import Carried, Patch, carry, dump_patches, load_patches, patch_file
 from mcp_schema_codegen.frontend.prepass import check_references
 from mcp_schema_codegen.ir.analyze import EraMismatch, analyze_schema, overlay_for
+from mcp_schema_codegen.output.tree import staged_directory
 from mcp_schema_codegen.paths import bundled_schema_dir
 
 # Definitions every MCP revision's schema has: a file without them is not an MCP schema.
@@ -67,7 +67,7 @@ def writable_schema_dir(schema_dir: Path, project: Path) -> Iterator[Path]:
         return
     if local.exists():
         raise GeneratorError(f"{local} exists but holds no {LOCK_NAME}", hint="remove it or pass --schema-dir")
-    stage = Path(tempfile.mkdtemp(prefix=".schema-", dir=project))
+    stage = staged_directory(".schema-", project)
     try:
         shutil.copytree(schema_dir, stage, dirs_exist_ok=True, ignore=shutil.ignore_patterns("examples", "__pycache__"))
         yield stage

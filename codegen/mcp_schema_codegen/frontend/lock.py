@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import urllib.error
 import urllib.parse
@@ -129,11 +130,16 @@ def load_lock(schema_dir: Path) -> Lock:
     return Lock(path=path, url_template=template, revisions=revisions)
 
 
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
 def check_version(version: str, where: str = "") -> None:
-    """A revision name becomes a package name (``vYYYY_MM_DD``): letters, digits and '-' only."""
-    if not version or not ("v" + version.replace("-", "_")).isidentifier() or "_" in version:
+    """A revision name is an MCP protocol version, ``YYYY-MM-DD`` (what the runtime takes, and
+    orders revisions by), and becomes a package name (``vYYYY_MM_DD``)."""
+    match = _DATE.fullmatch(version) if isinstance(version, str) else None
+    if match is None or not (1 <= int(match[2]) <= 12 and 1 <= int(match[3]) <= 31):
         prefix = f"{where}: " if where else ""
-        raise GeneratorError(f"{prefix}revision {version!r} must be letters, digits and '-' only")
+        raise GeneratorError(f"{prefix}revision {version!r} is not an MCP protocol version (YYYY-MM-DD)")
 
 
 def is_url(source: str) -> bool:

@@ -106,7 +106,18 @@ def clean_stale(out: Path) -> None:
 
 def staging_dir(out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=out))
+    return staged_directory(TMP_PREFIX, out)
+
+
+def staged_directory(prefix: str, parent: Path) -> Path:
+    """A new directory in ``parent`` to build a tree in and rename into place, with the mode a
+    plain ``mkdir`` gives (``mkdtemp`` makes it 0700 whatever the umask: a scaffolded project,
+    renamed into place, was unreadable to every other user)."""
+    stage = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    umask = os.umask(0o022)
+    os.umask(umask)
+    stage.chmod(0o777 & ~umask)
+    return stage
 
 
 def swap_in(staged: Path, target: Path) -> None:

@@ -541,8 +541,13 @@ def refuse(message: str) -> NoReturn:
 def serve_uvicorn(
     router: Router, config: uvicorn.Config, sock: socket.socket | None = None
 ) -> None:
-    """Run one uvicorn server (on ``sock`` when given); a signal ends open listen streams first."""
-    uvicorn_server(router, config).run(sockets=[sock] if sock is not None else None)
+    """Run one uvicorn server (on ``sock`` when given); a signal ends open listen streams first.
+    Ctrl-C ends the process with status 130 and no traceback: uvicorn, once shut down, raises the
+    signal again, which Python turns into a ``KeyboardInterrupt`` through every caller."""
+    try:
+        uvicorn_server(router, config).run(sockets=[sock] if sock is not None else None)
+    except KeyboardInterrupt:
+        raise SystemExit(128 + signal.SIGINT) from None
 
 
 def uvicorn_server(router: Router, config: uvicorn.Config) -> uvicorn.Server:
