@@ -569,3 +569,22 @@ def test_a_damaged_manifest_is_reported_stale_and_generate_repairs_it(
     assert "stale" in said and "Traceback" not in said, said
     assert main(args) == 0
     assert main(["--schema-dir", str(SCHEMA_DIR), "check", "--out", str(tmp_path)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "where"),
+    [
+        ({"A": {"type": "object", "properties": ["x"]}}, "['x'] is not of type 'object' (at /$defs/A/properties)"),
+        ({"A": {"anyOf": 5}}, "5 is not of type 'array' (at /$defs/A/anyOf)"),
+    ],
+)
+def test_diff_against_a_file_that_is_no_json_schema_is_one_line_naming_where(
+    tmp_path: Path, body: dict[str, object], where: str
+) -> None:
+    """``diff`` reads a file adoption never checked: a schema the prepass cannot walk was a
+    traceback and exit 1 ("differences found"); it is a user error naming the place."""
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"$defs": body}))
+    done = run("diff", "2026-07-28", str(path), cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.endswith(f"not a valid JSON Schema: {where}\n")

@@ -19,8 +19,7 @@ from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import LoadedSchema, parse_schema
 from mcp_schema_codegen.frontend.lock import Era, Lock, LockedRevision
-from mcp_schema_codegen.frontend.prepass import prepass
-from mcp_schema_codegen.ir.analyze import Overlay, analyze
+from mcp_schema_codegen.ir.analyze import Overlay, analyze_schema
 from mcp_schema_codegen.ir.protocol import Method, Protocol
 
 JSON = Any
@@ -149,8 +148,8 @@ def side_from_file(path: Path, overlay: Overlay) -> Side:
 
 
 def _side(label: str, schema: LoadedSchema, overlay: Overlay) -> Side:
-    document, _ = prepass(schema)
-    return Side(label, analyze(schema, document, overlay), document[schema.container], schema.ref_prefix)
+    analysed = analyze_schema(schema, overlay)
+    return Side(label, analysed.protocol, analysed.document[schema.container], schema.ref_prefix)
 
 
 def _method_key(m: Method) -> tuple[str, str]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
-from mcp_schema_codegen.frontend.load import parse_document, parse_schema
+from mcp_schema_codegen.frontend.load import check_json_schema, parse_document, parse_schema
 from mcp_schema_codegen.frontend.lock import (
     ERAS,
     LOCK_NAME,
@@ -124,14 +124,8 @@ def count_methods(lock: Lock, rev: LockedRevision, data: bytes, patches: tuple[P
 
 def validate(data: bytes, version: str) -> dict[str, object]:
     """The document, when it is a valid JSON Schema with the MCP core definitions."""
-    import jsonschema
-
     document, container = parse_document(data, version)
-    try:
-        jsonschema.validators.validator_for(document).check_schema(document)
-    except jsonschema.SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path)
-        raise GeneratorError(f"not a valid JSON Schema: {exc.message} (at /{where})", version=version) from None
+    check_json_schema(document, version)
     check_references(document, container, version)  # refused here, not at the first generation
     missing = [name for name in CORE_DEFINITIONS if name not in document[container]]
     if missing:

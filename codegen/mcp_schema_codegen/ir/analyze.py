@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_codegen.errors import GeneratorError
-from mcp_schema_codegen.frontend.load import LoadedSchema, load
+from mcp_schema_codegen.frontend.load import LoadedSchema, check_json_schema, load
 from mcp_schema_codegen.frontend.lock import Era, Lock
 from mcp_schema_codegen.frontend.prepass import prepass
 from mcp_schema_codegen.ir.protocol import Direction, Kind, Method, Protocol, TypedError
@@ -272,8 +272,18 @@ class AnalyzedRevision:
 
 
 def analyze_schema(schema: LoadedSchema, overlay: Overlay) -> AnalyzedRevision:
-    document, _ = prepass(schema)
-    return AnalyzedRevision(schema, document, analyze(schema, document, overlay))
+    """Prepass and analyze ``schema``. A schema the steps cannot read (a hand-made lock or a file
+    given to ``diff`` skip adoption's checks) is a ``GeneratorError`` naming where it is no JSON
+    Schema, never a traceback."""
+    try:
+        document, _ = prepass(schema)
+        return AnalyzedRevision(schema, document, analyze(schema, document, overlay))
+    except GeneratorError:
+        raise
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError, RecursionError) as exc:
+        check_json_schema(schema.original, schema.version)
+        message = f"cannot read the schema: {type(exc).__name__}: {exc}"
+        raise GeneratorError(message, version=schema.version) from None
 
 
 def analyze_revision(lock: Lock, version: str, overlay: Overlay) -> AnalyzedRevision:
