@@ -309,6 +309,30 @@ def test_a_legacy_revision_handler_base_serves_its_revision_and_the_older_ones()
     assert call["result"]["content"][0]["text"] == "x at 2025-11-25"
 
 
+def test_a_ping_before_initialize_is_answered_by_servers_of_either_kind() -> None:
+    """lifecycle.mdx: the one request a legacy client may send before initialize is a ping, and
+    ping.mdx: the receiver MUST answer it. A server of both eras took it for a modern request
+    (-32601: not a 2026-07-28 method), a legacy one refused it (-32600, initialize first); the
+    connection's era is still open after it."""
+    from mcpgen.v2025_11_25 import server as ls
+
+    ping = {"jsonrpc": "2.0", "id": "p1", "method": "ping"}
+
+    async def session(server: Any, then: dict[str, Any]) -> list[dict[str, Any]]:
+        async with Stdio(server) as conn:
+            conn.send(ping)
+            pong = await conn.response("p1")
+            conn.send(then)
+            return [pong, await conn.response(then["id"])]
+
+    for server in (Demo(), ls.Server()):
+        pong, init = run(session(server, LEGACY_INIT))
+        assert pong == {"jsonrpc": "2.0", "id": "p1", "result": {}}
+        assert init["result"]["protocolVersion"] == "2025-06-18"
+    pong, listed = run(session(Demo(), request(3, "tools/list")))  # and a modern client after it
+    assert pong["result"] == {} and "tools" in listed["result"]
+
+
 def test_lines_written_in_one_loop_iteration_leave_in_one_write() -> None:
     """The stdio runner coalesces answers: with many requests in flight, one system call per
     batch of answers; order kept, what is pending written at close and nothing after it."""

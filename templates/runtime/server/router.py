@@ -28,13 +28,13 @@ from typing import Any, Protocol
 
 from ..codec import Codec
 from ..codec_legacy import LegacyCodec
-from ..jsonrpc import INVALID_REQUEST, ProtocolError, RequestId, dumps, is_request_id, request_id
+from ..jsonrpc import INVALID_REQUEST, ProtocolError, RequestId, dumps, is_request_id, request_id, result_envelope
 from ..param_headers import ToolHeaders
 from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
 from .services import Limits, RequestStateSealer, Send, Services, Subscriber
 from .services.bus import ENDED, Change
 from .services.principal import Principal
-from .sessions import LegacySession, ModernSession, is_legacy_initialize
+from .sessions import LegacySession, ModernSession, is_legacy_initialize, is_legacy_ping
 
 
 class InFlight(Protocol):
@@ -185,6 +185,8 @@ class Router:
                 return reply
             if self.legacy_versions and is_legacy_initialize(obj):
                 return await self.open_legacy(obj, conn)
+            if self.legacy_versions and is_legacy_ping(obj):  # before initialize: answered, era unset
+                return Reply(dumps(result_envelope(obj["id"], {})))
         if self.modern is None:
             return error_reply(request_id(obj), ProtocolError(INVALID_REQUEST, "send initialize first"))
         return await self.modern.handle(obj, send, conn.cancel if conn is not None else None, principal)

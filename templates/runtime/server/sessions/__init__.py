@@ -6,7 +6,14 @@ request was sent in and the handler's revision with ``Conversion``.
 """
 
 from .convert import Conversion
-from .legacy import LegacySession, is_legacy_initialize
+from .legacy import LegacySession, is_legacy_initialize, is_legacy_ping
 from .modern import ModernSession, requested_version
 
-__all__ = ["Conversion", "LegacySession", "ModernSession", "is_legacy_initialize", "requested_version"]
+__all__ = [
+    "Conversion",
+    "LegacySession",
+    "ModernSession",
+    "is_legacy_initialize",
+    "is_legacy_ping",
+    "requested_version",
+]

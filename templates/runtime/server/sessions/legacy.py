@@ -34,6 +34,7 @@ from ...jsonrpc import (
     ResourceNotFoundError,
     Response,
     is_request_id,
+    request_id,
 )
 from ...versions import VersionRegistry, negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, internal_error, rejection_reply
@@ -42,6 +43,7 @@ from ..services.principal import Principal
 from .convert import Conversion
 
 INITIALIZE = "initialize"
+PING = "ping"
 CANCELLED = "notifications/cancelled"
 SUBSCRIBE = ("resources/subscribe", "resources/unsubscribe")
 MAX_ROUNDS = 10  # input_required rounds driven for one request
@@ -57,7 +59,18 @@ def is_legacy_initialize(obj: Any) -> bool:
 
     One carrying ``_meta`` protocolVersion is a modern request for a removed method (-32601).
     """
-    if not isinstance(obj, dict) or obj.get("method") != INITIALIZE:
+    return _legacy_request(obj, INITIALIZE)
+
+
+def is_legacy_ping(obj: Any) -> bool:
+    """A well-formed ``ping`` request without the modern ``_meta`` envelope: the one request a
+    legacy client may send before its ``initialize`` is answered (lifecycle.mdx), answered with
+    an empty result before any session exists."""
+    return _legacy_request(obj, PING) and obj.get("jsonrpc") == "2.0" and request_id(obj) is not None
+
+
+def _legacy_request(obj: Any, method: str) -> bool:
+    if not isinstance(obj, dict) or obj.get("method") != method:
         return False
     params = obj.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
