@@ -207,6 +207,17 @@ def test_decode_never_raises_on_bytes(data: bytes) -> None:
         assert error.code != -32603, error.data
 
 
+@pytest.mark.parametrize("size", [64, 16 * 1024 * 1024])
+def test_text_with_a_lone_surrogate_is_a_parse_error_short_or_long(size: int) -> None:
+    """``decode`` takes ``str`` too, and raises ``ProtocolError`` and nothing else: a lone
+    surrogate (no UTF-8 can carry it) was a ``TypeError`` from the parser, and in text long enough
+    to be measured in bytes a ``UnicodeEncodeError``."""
+    text = '{"jsonrpc": "2.0", "id": 1, "method": "ping", "x": "\ud800"}'
+    text += " " * max(0, size // 4 + 1 - len(text))
+    refused = refuse(codec("2026-07-28", "server"), text)
+    assert refused.code == -32700 and refused.data == {"detail": "not UTF-8 text (a lone surrogate)"}
+
+
 @pytest.mark.parametrize("as_text", [False, True])
 def test_oversized_input_is_refused_before_parsing(as_text: bool) -> None:
     from mcpgen.v2026_07_28.codec import REVISION, ModernCodec

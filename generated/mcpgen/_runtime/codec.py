@@ -314,7 +314,9 @@ class Codec:
         """
         size = len(data)
         if size > self.max_message_size // 4 and isinstance(data, str):
-            size = len(data.encode())
+            size = len(
+                data.encode(errors="surrogatepass")
+            )  # a lone surrogate is refused below, as unparsable
         if size > self.max_message_size:
             raise ProtocolError(
                 INVALID_REQUEST,
@@ -325,6 +327,10 @@ class Codec:
             value = from_json(data, allow_inf_nan=False)
         except ValueError as exc:
             raise ProtocolError(PARSE_ERROR, data={"detail": str(exc)}) from None
+        except TypeError:  # a str holding a lone surrogate, which no UTF-8 can carry
+            raise ProtocolError(
+                PARSE_ERROR, data={"detail": "not UTF-8 text (a lone surrogate)"}
+            ) from None
         return self.decode_value(value, pending=pending)
 
     def _inbound_of(self) -> Inbound:
