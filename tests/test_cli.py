@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import http.server
 import io
 import json
@@ -588,3 +589,53 @@ def test_diff_against_a_file_that_is_no_json_schema_is_one_line_naming_where(
     done = run("diff", "2026-07-28", str(path), cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.endswith(f"not a valid JSON Schema: {where}\n")
+
+
+@pytest.mark.parametrize(
+    ("addition", "message"),
+    [
+        (
+            {"Negated": {"not": {"type": "string"}}},
+            "definition 'Negated': 'not' at /$defs/Negated is not generated exactly",
+        ),
+        (
+            {"Pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False}},
+            "definition 'Pair': 'prefixItems' at /$defs/Pair is not generated exactly",
+        ),
+        (
+            {"Stamp": {"type": "object", "properties": {"at": {"type": "string", "format": "date-time"}}}},
+            "definition 'Stamp': format 'date-time' at /$defs/Stamp/properties/at is not one generated as a plain",
+        ),
+    ],
+)
+def test_a_schema_using_what_the_models_cannot_enforce_is_refused_naming_the_definition(
+    tmp_path: Path, addition: dict[str, object], message: str
+) -> None:
+    """A keyword datamodel-code-generator drops or loosens (``not``, ``prefixItems``, ``if``...) or
+    a format it turns into another type made models that accepted what the schema refuses,
+    silently. Adoption refuses it, writing nothing; so does generation from a lock made by hand."""
+    project = tmp_path / "project"
+    project.mkdir()
+    path = new_revision(tmp_path, "2026-09-30", lambda document: document["$defs"].update(addition))  # type: ignore[attr-defined]
+    done = run("schema", "sync", "--from", str(path), "--version", "2026-09-30", "--update-lock", cwd=project)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert message in done.stderr and not (project / "schema").exists()
+    schema_dir = tmp_path / "by-hand"
+    shutil.copytree(SCHEMA_DIR, schema_dir, ignore=shutil.ignore_patterns("examples"))
+    shutil.copy(path, schema_dir / "2026-07-28" / "schema.json")
+    lock = json.loads((schema_dir / "lock.json").read_text())
+    entry = lock["versions"]["2026-07-28"]
+    entry["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    entry["size"] = path.stat().st_size
+    (schema_dir / "lock.json").write_text(json.dumps(lock))
+    done = run(
+        "--schema-dir",
+        str(schema_dir),
+        "generate",
+        "--version",
+        "2026-07-28",
+        "--out",
+        str(tmp_path / "out"),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and message in done.stderr, done.stderr

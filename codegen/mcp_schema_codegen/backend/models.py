@@ -25,6 +25,7 @@ from typing import Any
 from mcp_schema_codegen.backend.cache import ModelCache
 from mcp_schema_codegen.backend.split import source_lines
 from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.prepass import STRING_FORMATS
 
 JSON = Any
 
@@ -100,7 +101,7 @@ OPTIONS: dict[str, JSON] = dict(
     snake_case_field=True,
     remove_special_field_name_prefix=True,
     aliases=META_ALIASES,
-    type_mappings=["byte=string", "uri=string", "uri-template=string"],
+    type_mappings=[f"{name}=string" for name in STRING_FORMATS],
     strict_types=["str", "int", "float", "bool"],
     use_type_alias=True,
     skip_root_model=True,

@@ -36,7 +36,7 @@ from mcp_schema_codegen.frontend.lock import (
     sync,
 )
 from mcp_schema_codegen.frontend.patches import Carried, Patch, carry, dump_patches, load_patches, patch_file
-from mcp_schema_codegen.frontend.prepass import check_references
+from mcp_schema_codegen.frontend.prepass import check_references, check_supported
 from mcp_schema_codegen.ir.analyze import EraMismatch, analyze_schema, overlay_for
 from mcp_schema_codegen.output.tree import staged_directory
 from mcp_schema_codegen.paths import bundled_schema_dir
@@ -127,6 +127,7 @@ def validate(data: bytes, version: str) -> dict[str, object]:
     document, container = parse_document(data, version)
     check_json_schema(document, version)
     check_references(document, container, version)  # refused here, not at the first generation
+    check_supported(document, container, version)
     missing = [name for name in CORE_DEFINITIONS if name not in document[container]]
     if missing:
         raise GeneratorError(

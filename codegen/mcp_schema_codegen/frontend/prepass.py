@@ -300,6 +300,44 @@ Transform = Callable[[dict[str, JSON]], int]
 DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples"})  # values, not schemas: a "$ref" there is data
 
 
+# Keywords the models cannot enforce as the schema does: datamodel-code-generator drops them, or
+# writes a union or a list that accepts what they refuse. None is in a locked MCP schema; a
+# revision using one fails generation, naming where, instead of validating loosely.
+INEXACT_KEYWORDS = frozenset(
+    {
+        "not", "if", "then", "else", "oneOf", "prefixItems", "additionalItems", "contains", "minContains",
+        "maxContains", "uniqueItems", "patternProperties", "propertyNames", "dependentSchemas",
+        "dependentRequired", "dependencies", "minProperties", "maxProperties", "unevaluatedProperties",
+        "unevaluatedItems", "$dynamicRef", "$recursiveRef",
+    }
+)  # fmt: skip
+# The ``format``s generated as plain strings (a format is an annotation: it asserts nothing). Any
+# other would become a datamodel-code-generator type (``date-time``: a datetime, written back in
+# another form), so it fails generation until it is listed here.
+STRING_FORMATS = ("byte", "uri", "uri-template")
+
+
+def check_supported(document: dict[str, JSON], container: str, version: str) -> None:
+    """Every keyword of every definition is one the models enforce exactly (``INEXACT_KEYWORDS``,
+    ``STRING_FORMATS``); else a ``GeneratorError`` naming the definition and where."""
+    for name, body in document[container].items():
+        for node, pointer in walk(body, f"/{container}/{_escape(name)}"):
+            inexact = sorted(INEXACT_KEYWORDS & node.keys())
+            if inexact:
+                raise GeneratorError(
+                    f"{inexact[0]!r} at {pointer} is not generated exactly (the models would accept what it refuses)",
+                    version=version,
+                    definition=name,
+                )
+            fmt = node.get("format")
+            if fmt is not None and fmt not in STRING_FORMATS:
+                raise GeneratorError(
+                    f"format {fmt!r} at {pointer} is not one generated as a plain string ({', '.join(STRING_FORMATS)})",
+                    version=version,
+                    definition=name,
+                )
+
+
 def check_references(document: dict[str, JSON], container: str, version: str) -> None:
     """Every ``$ref`` of every definition resolves within the document (a JSON Pointer after
     ``#``): a reference to nothing was generated as ``Any``, accepting whatever came. The
@@ -329,6 +367,7 @@ def prepass(schema: LoadedSchema) -> tuple[dict[str, JSON], dict[str, int]]:
     """Return the transformed document and how many places each transform changed."""
     document = copy.deepcopy(schema.document)
     check_references(document, schema.container, schema.version)
+    check_supported(document, schema.container, schema.version)
     defs: dict[str, JSON] = document[schema.container]
     c, p = schema.container, schema.ref_prefix
     stats = {
