@@ -8,6 +8,7 @@ clean; without its settings the HTTP server refuses to start, in one sentence.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -103,3 +104,61 @@ def test_a_legacy_protected_scaffold_with_a_vendored_runtime(tmp_path: Path) -> 
     done = project_tests(root)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "10 passed" in done.stdout  # the legacy conversation: initialize with the token, then the call
+
+
+# the project's entry point, run with the auth extra's joserfc missing (None in sys.modules: its import fails)
+WITHOUT_JOSERFC = "; ".join(
+    [
+        "import runpy, sys",
+        "sys.modules['joserfc'] = None",
+        "sys.argv[0] = 'notes'",
+        "runpy.run_module('notes', run_name='__main__')",
+    ]
+)
+
+
+def test_without_the_auth_extra_stdio_serves_and_http_names_the_extra(project: Path) -> None:
+    """stdio is not protected, so it runs without the auth extra (it imported the token verifier
+    at start and died on ``joserfc``); over HTTP the missing extra is one sentence naming it."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+    }
+    served = subprocess.run(
+        [sys.executable, "-c", WITHOUT_JOSERFC],
+        cwd=project,
+        input=json.dumps(initialize) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env(),
+        check=False,
+    )
+    assert served.returncode == 0, served.stderr
+    assert json.loads(served.stdout)["result"]["protocolVersion"] == "2025-11-25"
+    refused = run(project, "-c", WITHOUT_JOSERFC, "--http", "--port", "1")
+    assert refused.returncode == 2, refused.stderr  # argparse's usage, then the sentence
+    assert refused.stderr.splitlines()[-1] == (
+        "notes: error: protecting a server needs the runtime's auth extra: "
+        "pip install 'mcpgen[auth]' (missing: joserfc)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("module", "missing", "what"),
+    [
+        ("mcpgen._runtime.server.auth", "joserfc", "protecting a server"),
+        ("mcpgen._runtime.client.auth", "authlib", "OAuth for a client"),
+        ("mcpgen._runtime.client.auth", "joserfc", "OAuth for a client"),
+    ],
+)
+def test_importing_the_auth_pieces_without_the_extra_names_it(module: str, missing: str, what: str) -> None:
+    code = f"import sys; sys.modules[{missing!r}] = None; import {module}"
+    done = run(Path.cwd(), "-c", code, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "generated"))
+    assert done.returncode == 1
+    expected = (
+        f"ModuleNotFoundError: {what} needs the runtime's auth extra: pip install 'mcpgen[auth]' (missing: {missing})"
+    )
+    assert done.stderr.splitlines()[-1] == expected

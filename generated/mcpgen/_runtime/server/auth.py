@@ -23,6 +23,12 @@ else, ``nonce=True`` makes clients prove recency with a server nonce. The pieces
 services layer (``services/auth.py``, ``services/verifiers.py``, ``services/dpop.py``).
 """
 
+try:  # one sentence naming the extra, not a traceback ending in a module's name
+    import joserfc  # noqa: F401
+except ModuleNotFoundError as _missing:
+    _NEEDS = "protecting a server needs the runtime's auth extra: pip install 'mcpgen[auth]'"
+    raise ModuleNotFoundError(f"{_NEEDS} (missing: {_missing.name})", name=_missing.name) from None
+
 from .services.auth import (
     PRM_WELL_KNOWN,
     Denial,

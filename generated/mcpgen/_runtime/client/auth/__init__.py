@@ -15,6 +15,13 @@ async with await connect("https://mcp.example.com/mcp", auth=auth) as client:
 request. See ``oauth``, ``grants``, ``metadata`` and ``store`` for the pieces.
 """
 
+try:  # one sentence naming the extra, not a traceback ending in a module's name
+    import authlib  # noqa: F401
+    import joserfc  # noqa: F401
+except ModuleNotFoundError as _missing:
+    _NEEDS = "OAuth for a client needs the runtime's auth extra: pip install 'mcpgen[auth]'"
+    raise ModuleNotFoundError(f"{_NEEDS} (missing: {_missing.name})", name=_missing.name) from None
+
 from .challenge import Challenge, parse_www_authenticate
 from .grants import (
     Assertion,
