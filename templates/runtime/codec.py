@@ -104,6 +104,17 @@ MAX_REPORTED_STEPS = 16  # of an error's location: the first and the last steps,
 MAX_REPORTED_TEXT = 200  # characters of a message or a location's key
 
 
+def _batch_side(item: Message | ProtocolError) -> str | None:
+    """Which of the schema's two batches ``item`` belongs in: requests and notifications, or
+    responses; None for a refused item whose kind could not be read."""
+    kind = item.kind if isinstance(item, ProtocolError) else None
+    if isinstance(item, Request | Notification) or kind in ("request", "notification"):
+        return "calls"
+    if isinstance(item, Response | ErrorResponse) or kind == "response":
+        return "answers"
+    return None
+
+
 def invalid(where: str, exc: ValidationError) -> ProtocolError:
     """A pydantic failure as -32602, with each error's location under ``where``.
 
@@ -385,7 +396,13 @@ class Codec:
                 raise ProtocolError(INVALID_REQUEST, f"MCP {self.version} has no JSON-RPC batches")
             if not value:
                 raise ProtocolError(INVALID_REQUEST, "empty batch")
-            return Batch(tuple(self._decode_item(item, pending) for item in value))
+            items = tuple(self._decode_item(item, pending) for item in value)
+            if len({side for side in map(_batch_side, items) if side is not None}) > 1:
+                # the schema's batches: JSONRPCBatchRequest (requests, notifications) or
+                # JSONRPCBatchResponse (responses, errors); a response in a request's batch was
+                # taken and silently consumed
+                raise ProtocolError(INVALID_REQUEST, "a batch holds requests and notifications, or responses, not both")
+            return Batch(items)
         return self._decode_message(value, pending)
 
     def _decode_item(self, obj: Any, pending: Mapping[RequestId, str] | None) -> Message | ProtocolError:
