@@ -520,8 +520,10 @@ class Codec:
             return ProtocolError(code, message, raw.get("data"))
         try:
             data = self.revision.validate(typed, raw).data
-        except ValidationError as exc:
-            raise invalid("error", exc) from None
+        except ValidationError:
+            # not the code's own definition (2026-07-28's -32022 without its required data): still
+            # a valid error response, as every JSON-RPC error is, so the error as it came
+            return ProtocolError(code, message, raw.get("data"))
         return ProtocolError(code, message, None if data is MISSING else data)
 
     def decode_result(self, spec: MethodSpec, raw: JSONObject) -> Any:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from .codec import CACHE_SCOPE, RESULT_TYPE, SERVER_INFO_KEY, TTL_MS, Codec, JSONObject
 from .method_table import MethodSpec
 
@@ -22,6 +24,18 @@ class LegacyCodec(Codec):
         if spec.task_result is not None and "task" in raw:  # 2025-11-25 task-augmented request
             return spec.task_result, raw
         return spec.result, raw
+
+    def decode_result(self, spec: MethodSpec, raw: JSONObject) -> Any:
+        """A result with a ``task`` key is the method's own result when it is one (every MCP object
+        is open: ``{"content": [], "task": "x"}`` is a ``CallToolResult``), else the task-augmented
+        answer, ``CreateTaskResult``. Each method that can be task-augmented requires members its
+        ``CreateTaskResult`` lacks (``content``, ``action``, ``model``), so no answer is both."""
+        if spec.task_result is not None and "task" in raw:
+            try:
+                return self.revision.validate(spec.result, raw)
+            except ValidationError:
+                pass
+        return super().decode_result(spec, raw)
 
     def adopt_result(self, result: JSONObject) -> JSONObject:
         """A modern result in the legacy shape: ``resultType``, ``ttlMs``, ``cacheScope`` and the

@@ -300,3 +300,44 @@ def test_mutated_messages_decode_or_raise_the_protocol_error(case: tuple[str, st
     for item in items:
         if not isinstance(item, ProtocolError):
             receiver.to_bytes(receiver.encode_message(item))
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        {"code": -32022, "message": "x"},  # its own definition requires data
+        {"code": -32022, "message": "x", "data": {"supported": "2026-07-28"}},
+        {"code": -32021, "message": "x", "data": 5},
+    ],
+)
+def test_an_error_that_is_not_its_codes_own_definition_is_still_an_error_response(error: dict[str, Any]) -> None:
+    """2026-07-28 defines -32021 and -32022 with required data; an error response lacking it is
+    still a valid ``JSONRPCErrorResponse`` (any code, any data), so the pending request gets the
+    error as it came, not -32602 "invalid error"."""
+    from mcpgen._runtime.jsonrpc import ErrorResponse
+
+    wire = {"jsonrpc": "2.0", "id": 1, "error": error}
+    decoded = codec("2026-07-28", "client").decode(j(wire), pending={1: "tools/list"})
+    assert isinstance(decoded, ErrorResponse)
+    assert (decoded.error.code, decoded.error.message, decoded.error.data) == (error["code"], "x", error.get("data"))
+
+
+def test_a_legacy_result_with_a_task_key_is_the_methods_own_result_when_it_is_one() -> None:
+    """2025-11-25: ``{"content": [], "task": "x"}`` is a ``CallToolResult`` (every object is
+    open); it was taken for the task-augmented answer, ``CreateTaskResult``, and refused."""
+    from mcpgen.v2025_11_25 import models
+
+    client = codec("2025-11-25", "client")
+    plain = client.decode(
+        j({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "task": "x"}}), pending={1: "tools/call"}
+    )
+    assert isinstance(plain.result, models.CallToolResult) and plain.result.model_extra == {"task": "x"}
+    task = {
+        "taskId": "t1",
+        "status": "working",
+        "createdAt": "2025-11-25T00:00:00Z",
+        "lastUpdatedAt": "2025-11-25T00:00:00Z",
+        "ttl": None,
+    }
+    augmented = client.decode(j({"jsonrpc": "2.0", "id": 2, "result": {"task": task}}), pending={2: "tools/call"})
+    assert isinstance(augmented.result, models.CreateTaskResult)

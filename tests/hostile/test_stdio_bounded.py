@@ -53,11 +53,11 @@ def test_a_batch_needing_client_input_is_answered() -> None:
             by_id = {r["id"]: r for r in replies}
             assert by_id[1]["result"]["content"][0]["text"] == "LLM response: alone", replies
             assert by_id[2]["result"] == {}
-            # the answer in a batch of its own, next to a notification
+            # the answer in a batch of its own (a JSONRPCBatchResponse: responses only, never next to
+            # a notification, which the schema's batches do not mix)
             await server.send([tool(3, "test_sampling", prompt="q")])
             asked = await server.until(lambda m: is_request("sampling/createMessage")(m) and m["id"] != asked["id"])
-            note = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
-            await server.send([sampled(asked["id"], "batched"), note])
+            await server.send([sampled(asked["id"], "batched")])
             second = await server.until(lambda m: isinstance(m, list) and m[0]["id"] == 3)
             assert second[0]["result"]["content"][0]["text"] == "LLM response: batched"
 

@@ -207,9 +207,9 @@ async def probe(
                 if error.code != UNSUPPORTED_PROTOCOL_VERSION:
                     break  # not a modern error: a legacy server
                 listed = _field(error.data, "supported")
-                supported = (
-                    [v for v in listed if type(v) is str] if isinstance(listed, list) else []
-                )
+                if not isinstance(listed, list):
+                    break  # a -32022 without the modern error's data (its versions): any other error, legacy
+                supported = [v for v in listed if type(v) is str]
                 chosen = negotiate([*modern, *legacy], offered=supported)
                 if chosen not in modern or attempt == 1:
                     await session.close()
@@ -222,8 +222,8 @@ async def probe(
             except TransportError:
                 break  # timeout, exit, or a non-modern HTTP error: a legacy server
             except ProtocolError:
-                break  # an answer that is no recognised modern one (a -32022 without its data, an
-                # invalid DiscoverResult): "any other error", so legacy (stdio.mdx, Backward Compatibility)
+                break  # an answer that is no recognised modern one (an invalid DiscoverResult): "any
+                # other error", so legacy (stdio.mdx, Backward Compatibility)
             return revisions.client_class(version)(session, **discover_facts(result))
     except BaseException:
         await session.close()
