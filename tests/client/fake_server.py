@@ -11,9 +11,11 @@ stdio), ``ignore-eof`` (legacy, but ignores stdin EOF), ``slow-initialize`` (leg
 ``initialize``), ``deaf`` (as ``mrtr`` until it has answered the
 probe, then it never reads stdin again).
 In every mode ``tools/call`` of ``hang`` never answers, of ``unreadable`` answers with an error
-whose id is null, of ``huge`` with 20 MiB of text, of ``chatty`` after a notification no
-revision has, of ``bad-id-request`` with what the client answered to a request whose id is an
-object. Every message received is logged to stderr as ``got METHOD``.
+whose id is null, of ``huge`` with 20 MiB of text, of ``asks-then-cancels`` after a sampling
+request it cancels at once (``answered-after-cancel`` lists the ids of those the client answered
+all the same), of ``chatty`` after a notification no revision has, of ``bad-id-request`` with
+what the client answered to a request whose id is an object. Every message received is logged
+to stderr as ``got METHOD``.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ def text(value: str, modern: bool) -> dict[str, Any]:
     return out
 
 
+CANCELLED_ASKS: list[str] = []  # sampling requests sent by asks-then-cancels, each cancelled at once
+ANSWERED_AFTER_CANCEL: list[Any] = []  # the ids of those the client answered all the same
 ASKED_WITH_A_BAD_ID: list[Any] = []  # the tools/call waiting for the client's answer to such a request
 
 
@@ -59,6 +63,9 @@ def handle(message: dict[str, Any]) -> None:
     rid = message.get("id")
     params = message.get("params") or {}
     print(f"got {method}", file=sys.stderr, flush=True)
+    if method is None and rid in CANCELLED_ASKS:  # an answer to a request this server cancelled
+        ANSWERED_AFTER_CANCEL.append(rid)
+        return
     if method is None and ASKED_WITH_A_BAD_ID:  # the client's answer: the tool call's text
         result(ASKED_WITH_A_BAD_ID.pop(), text(json.dumps(message, sort_keys=True), False))
         return
@@ -149,6 +156,24 @@ def handle(message: dict[str, Any]) -> None:
         if params.get("name") == "bad-id-request":  # a request whose id is no id; answered with the reply
             ASKED_WITH_A_BAD_ID.append(rid)
             send({"jsonrpc": "2.0", "id": {"not": "an id"}, "method": "ping"})
+            return
+        if params.get("name") == "asks-then-cancels":  # a sampling request, cancelled at once
+            asked = f"ask-{len(CANCELLED_ASKS)}"
+            CANCELLED_ASKS.append(asked)
+            prompt = {"role": "user", "content": {"type": "text", "text": "hi"}}
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": asked,
+                    "method": "sampling/createMessage",
+                    "params": {"messages": [prompt], "maxTokens": 5},
+                }
+            )
+            send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": asked}})
+            result(rid, text("asked", modern))
+            return
+        if params.get("name") == "answered-after-cancel":  # what the client answered to those
+            result(rid, text(json.dumps(ANSWERED_AFTER_CANCEL), modern))
             return
         if params.get("name") == "chatty":  # a notification no revision has, then the answer
             send({"jsonrpc": "2.0", "method": "notifications/vendor/heartbeat", "params": {}})

@@ -165,6 +165,34 @@ def test_connect_falls_back_to_legacy(mode: str) -> None:
     run(scenario)
 
 
+def test_a_request_the_server_cancels_is_not_answered_and_its_handler_stops() -> None:
+    """cancellation.mdx: the receiver of a cancellation SHOULD stop processing the request and
+    not answer it. The client ignored a server's ``notifications/cancelled`` for the server's own
+    request: its handler ran to the end and its answer went."""
+    ran: list[str] = []
+
+    async def sample(params: Any) -> dict[str, Any]:
+        ran.append("started")
+        await asyncio.sleep(0.5)
+        ran.append("finished")
+        return {"role": "assistant", "content": {"type": "text", "text": "late"}, "model": "m"}
+
+    answered: list[str] = []
+
+    async def scenario() -> None:
+        handlers = {"sampling/createMessage": sample}
+        client = await connect([*FAKE, "legacy"], versions=["2025-11-25"], handlers=handlers, timeout=10)
+        async with client:
+            await client.call_tool(name="asks-then-cancels", arguments={})
+            await asyncio.sleep(1.0)  # past the handler's own time
+            report = await client.call_tool(name="answered-after-cancel", arguments={})
+            answered.append(report.content[0].text)  # type: ignore[union-attr]
+
+    run(scenario)
+    assert answered == ["[]"]
+    assert "finished" not in ran
+
+
 def test_a_cached_verdict_that_fails_is_dropped_and_the_server_probed_again() -> None:
     """versioning.mdx: cache the era, "re-probing if the cached assumption later fails" (a server
     rolled back, or over HTTP another endpoint of the origin): the connection failed for good."""

@@ -97,6 +97,9 @@ class ClientSession:
         self._routes: dict[RequestId, asyncio.Queue[Any]] = {}  # subscription id -> its queue
         self._listeners: set[asyncio.Queue[Any]] = set()  # unrouted notifications
         self._tasks: set[asyncio.Task[None]] = set()
+        self._answering: dict[
+            RequestId, asyncio.Task[None]
+        ] = {}  # the server's requests being answered
         self.failure: TransportError | None = None
         self._closed = False
 
@@ -355,7 +358,14 @@ class ClientSession:
         elif isinstance(message, Notification):
             self._notification(message)
         else:
-            self._spawn(self._answer(message))
+            rid = message.id
+            task = self._spawn(self._answer(message))
+            self._answering[rid] = task
+            task.add_done_callback(
+                lambda done: (
+                    self._answering.pop(rid, None) if self._answering.get(rid) is done else None
+                )
+            )
 
     def _unmatched(self, what: str, stream_of: RequestId | None = None) -> None:
         """Something the server sent that names no request (an error with a null id, a message the
@@ -394,12 +404,16 @@ class ClientSession:
                 self._spawn(_call(callback, note.params))
             return
         if note.method == "notifications/cancelled":
-            # a server ends a subscription of ours this way on stdio (cancellation.mdx); it may
-            # cancel nothing else, so any other request it names is left alone
+            # a server ends a subscription of ours this way on stdio (cancellation.mdx), or cancels
+            # a request of its own that this client is answering (legacy sessions): its handler
+            # stops and no response goes (cancellation.mdx: the receiver SHOULD not send one). It
+            # may cancel nothing else, so any other request it names is left alone.
             rid = getattr(note.params, "request_id", None)
             pending = self._pending.get(rid) if rid in self._routes else None
             if pending is not None and not pending.future.done():
                 pending.future.cancel()  # the subscription's iteration ends, as on a graceful close
+            elif rid in self._answering:
+                self._answering.pop(rid).cancel()
             return
         subscription = self.route(note)
         if subscription is not None:
@@ -455,10 +469,11 @@ class ClientSession:
         for queue in [*self._routes.values(), *self._listeners]:
             queue.put_nowait(error)
 
-    def _spawn(self, coro: Awaitable[None]) -> None:
+    def _spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
 
 async def _call(callback: ProgressCallback, params: Any) -> None:
