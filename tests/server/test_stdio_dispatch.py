@@ -6,6 +6,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from mcpgen._runtime.server.services.request_state import RequestStateSealer
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
@@ -257,6 +258,31 @@ def test_legacy_input_required_becomes_server_to_client_requests() -> None:
     assert asked[0]["params"]["message"] == "name?"
     final = next(m for m in out if m.get("id") == 1)
     assert final["result"]["content"][0]["text"] == 'accept:{"n": "bob"} state=round-1'
+
+
+@pytest.mark.parametrize("ending", ["timeout", "cancelled"])
+def test_a_request_to_the_client_no_longer_waited_for_is_cancelled(
+    ending: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """lifecycle.mdx (Timeouts): a sender that stops waiting for a request SHOULD send a
+    cancellation for it. The server's elicitation of a legacy client went unanswered past its
+    timeout, or the tools/call asking was cancelled, and the client was never told."""
+    from mcpgen._runtime.server.sessions import legacy
+
+    monkeypatch.setattr(legacy, "INPUT_TIMEOUT", 0.3)
+
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Demo()) as conn:
+            conn.send(LEGACY_INIT, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask"}})
+            asked = await conn.until(lambda m: m.get("method") == "elicitation/create")
+            if ending == "cancelled":
+                conn.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+            cancel = await conn.until(lambda m: m.get("method") == "notifications/cancelled")
+            return [asked, cancel]
+
+    asked, cancel = run(go())
+    reason = "timed out" if ending == "timeout" else "no longer needed"
+    assert cancel["params"] == {"requestId": asked["id"], "reason": reason}
 
 
 def test_legacy_input_required_without_the_capability_is_refused() -> None:

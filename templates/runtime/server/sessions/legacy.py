@@ -14,6 +14,7 @@ requests whose answers re-enter the handler as ``inputResponses``; ``ctx.elicit`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -33,7 +34,9 @@ from ...jsonrpc import (
     RequestId,
     ResourceNotFoundError,
     Response,
+    dumps,
     is_request_id,
+    notification_envelope,
     request_id,
 )
 from ...versions import VersionRegistry, negotiate
@@ -48,6 +51,7 @@ CANCELLED = "notifications/cancelled"
 SUBSCRIBE = ("resources/subscribe", "resources/unsubscribe")
 MAX_ROUNDS = 10  # input_required rounds driven for one request
 INPUT_TIMEOUT = 300.0  # seconds a server->client request may take
+CANCEL_WITHIN = 1.0  # seconds to send the cancellations of the requests no longer waited for
 
 Cancel = Callable[[Any], None]
 # runs one request of a batch as an in-flight request of the connection (``Router.track``)
@@ -349,6 +353,7 @@ class LegacySession(Subscriber):
             return {}
         loop = asyncio.get_running_loop()
         asked: dict[str, tuple[str, asyncio.Future[Any]]] = {}
+        sent: dict[RequestId, asyncio.Future[Any]] = {}
         if self.forward is not None:  # the answer may come to another worker, which forwards it here
             await self.kernel.services.subscriptions.attach()
         try:
@@ -364,8 +369,22 @@ class LegacySession(Subscriber):
                 self.asking.set()
                 asked[key] = (method, future)
                 await send(conversion.encode_request(rid, method, None if params is MISSING else params))
+                sent[rid] = future
             async with asyncio.timeout(INPUT_TIMEOUT):
                 answers = {key: (method, await future) for key, (method, future) in asked.items()}
+        except BaseException as exc:  # timed out, or the request asking was cancelled, or failed
+            # lifecycle.mdx (Timeouts): the sender SHOULD issue a cancellation notification for a
+            # request it stops waiting for; best effort, the answer is not waited for any more
+            # (a future awaited when the wait ended is cancelled with it: not answered either)
+            unanswered = [sent_id for sent_id, future in sent.items() if future.cancelled() or not future.done()]
+            if unanswered:
+                reason = "timed out" if isinstance(exc, TimeoutError) else "no longer needed"
+                with contextlib.suppress(Exception):
+                    async with asyncio.timeout(CANCEL_WITHIN):
+                        for sent_id in unanswered:
+                            cancel = {"requestId": sent_id, "reason": reason}
+                            await send(dumps(notification_envelope(CANCELLED, cancel)))
+            raise
         finally:
             futures = {future for _, future in asked.values()}
             for done in [rid for rid, (_, future) in self._pending.items() if future in futures]:
