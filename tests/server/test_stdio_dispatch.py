@@ -112,6 +112,41 @@ def test_progress_and_logs_only_when_the_request_opted_in() -> None:
     assert chatty[2]["result"]["content"][0]["text"] == '{"a": 1}'
 
 
+def test_progress_only_increases_and_nothing_goes_after_the_answer() -> None:
+    """progress.mdx: progress MUST increase with each notification and MUST stop after
+    completion. A report that does not increase is dropped; a task the handler left running with
+    its context sends nothing once the request is answered."""
+    late: list[asyncio.Task[None]] = []
+
+    class Reporter(s.Server):
+        async def call_tool(self, params: m.CallToolRequestParams, ctx: s.Context) -> m.CallToolResult:
+            for value in (50, 10, 50, 60):
+                await ctx.report_progress(value)
+
+            async def after() -> None:
+                await asyncio.sleep(0.05)
+                await ctx.report_progress(99)
+                await ctx.log("info", "late")
+
+            late.append(asyncio.ensure_future(after()))
+            return m.CallToolResult(content=[m.TextContent(type="text", text="done")])
+
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Reporter()) as conn:
+            extra = {"progressToken": "t", "io.modelcontextprotocol/logLevel": "debug"}
+            conn.send(request(1, "tools/call", {"name": "x", "arguments": {}}, **extra))
+            await conn.response(1)
+            await asyncio.gather(*late)
+            return conn.out
+
+    out = run(go())
+    assert [(m.get("method"), m.get("params", {}).get("progress")) for m in out] == [
+        ("notifications/progress", 50),
+        ("notifications/progress", 60),
+        (None, None),  # the answer, and nothing after it
+    ]
+
+
 def test_input_required_state_is_sealed_and_a_tampered_state_is_rejected() -> None:
     caps = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
 

@@ -201,6 +201,8 @@ class Kernel:
             except InputRequired as asked:
                 self.check_may_ask(method)
                 result = asked.round.result()
+            finally:  # answered, failed or cancelled: what a task it left running sends is dropped
+                ctx.finished = True
             if type(result) not in self._complete and self.is_input_required(result):
                 self.check_may_ask(method)
                 check_input_capabilities(result, capabilities)

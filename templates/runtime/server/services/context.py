@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, overload
@@ -28,6 +29,7 @@ from .principal import Principal
 M = TypeVar("M", bound=BaseModel)
 
 Send = Callable[[bytes], Awaitable[None]]
+logger = logging.getLogger(__name__)
 
 LOG_LEVELS: dict[str, int] = {
     "debug": 0,
@@ -61,13 +63,14 @@ class Context:
     __slots__ = (
         "_inputs",
         "_params",
+        "_progressed",
         "_replay",
         "_send",
-        "cancelled",
         "client_capabilities",
         "client_info",
         "direct",
         "era",
+        "finished",
         "log_level",
         "meta",
         "method",
@@ -102,12 +105,13 @@ class Context:
         self.progress_token = progress_token
         self.log_level = log_level
         self.principal = principal
-        self.cancelled = False
+        self.finished = False  # answered, cancelled or failed: what it would send now is dropped
         self.direct = direct
         self._send = send
         self._params: Any = None
         self._replay: ReplayState | None = None
         self._inputs: InputRound | None = None
+        self._progressed: float | None = None
 
     def bind(self, params: Any, replay: ReplayState | None = None) -> None:
         """The kernel hands over the request's params (and the opened replay state) before the handler runs."""
@@ -136,9 +140,13 @@ class Context:
         return value is not None and value is not MISSING
 
     async def notify(self, method: str, params: Mapping[str, Any]) -> None:
-        """Send a request-scoped notification (on HTTP: on this request's response stream)."""
-        if not self.cancelled:
-            await self._send(dumps(notification_envelope(method, params)))
+        """Send a request-scoped notification (on HTTP: on this request's response stream);
+        dropped once the request is ``finished`` (progress.mdx: progress notifications MUST stop
+        after completion; a task the handler left running may still hold its context)."""
+        if self.finished:
+            logger.warning("%s dropped: request %r of %s is finished", method, self.request_id, self.method)
+            return
+        await self._send(dumps(notification_envelope(method, params)))
 
     async def close_sse_stream(self, retry_ms: int = 1000) -> None:
         """Let go of the connection carrying this request's event stream, asking the client to
@@ -147,13 +155,19 @@ class Context:
         client gets it (and the response) by reconnecting with ``Last-Event-ID``, on any worker.
         Elsewhere (stdio, stateless requests, JSON replies) a no-op."""
         close = getattr(self._send, "close_connection", None)
-        if close is not None and not self.cancelled:
+        if close is not None and not self.finished:
             await close(retry_ms)
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """``notifications/progress`` for this request; a no-op unless it carried a ``progressToken``."""
+        """``notifications/progress`` for this request; a no-op unless it carried a ``progressToken``.
+        ``progress`` must increase from one report to the next (progress.mdx: MUST); one that does
+        not is dropped, with a warning in the server's log."""
         if self.progress_token is None:
             return
+        if self._progressed is not None and not progress > self._progressed:
+            logger.warning("progress %r dropped: not above the last reported, %r", progress, self._progressed)
+            return
+        self._progressed = progress
         params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}
         if total is not None:
             params["total"] = total
