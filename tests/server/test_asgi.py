@@ -305,6 +305,62 @@ def test_legacy_session_lifecycle_over_http() -> None:
     assert gone.status == 200 and after.status == 404
 
 
+class OpenStream:
+    """A GET stream of a legacy session held open in process: what it received, and a way to go."""
+
+    def __init__(self, app: HttpApp, session: Headers) -> None:
+        self.received = bytearray()
+        self.gone = asyncio.Event()
+        head = {"host": "127.0.0.1:8000", "accept": "text/event-stream", **session}
+        scope = {
+            "type": "http",
+            "method": "GET",
+            "path": "/mcp",
+            "headers": [(k.encode(), v.encode()) for k, v in head.items()],
+        }
+        self.task = asyncio.create_task(app(scope, self.receive, self.send))
+
+    async def receive(self) -> dict[str, Any]:
+        await self.gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.received += message.get("body", b"")
+
+    def methods(self) -> list[str]:
+        return [
+            json.loads(line[6:])["method"] for line in self.received.decode().splitlines() if line.startswith("data: {")
+        ]
+
+    async def close(self) -> None:
+        self.gone.set()
+        await asyncio.wait_for(self.task, 5)
+
+
+def test_when_the_newest_of_two_get_streams_closes_the_other_carries_the_notifications() -> None:
+    """transports.mdx: a client MAY hold several SSE streams; the server sends each message on
+    one of them. The newest took over, and once it closed the first, still open, got nothing: a
+    tools/list_changed was lost."""
+
+    async def go() -> tuple[list[str], list[str]]:
+        server = Demo()
+        app = server.asgi_app()
+        session = await legacy_session(app, "2025-11-25")
+        first, second = OpenStream(app, session), OpenStream(app, session)
+        await asyncio.sleep(0.1)
+        await server.notify_tools_changed()
+        await asyncio.sleep(0.1)
+        await second.close()
+        await server.notify_prompts_changed()
+        await asyncio.sleep(0.1)
+        await first.close()
+        return first.methods(), second.methods()
+
+    first, second = run(go())
+    assert second == ["notifications/tools/list_changed"]
+    assert first == ["notifications/prompts/list_changed"]
+
+
 def test_closing_the_sse_stream_cancels_the_request() -> None:
     async def go() -> tuple[list[dict[str, Any]], list[str]]:
         server = Demo()

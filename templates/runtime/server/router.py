@@ -49,7 +49,17 @@ class Connection:
     requests in flight (at most ``max_inflight``) and open streams, on a protected server its
     ``owner`` (the identity of the principal that opened it); ``closed`` once it ended."""
 
-    __slots__ = ("_on_close", "closed", "inflight", "legacy", "max_inflight", "owner", "session_id", "streams")
+    __slots__ = (
+        "_on_close",
+        "closed",
+        "inflight",
+        "legacy",
+        "listeners",
+        "max_inflight",
+        "owner",
+        "session_id",
+        "streams",
+    )
 
     def __init__(
         self,
@@ -61,6 +71,9 @@ class Connection:
         self.inflight: dict[RequestId, InFlight] = {}
         self.max_inflight = max_inflight
         self.streams = 0
+        # the writers of the session's open GET streams, oldest first: the newest carries what the
+        # server sends unprompted; when it closes, the one before it does (never two at once)
+        self.listeners: list[Send] = []
         self.closed = asyncio.Event()
         self._on_close = on_close
         self.owner = owner.identity if owner is not None else None

@@ -63,6 +63,7 @@ class Connection:
         "closed",
         "inflight",
         "legacy",
+        "listeners",
         "max_inflight",
         "owner",
         "session_id",
@@ -79,6 +80,9 @@ class Connection:
         self.inflight: dict[RequestId, InFlight] = {}
         self.max_inflight = max_inflight
         self.streams = 0
+        # the writers of the session's open GET streams, oldest first: the newest carries what the
+        # server sends unprompted; when it closes, the one before it does (never two at once)
+        self.listeners: list[Send] = []
         self.closed = asyncio.Event()
         self._on_close = on_close
         self.owner = owner.identity if owner is not None else None

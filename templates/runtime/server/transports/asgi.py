@@ -717,6 +717,7 @@ class HttpApp:
         subscriptions = self.router.services.subscriptions
         await subscriptions.attach()
         legacy.notify = push
+        conn.listeners.append(push)
         conn.streams += 1
         watcher = asyncio.create_task(disconnected(receive))
         closer = asyncio.create_task(conn.closed.wait())
@@ -754,8 +755,9 @@ class HttpApp:
             for task in (watcher, closer, shutdown):
                 task.cancel()
             conn.streams -= 1
-            if legacy.notify is push:
-                legacy.notify = None
+            conn.listeners.remove(push)
+            if legacy.notify is push:  # the stream opened before it, still open, carries them on
+                legacy.notify = conn.listeners[-1] if conn.listeners else None
 
     async def resume(self, conn: Connection, last_event_id: str, receive: Receive, send: ASGISend) -> None:
         """GET with ``Last-Event-ID``: the events of that stream after it, in order, then the rest
