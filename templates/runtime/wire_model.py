@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar, NoReturn
 
-from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 
@@ -43,7 +44,8 @@ class WireModel(BaseModel):
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
-JSON_TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
+SCALAR_TYPES = ("string", "integer", "number", "boolean", "null")
+JSON_TYPES = ("object", "array", *SCALAR_TYPES)
 
 
 def json_values(*scalars: str) -> JSONValues:
@@ -72,24 +74,57 @@ class JSONValues:
     __writes_as_is__: ClassVar[bool] = True
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        return core_schema.no_info_plain_validator_function(
+        return core_schema.no_info_plain_validator_function(  # written back by type, as Any is
             partial(_check_json, allowed=self.allowed), json_schema_input_schema=handler(source)
         )
 
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        """Validation: the definition's own schema. Serialization (a tool's ``outputSchema``): what
+        is written is a JSON value of the allowed types, any of them at any depth when every type
+        is allowed (2026-07-28's), so ``{}``, exactly; else the allowed types at the top."""
+        if handler.mode == "validation":
+            return handler(schema)
+        if self.allowed >= set(SCALAR_TYPES):
+            return {}
+        kinds = ["object", "array", *(t for t in SCALAR_TYPES if t in self.allowed)]
+        return {"type": kinds}
+
+
+def _listed(value: Any) -> Any:
+    """``value`` with its tuples made lists (a value built in Python; JSON has none)."""
+    if isinstance(value, dict):
+        return {key: _listed(member) for key, member in value.items()}
+    if isinstance(value, list | tuple):
+        return [_listed(member) for member in value]
+    return value
+
+
+_LEAVE = object()  # on the walk's stack: the container below it is done with
+
 
 def _check_json(value: Any, allowed: frozenset[str]) -> Any:
-    pending = [value]
+    """``value`` when it is a JSON value of the ``allowed`` scalars (tuples taken as arrays: then a
+    copy with lists), else the ``json_value`` error naming where; a container holding itself is
+    refused (a value built in Python: no JSON has one), one shared by several places is not."""
+    pending: list[Any] = [value]
+    inside: set[int] = set()  # the containers on the path to the item at hand
+    tuples = False
     while pending:
         item = pending.pop()
-        if isinstance(item, dict):
-            if not all(isinstance(key, str) for key in item):
+        if item is _LEAVE:
+            inside.discard(pending.pop())
+        elif isinstance(item, dict | list | tuple):
+            if id(item) in inside:
                 _refuse(value, allowed)
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
+            if isinstance(item, dict) and not all(isinstance(key, str) for key in item):
+                _refuse(value, allowed)
+            inside.add(id(item))
+            pending += (id(item), _LEAVE)
+            pending.extend(item.values() if isinstance(item, dict) else item)
+            tuples = tuples or isinstance(item, tuple)
         elif _scalar_type(item) not in allowed:
             _refuse(value, allowed)
-    return value
+    return _listed(value) if tuples else value
 
 
 def _scalar_type(value: Any) -> str | None:
@@ -109,16 +144,18 @@ def _scalar_type(value: Any) -> str | None:
 def _refuse(value: Any, allowed: frozenset[str]) -> None:
     """Raise the error for the first part of ``value`` that is not allowed, named by its path
     (walked again, with paths, only on this rare path)."""
-    pending: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    pending: list[tuple[Any, tuple[str | int, ...], tuple[int, ...]]] = [(value, (), ())]
     while pending:
-        item, path = pending.pop()
-        if isinstance(item, dict):
-            for key, member in item.items():
-                if not isinstance(key, str):
-                    _raise(path, f"an object key must be a string, not {type(key).__name__}")
-                pending.append((member, (*path, key)))
-        elif isinstance(item, list):
-            pending.extend((member, (*path, index)) for index, member in enumerate(item))
+        item, path, above = pending.pop()
+        if isinstance(item, dict | list | tuple):
+            if id(item) in above:
+                _raise(path, "a container holding itself, which no JSON can")
+            if isinstance(item, dict):
+                for key in item:
+                    if not isinstance(key, str):
+                        _raise(path, f"an object key must be a string, not {type(key).__name__}")
+            members = item.items() if isinstance(item, dict) else enumerate(item)
+            pending.extend((member, (*path, step), (*above, id(item))) for step, member in members)
         else:
             kind = _scalar_type(item)
             if kind is None:

@@ -85,7 +85,7 @@ def test_a_number_too_large_for_a_float_is_refused_not_read_as_infinity(version:
     [
         ([1, {2: 3}], "experimental.x.a", "an object key must be a string, not int at [1]"),
         ({"b": {1, 2}}, "experimental.x.a", "a set, not a JSON value at ['b']"),
-        ((1, 2), "experimental.x.a", "a tuple, not a JSON value"),
+        ({1, 2}, "experimental.x.a", "a set, not a JSON value"),
         (float("nan"), "experimental.x.a", "an infinite or NaN number"),
         (
             nested(30, leaf=float("inf")),
@@ -100,10 +100,34 @@ def test_a_python_value_that_is_not_json_is_refused_naming_where(value: Any, whe
     assert f"{where}\n  {problem} [type=json_value" in str(raised.value)
 
 
+def test_a_container_holding_itself_is_refused_and_one_shared_is_not() -> None:
+    looped: dict[str, Any] = {}
+    looped["self"] = [1, looped]
+    with pytest.raises(
+        ValueError, match=r"x\.self\n  a container holding itself, which no JSON can at \[1\]\['self'\]"
+    ):
+        models.ClientCapabilities(experimental={"x": looped})
+    shared = [1, 2]
+    built = models.ClientCapabilities(experimental={"x": {"a": shared, "b": [shared, (3, shared)]}})
+    assert json.loads(built.model_dump_json())["experimental"]["x"] == {"a": [1, 2], "b": [[1, 2], [3, [1, 2]]]}
+
+
+def test_a_value_deeper_than_pydantic_recursed_is_written_back_and_described() -> None:
+    """Accepted at any depth, so written at any depth too (by the type of each value, not through
+    the union pydantic recursed into), and the JSON Schema of either mode is there: a tool's
+    ``outputSchema`` is the serialization one."""
+    deep = models.ClientCapabilities(experimental={"x": nested(180)})
+    assert json.loads(deep.model_dump_json()) == {"experimental": {"x": nested(180)}}
+    validation = models.ClientCapabilities.model_json_schema()["$defs"]["JSONValue"]
+    assert {"$ref": "#/$defs/JSONObject"} in validation["anyOf"]
+    assert models.ClientCapabilities.model_json_schema(mode="serialization")["$defs"]["JSONValue"] == {}
+
+
 def test_json_values_keep_every_scalar_the_schema_allows_and_their_json_schema() -> None:
-    value = {"a": [1, 2.5, None, "s", True, {"b": []}], "big": 2**80}
+    value = {"a": [1, 2.5, None, "s", True, {"b": []}], "big": 2**80, "pair": (1, (2,))}
     capabilities = models.ClientCapabilities(experimental={"x": value})
-    assert json.loads(capabilities.model_dump_json())["experimental"]["x"] == value
+    assert json.loads(capabilities.model_dump_json())["experimental"]["x"] == {**value, "pair": [1, [2]]}
+    assert capabilities.experimental["x"]["pair"] == [1, [2]]  # a tuple is taken as an array: a list
     schema = models.ClientCapabilities.model_json_schema()["$defs"]["JSONValue"]
     assert {"type": "null"} in schema["anyOf"] and {"$ref": "#/$defs/JSONObject"} in schema["anyOf"]
 
