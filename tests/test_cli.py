@@ -266,7 +266,17 @@ def test_a_patch_whose_assertion_fails_on_the_new_revision_is_reported_not_carri
     assert first["pointer"] not in [p["pointer"] for p in carried]
 
 
-@pytest.mark.parametrize("version", ["2026-11-3", "next", "2027-13-01", "2026-12-32"])
+@pytest.mark.parametrize(
+    "version",
+    [
+        "2026-11-3",
+        "next",
+        "2027-13-01",
+        "2026-12-32",
+        "2026-02-31",
+        "\uff12\uff10\uff12\uff16-\uff10\uff18-\uff10\uff11",
+    ],  # full-width digits
+)
 def test_adopting_a_revision_under_a_name_that_is_no_protocol_version_is_refused(tmp_path: Path, version: str) -> None:
     """The runtime orders revisions by their YYYY-MM-DD names and refuses any other name: a
     package generated under one did not import."""
@@ -577,6 +587,7 @@ def test_a_damaged_manifest_is_reported_stale_and_generate_repairs_it(
     [
         ({"A": {"type": "object", "properties": ["x"]}}, "['x'] is not of type 'object' (at /$defs/A/properties)"),
         ({"A": {"anyOf": 5}}, "5 is not of type 'array' (at /$defs/A/anyOf)"),
+        ({"A": {"anyOf": 5}, "$schema": 5}, "$schema is 5, not a URI"),
     ],
 )
 def test_diff_against_a_file_that_is_no_json_schema_is_one_line_naming_where(
@@ -585,7 +596,8 @@ def test_diff_against_a_file_that_is_no_json_schema_is_one_line_naming_where(
     """``diff`` reads a file adoption never checked: a schema the prepass cannot walk was a
     traceback and exit 1 ("differences found"); it is a user error naming the place."""
     path = tmp_path / "odd.json"
-    path.write_text(json.dumps({"$defs": body}))
+    dialect = {"$schema": body.pop("$schema")} if "$schema" in body else {}
+    path.write_text(json.dumps({**dialect, "$defs": body}))
     done = run("diff", "2026-07-28", str(path), cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.endswith(f"not a valid JSON Schema: {where}\n")
@@ -639,3 +651,14 @@ def test_a_schema_using_what_the_models_cannot_enforce_is_refused_naming_the_def
         cwd=tmp_path,
     )
     assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+def test_diff_reads_a_schema_the_generator_would_refuse(tmp_path: Path) -> None:
+    """``diff`` looks at a new revision before it is adopted: a definition the models could not
+    enforce (``oneOf``) is shown as added, not refused (only adoption and generation refuse it)."""
+    path = new_revision(
+        tmp_path, "2026-09-30", lambda d: d["$defs"].update({"Either": {"oneOf": [{"type": "string"}]}})
+    )  # type: ignore[attr-defined]
+    done = run("diff", "2026-07-28", str(path), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "Either" in done.stdout

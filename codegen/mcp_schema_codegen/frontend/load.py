@@ -59,11 +59,16 @@ def check_json_schema(document: dict[str, JSON], version: str) -> None:
     about 0.3 s for 2026-07-28, so at adoption, and when a schema fails the generator)."""
     import jsonschema
 
+    dialect = document.get("$schema")
+    if dialect is not None and not isinstance(dialect, str):
+        raise GeneratorError(f"not a valid JSON Schema: $schema is {dialect!r}, not a URI", version=version)
     try:
         jsonschema.validators.validator_for(document).check_schema(document)
     except jsonschema.SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path)
         raise GeneratorError(f"not a valid JSON Schema: {exc.message} (at /{where})", version=version) from None
+    except Exception as exc:  # the metaschema itself cannot be read or applied: no JSON Schema either
+        raise GeneratorError(f"not a valid JSON Schema: {type(exc).__name__}: {exc}", version=version) from None
 
 
 def parse_schema(data: bytes, rev: LockedRevision, patches: tuple[Patch, ...]) -> LoadedSchema:

@@ -11,6 +11,7 @@ or one file.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import os
 import re
@@ -130,16 +131,22 @@ def load_lock(schema_dir: Path) -> Lock:
     return Lock(path=path, url_template=template, revisions=revisions)
 
 
-_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits: a revision name becomes a module name
 
 
 def check_version(version: str, where: str = "") -> None:
-    """A revision name is an MCP protocol version, ``YYYY-MM-DD`` (what the runtime takes, and
-    orders revisions by), and becomes a package name (``vYYYY_MM_DD``)."""
-    match = _DATE.fullmatch(version) if isinstance(version, str) else None
-    if match is None or not (1 <= int(match[2]) <= 12 and 1 <= int(match[3]) <= 31):
+    """A revision name is an MCP protocol version, a ``YYYY-MM-DD`` date (what the runtime takes,
+    and orders revisions by), and becomes a package name (``vYYYY_MM_DD``)."""
+    if not (isinstance(version, str) and _DATE.fullmatch(version) and _is_date(version)):
         prefix = f"{where}: " if where else ""
         raise GeneratorError(f"{prefix}revision {version!r} is not an MCP protocol version (YYYY-MM-DD)")
+
+
+def _is_date(text: str) -> bool:
+    try:
+        return datetime.date.fromisoformat(text).year >= 1
+    except ValueError:
+        return False
 
 
 def is_url(source: str) -> bool:

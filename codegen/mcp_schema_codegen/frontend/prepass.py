@@ -367,7 +367,6 @@ def prepass(schema: LoadedSchema) -> tuple[dict[str, JSON], dict[str, int]]:
     """Return the transformed document and how many places each transform changed."""
     document = copy.deepcopy(schema.document)
     check_references(document, schema.container, schema.version)
-    check_supported(document, schema.container, schema.version)
     defs: dict[str, JSON] = document[schema.container]
     c, p = schema.container, schema.ref_prefix
     stats = {

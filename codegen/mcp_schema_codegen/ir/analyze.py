@@ -19,7 +19,7 @@ from typing import Any
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import LoadedSchema, check_json_schema, load
 from mcp_schema_codegen.frontend.lock import Era, Lock
-from mcp_schema_codegen.frontend.prepass import prepass
+from mcp_schema_codegen.frontend.prepass import check_supported, prepass
 from mcp_schema_codegen.ir.protocol import Direction, Kind, Method, Protocol, TypedError
 
 JSON = Any
@@ -287,8 +287,11 @@ def analyze_schema(schema: LoadedSchema, overlay: Overlay) -> AnalyzedRevision:
 
 
 def analyze_revision(lock: Lock, version: str, overlay: Overlay) -> AnalyzedRevision:
-    """Load, patch, prepass and analyze one locked revision."""
-    return analyze_schema(load(lock, version), overlay)
+    """Load, patch, prepass and analyze one locked revision, to be generated: its keywords must be
+    ones the models enforce (``check_supported``; ``diff`` reads any schema)."""
+    schema = load(lock, version)
+    check_supported(schema.document, schema.container, version)
+    return analyze_schema(schema, overlay)
 
 
 def overlay_for(schema_dir: Path) -> Overlay:
