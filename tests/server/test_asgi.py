@@ -239,15 +239,17 @@ def test_input_holding_no_request_that_a_legacy_session_refuses_gets_an_error_st
 
 def test_a_legacy_message_without_a_session_id_is_400_on_a_server_of_both_eras() -> None:
     """transports.mdx: a message other than initialize without Mcp-Session-Id gets 400. A server
-    of both eras told the legacy revision by MCP-Protocol-Version answers so, not with the modern
-    era's answer (404 for a method 2026-07-28 does not have, which means "session gone")."""
+    of both eras told the legacy revision by MCP-Protocol-Version (or by its absence: 2025-03-26)
+    answers so, not with the modern era's answer (404 for a method 2026-07-28 does not have, which
+    means "session gone")."""
 
     async def go() -> list[Reply]:
         app = Demo().asgi_app()
         await legacy_session(app, "2025-11-25")
         ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
         listing = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
-        return [await call(app, body, {"mcp-protocol-version": "2025-11-25"}) for body in (ping, listing)]
+        told = [await call(app, body, {"mcp-protocol-version": "2025-11-25"}) for body in (ping, listing)]
+        return [*told, await call(app, ping)]  # no header: 2025-03-26, whose clients send none
 
     for reply in run(go()):
         assert reply.status == 400 and reply.json()["error"]["code"] == -32600

@@ -600,14 +600,12 @@ class HttpApp:
             return
         conn: Connection | None = None
         modern = is_modern(obj)
-        version = headers.get(PROTOCOL_VERSION)
         if (
             not modern
             and headers.get(SESSION_ID) is None
-            and version is not None
-            and version in self.router.legacy_versions
+            and self.legacy_without_session(obj, headers)
         ):
-            # a legacy client's message outside any session gets the legacy answer (transports.mdx:
+            # a legacy client's request outside any session gets the legacy answer (transports.mdx:
             # 400 for a message without the session id, other than initialize), not the modern era's
             message = "no Mcp-Session-Id header: a legacy session starts with initialize"
             await error(send, 400, rid, ProtocolError(INVALID_REQUEST, message))
@@ -645,6 +643,20 @@ class HttpApp:
         finally:
             if conn is not None:
                 await self.router.release(conn)
+
+    def legacy_without_session(self, obj: Any, headers: Headers) -> bool:
+        """A message of no modern shape, without a session, from a legacy client: its
+        ``MCP-Protocol-Version`` names a legacy revision served here, or, a request, it has none,
+        which transports.mdx has a server take for 2025-03-26 (whose clients send no such header)."""
+        version = headers.get(PROTOCOL_VERSION)
+        served = self.router.legacy_versions
+        if version is None:  # and no header of 2026-07-28's (Mcp-Method): a modern client's mistake
+            return (
+                "2025-03-26" in served
+                and holds_a_request(obj)
+                and headers.get("mcp-method") is None
+            )
+        return version in served
 
     async def initialize(
         self, obj: dict[str, Any], principal: Principal | None, send: ASGISend
