@@ -104,6 +104,12 @@ def test_a_legacy_protected_scaffold_with_a_vendored_runtime(tmp_path: Path) -> 
     done = project_tests(root)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "10 passed" in done.stdout  # the legacy conversation: initialize with the token, then the call
+    # its runtime is no mcpgen distribution: a missing dependency is named as such, not as mcpgen's extra
+    code = "import sys; sys.modules['joserfc'] = None; import old_notes_mcp._runtime.server.auth"
+    missing = run(root, "-c", code)
+    assert missing.stderr.splitlines()[-1].endswith(
+        "protecting a server needs the runtime's auth extra: pip install joserfc (missing: joserfc)"
+    ), missing.stderr
 
 
 # the project's entry point, run with the auth extra's joserfc missing (None in sys.modules: its import fails)

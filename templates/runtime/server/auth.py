@@ -25,7 +25,9 @@ services layer (``services/auth.py``, ``services/verifiers.py``, ``services/dpop
 try:  # one sentence naming the extra, not a traceback ending in a module's name
     import joserfc  # noqa: F401
 except ModuleNotFoundError as _missing:
-    _NEEDS = "protecting a server needs the runtime's auth extra: pip install 'mcpgen[auth]'"
+    # the runtime distribution's extra; a runtime vendored into a project has its own dependencies
+    _FIX = "pip install 'mcpgen[auth]'" if __name__.startswith("mcpgen.") else f"pip install {_missing.name}"
+    _NEEDS = f"protecting a server needs the runtime's auth extra: {_FIX}"
     raise ModuleNotFoundError(f"{_NEEDS} (missing: {_missing.name})", name=_missing.name) from None
 
 from .services.auth import (

@@ -18,7 +18,9 @@ try:  # one sentence naming the extra, not a traceback ending in a module's name
     import authlib  # noqa: F401
     import joserfc  # noqa: F401
 except ModuleNotFoundError as _missing:
-    _NEEDS = "OAuth for a client needs the runtime's auth extra: pip install 'mcpgen[auth]'"
+    # the runtime distribution's extra; a runtime vendored into a project has its own dependencies
+    _FIX = "pip install 'mcpgen[auth]'" if __name__.startswith("mcpgen.") else f"pip install {_missing.name}"
+    _NEEDS = f"OAuth for a client needs the runtime's auth extra: {_FIX}"
     raise ModuleNotFoundError(f"{_NEEDS} (missing: {_missing.name})", name=_missing.name) from None
 
 from .challenge import Challenge, parse_www_authenticate
