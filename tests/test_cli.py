@@ -491,7 +491,7 @@ def test_a_failed_first_sync_leaves_no_schema_directory(tmp_path: Path) -> None:
     assert listing(project) == []
     (source / "2025-06-18" / "schema.json").write_bytes((SCHEMA_DIR / "2025-06-18" / "schema.json").read_bytes())
     assert run("schema", "sync", "--from", str(source), cwd=project).returncode == 0
-    assert (project / "schema" / "lock.json").is_file() and not list(project.glob(".schema-*"))
+    assert listing(project) == []  # it succeeded and found every schema as locked: nothing to keep
 
 
 # -- click: options after the subcommand, --version, help, completion ------------------------------
@@ -662,3 +662,13 @@ def test_diff_reads_a_schema_the_generator_would_refuse(tmp_path: Path) -> None:
     done = run("diff", "2026-07-28", str(path), cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert "Either" in done.stdout
+
+
+def test_a_sync_that_changes_nothing_leaves_no_schema_directory(tmp_path: Path) -> None:
+    """Without ./schema, ``schema sync`` starts from the bundled lock; finding every schema as
+    locked, it made ./schema all the same, a copy that overrode the bundled schemas from then on
+    (through every upgrade of the tool)."""
+    done = run("schema", "sync", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"{v}: unchanged" for v in VERSIONS]
+    assert list(tmp_path.iterdir()) == []

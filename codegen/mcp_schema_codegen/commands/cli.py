@@ -680,8 +680,8 @@ def schema() -> None:
 def sync(source: str | None, versions: tuple[str, ...], update_lock: bool, era: str | None) -> int:
     """Fetch the locked schemas, verifying their sha256; or adopt a revision.
 
-    Without ./schema the bundled lock is the starting point: a ./schema is created, and only
-    when the command succeeds.
+    Without ./schema the bundled lock is the starting point: a ./schema is created only when the
+    command succeeds and changed something (an adoption, a schema installed).
 
     \b
     Examples:
@@ -694,11 +694,13 @@ def sync(source: str | None, versions: tuple[str, ...], update_lock: bool, era: 
         raise click.UsageError("--update-lock needs --from DIR|URL|FILE and exactly one --version")
     # printed once the schema directory is committed: output to a closed pipe (`| head`) threw
     # the adoption away with the rest of the block
-    with writable_schema_dir(_schema_dir(), Path.cwd()) as schema_dir:
+    with writable_schema_dir(_schema_dir(), Path.cwd()) as target:
         if update_lock:
-            lines = adopt(schema_dir, source or "", versions[0], era).lines()  # type: ignore[arg-type]
+            lines = adopt(target.path, source or "", versions[0], era).lines()  # type: ignore[arg-type]
         else:
-            lines = [f"{v}: {status}" for v, status in sync_schemas(schema_dir, source, list(versions) or None)]
+            statuses = sync_schemas(target.path, source, list(versions) or None)
+            target.keep = any(status != "unchanged" for _, status in statuses)
+            lines = [f"{v}: {status}" for v, status in statuses]
     for line in lines:
         click.echo(line)
     return EXIT_OK

@@ -54,24 +54,36 @@ CORE_DEFINITIONS = (
 )
 
 
+@dataclass
+class SchemaDir:
+    """Where a schema command writes: ``path``; ``keep`` False drops a staged copy (nothing changed)."""
+
+    path: Path
+    keep: bool = True
+
+
 @contextlib.contextmanager
-def writable_schema_dir(schema_dir: Path, project: Path) -> Iterator[Path]:
+def writable_schema_dir(schema_dir: Path, project: Path) -> Iterator[SchemaDir]:
     """The schema directory to write into.
 
     When ``schema_dir`` is the generator's bundled one (a project with no ``schema/`` of its
-    own), a copy is staged beside ``project/schema`` and renamed into place on success only.
+    own), a copy is staged beside ``project/schema`` and renamed into place on success only, and
+    only if the command kept it (a sync that found every schema unchanged leaves no ./schema: one
+    would override the bundled schemas from then on, through every upgrade of the tool).
     """
     local = project / "schema"
     if schema_dir.resolve() != bundled_schema_dir().resolve() or local.resolve() == schema_dir.resolve():
-        yield schema_dir
+        yield SchemaDir(schema_dir)
         return
     if local.exists():
         raise GeneratorError(f"{local} exists but holds no {LOCK_NAME}", hint="remove it or pass --schema-dir")
     stage = staged_directory(".schema-", project)
     try:
         shutil.copytree(schema_dir, stage, dirs_exist_ok=True, ignore=shutil.ignore_patterns("examples", "__pycache__"))
-        yield stage
-        stage.rename(local)
+        target = SchemaDir(stage)
+        yield target
+        if target.keep:
+            stage.rename(local)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
