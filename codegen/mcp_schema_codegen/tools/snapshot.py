@@ -11,9 +11,11 @@ gives the same bytes, whichever era or key order the server used.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import subprocess
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,20 +173,53 @@ def take_snapshot(
 ) -> Snapshot:
     """Connect to a server (stdio command or http(s) URL, either era; ``versions`` limits the
     revisions offered) and snapshot its surface."""
+    with _runtime_warnings() as warned:
+        try:
+            return _run(asyncio.wait_for(_take(target, capabilities, timeout, versions), timeout * 4))
+        except GeneratorError:
+            raise
+        except TimeoutError as exc:  # one request's own timeout (it says which), or the whole snapshot's
+            if str(exc):
+                raise GeneratorError(f"the server {_describe(target)} timed out: {exc}{_before(warned)}") from None
+            message = f"the server {_describe(target)} did not answer within {timeout * 4:.0f} s{_before(warned)}"
+            raise GeneratorError(message) from None
+        except FileNotFoundError as exc:
+            message = f"cannot start the server {_describe(target)}: {exc.strerror}: {exc.filename}"
+            raise GeneratorError(message) from None
+        except Exception as exc:  # the runtime's TransportError, ServerError, ProtocolError, OSError
+            message = f"cannot snapshot the server {_describe(target)}: {type(exc).__name__}: {exc}{_before(warned)}"
+            raise GeneratorError(message.replace("\n", " ")) from None
+
+
+class _Warnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def _runtime_warnings() -> Iterator[list[str]]:
+    """What the client runtime warns about while a snapshot is taken (a line from the server it
+    refused), kept for the command's one line instead of printed before it."""
+    runtime = logging.getLogger("mcpgen")
+    handler, propagate = _Warnings(), runtime.propagate
+    runtime.addHandler(handler)
+    runtime.propagate = False
     try:
-        return _run(asyncio.wait_for(_take(target, capabilities, timeout, versions), timeout * 4))
-    except GeneratorError:
-        raise
-    except TimeoutError as exc:  # one request's own timeout (it says which), or the whole snapshot's
-        if str(exc):
-            raise GeneratorError(f"the server {_describe(target)} timed out: {exc}") from None
-        raise GeneratorError(f"the server {_describe(target)} did not answer within {timeout * 4:.0f} s") from None
-    except FileNotFoundError as exc:
-        raise GeneratorError(f"cannot start the server {_describe(target)}: {exc.strerror}: {exc.filename}") from None
-    except Exception as exc:  # the runtime's TransportError, ServerError, ProtocolError, OSError
-        raise GeneratorError(
-            f"cannot snapshot the server {_describe(target)}: {type(exc).__name__}: {exc}".replace("\n", " ")
-        ) from None
+        yield handler.messages
+    finally:
+        runtime.removeHandler(handler)
+        runtime.propagate = propagate
+
+
+def _before(warned: list[str]) -> str:
+    if not warned:
+        return ""
+    more = f" (and {len(warned) - 1} more)" if len(warned) > 1 else ""
+    return f"; before that, {warned[-1]}{more}"
 
 
 def _run(main: Coroutine[Any, Any, Snapshot]) -> Snapshot:
