@@ -227,6 +227,9 @@ def test_regen_inside_the_project_moves_the_revision_and_keeps_imports_working(
     done = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, env=env())
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == f"2025-11-25 {MODULE}_mcp.v2025_11_25.server"
+    # the project's own test talks through the generated client, which speaks the new revision too
+    tests = project_tests(root)
+    assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout[-3000:] + tests.stderr[-2000:]
 
 
 def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
