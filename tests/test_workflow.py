@@ -184,3 +184,5 @@ def test_check_verifies_the_schema_bytes_against_the_lock(project: Path) -> None
     schema.write_bytes(schema.read_bytes().replace(b"{", b"{ ", 1))  # same JSON, other bytes
     stale = run("check", cwd=project)
     assert stale.returncode == 1 and "the lock expects" in stale.stderr and "2025-03-26" in stale.stderr
+    # not "run mcp-codegen generate ...": that would refuse the same bytes; the schema is what to fix
+    assert "mcp-codegen generate" not in stale.stderr and "a schema does not match the lock" in stale.stderr

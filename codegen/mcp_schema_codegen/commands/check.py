@@ -25,6 +25,7 @@ from mcp_schema_codegen.pipeline import Options, package_dir_name, render_packag
 class CheckReport:
     reasons: list[str] = field(default_factory=list)  # why the tree is stale, one line each
     diff: list[str] = field(default_factory=list)  # unified diff lines, generated/ -> fresh
+    regenerable: bool = True  # False: a schema does not match the lock, so generation would refuse too
 
     @property
     def clean(self) -> bool:
@@ -125,7 +126,8 @@ def check(options: Options, full: bool = False) -> CheckReport:
     versions = options.versions or recorded_versions(package_dir)
     lock = load_lock(options.schema_dir)
     if lock.mismatches([v for v in versions if v in lock.revisions]):
-        return report  # generation would refuse these bytes: the reasons say why, there is no diff to show
+        report.regenerable = False  # generation would refuse these bytes: the reasons say why, no diff to show
+        return report
     only, keep_from = None, None
     if not full and not inputs and not options.versions:
         # Only files differ, and every input is the one recorded: a revision whose files all have

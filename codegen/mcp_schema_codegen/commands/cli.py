@@ -337,8 +337,14 @@ def check(
                 click.echo(line)
             for reason in report.reasons:
                 click.echo(f"stale: {reason}", err=True)
-            fix = _regenerate(config, options, report.reasons)
-            click.echo(f"{PROG}: {options.out / options.package} is stale; run {fix}", err=True)
+            if report.regenerable:
+                fix = _regenerate(config, options, report.reasons)
+                click.echo(f"{PROG}: {options.out / options.package} is stale; run {fix}", err=True)
+            else:  # generating would refuse the same schema bytes: the stale line above says what to do
+                click.echo(
+                    f"{PROG}: {options.out / options.package} cannot be checked: a schema does not match the lock",
+                    err=True,
+                )
             status = EXIT_DIFFERENT
     if config.app is not None and config.root is not None:
         surface = check_surface(config.root, config.app)
