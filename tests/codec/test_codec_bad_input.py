@@ -341,3 +341,25 @@ def test_a_legacy_result_with_a_task_key_is_the_methods_own_result_when_it_is_on
     }
     augmented = client.decode(j({"jsonrpc": "2.0", "id": 2, "result": {"task": task}}), pending={2: "tools/call"})
     assert isinstance(augmented.result, models.CreateTaskResult)
+
+
+@pytest.mark.parametrize(
+    ("members", "read"),
+    [
+        ({}, {"ttlMs": 0, "cacheScope": "private"}),
+        ({"ttlMs": -5, "cacheScope": "public"}, {"ttlMs": 0, "cacheScope": "public"}),
+        ({"ttlMs": 5000}, {"ttlMs": 5000, "cacheScope": "private"}),
+        ({"ttlMs": 5000, "cacheScope": "public"}, {"ttlMs": 5000, "cacheScope": "public"}),
+    ],
+)
+def test_a_client_reads_absent_or_negative_cache_hints_as_caching_says(
+    members: dict[str, Any], read: dict[str, Any]
+) -> None:
+    """caching.mdx: an absent ttlMs SHOULD be taken as 0, a negative one ignored and taken as 0;
+    an absent cacheScope is read as private (nothing shared). A server MUST send both; older ones
+    do not, and their results (a DiscoverResult among them) were refused."""
+    wire = {"jsonrpc": "2.0", "id": "r", "result": {"resultType": "complete", "tools": [], **members}}
+    decoded = codec("2026-07-28", "client").decode(j(wire), pending={"r": "tools/list"})
+    assert {"ttlMs": decoded.result.ttl_ms, "cacheScope": decoded.result.cache_scope} == read
+    bad = {**wire, "result": {**wire["result"], "ttlMs": "soon"}}
+    assert refuse(codec("2026-07-28", "client"), j(bad), pending={"r": "tools/list"}).code == -32602

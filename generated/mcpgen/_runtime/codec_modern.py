@@ -94,6 +94,8 @@ class ModernCodec(Codec):
             raw = {**raw, RESULT_TYPE: COMPLETE}
         kind = raw[RESULT_TYPE]  # read raw, before validation
         if kind == COMPLETE:
+            if spec.cacheable and self.side == "client":
+                raw = cache_hints_read(raw)
             return spec.result, raw
         if kind == INPUT_REQUIRED and spec.mrtr and self.revision.input_required is not None:
             if "inputRequests" not in raw and "requestState" not in raw:
@@ -210,3 +212,20 @@ def missing_required_client_capability(
 def header_mismatch(message: str = "Header mismatch") -> ProtocolError:
     """-32020 (Streamable HTTP): the ``MCP-*`` headers disagree with the body, or are missing or malformed."""
     return ProtocolError(HEADER_MISMATCH, message)
+
+
+def cache_hints_read(raw: JSONObject) -> JSONObject:
+    """A cacheable result as a client reads it (caching.mdx): an absent ``ttlMs`` is taken as 0 (a
+    client SHOULD assume it), a negative one as 0 (it SHOULD ignore it), and an absent
+    ``cacheScope`` as ``private``, the one that shares nothing. A server MUST send both, and
+    older ones do not: a ``DiscoverResult`` without them made ``connect`` take a modern server
+    for a legacy one."""
+    ttl: Any = raw.get(TTL_MS)
+    negative = type(ttl) in (int, float) and ttl < 0
+    if (ttl is not None and not negative) and CACHE_SCOPE in raw:
+        return raw
+    read = dict(raw)
+    if ttl is None or negative:
+        read[TTL_MS] = 0
+    read.setdefault(CACHE_SCOPE, "private")
+    return read
