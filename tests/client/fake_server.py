@@ -55,6 +55,7 @@ def text(value: str, modern: bool) -> dict[str, Any]:
 
 CANCELLED_ASKS: list[str] = []  # sampling requests sent by asks-then-cancels, each cancelled at once
 ANSWERED_AFTER_CANCEL: list[Any] = []  # the ids of those the client answered all the same
+ANSWERS_TO_THE_SERVER: list[Any] = []  # what a modern client answered to a server's request (nothing)
 ASKED_WITH_A_BAD_ID: list[Any] = []  # the tools/call waiting for the client's answer to such a request
 
 
@@ -63,6 +64,9 @@ def handle(message: dict[str, Any]) -> None:
     rid = message.get("id")
     params = message.get("params") or {}
     print(f"got {method}", file=sys.stderr, flush=True)
+    if method is None and rid == "srv-1":  # the client's answer to asks-the-client's request
+        ANSWERS_TO_THE_SERVER.append(message)
+        return
     if method is None and rid in CANCELLED_ASKS:  # an answer to a request this server cancelled
         ANSWERED_AFTER_CANCEL.append(rid)
         return
@@ -123,6 +127,25 @@ def handle(message: dict[str, Any]) -> None:
         send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}})
         return
     if method == "tools/call":
+        if MODE == "mrtr" and params.get("name") == "resumed":  # a caller resuming at requestState S1
+            if params.get("requestState") == "S1":  # the next round asks again, keeping no state
+                form = {"type": "object", "properties": {"more": {"type": "string"}}}
+                ask = {
+                    "method": "elicitation/create",
+                    "params": {"mode": "form", "message": "More?", "requestedSchema": form},
+                }
+                result(rid, {"resultType": "input_required", "inputRequests": {"b": ask}})
+                return
+            seen = {"requestState": params.get("requestState"), "answers": sorted(params.get("inputResponses") or {})}
+            result(rid, text(json.dumps(seen, sort_keys=True), True))
+            return
+        if MODE == "mrtr" and params.get("name") == "asks-the-client":  # what 2026-07-28 has no servers do
+            send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})
+            result(rid, text("asked", True))
+            return
+        if MODE == "mrtr" and params.get("name") == "answers-to-the-server":
+            result(rid, text(json.dumps(ANSWERS_TO_THE_SERVER), True))
+            return
         if MODE == "mrtr":
             state = params.get("requestState")
             round_ = 0 if state is None else int(state.split("-")[1])

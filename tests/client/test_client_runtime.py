@@ -193,6 +193,44 @@ def test_a_request_the_server_cancels_is_not_answered_and_its_handler_stops() ->
     assert "finished" not in ran
 
 
+def test_a_modern_client_answers_no_request_of_the_server() -> None:
+    """stdio.mdx: the client MUST NOT write JSON-RPC responses (2026-07-28 servers send no
+    requests). The client answered a server's ping with a -32601 error response."""
+    answers: list[str] = []
+
+    async def scenario() -> None:
+        async with await connect([*FAKE, "mrtr"], timeout=10, stderr=subprocess.DEVNULL) as client:
+            assert isinstance(client, modern_client.Client)
+            await client.call_tool(name="asks-the-client", arguments={})
+            await client.list_tools()  # the server has read whatever the client wrote meanwhile
+            report = await client.call_tool(name="answers-to-the-server", arguments={})
+            answers.append(report.content[0].text)  # type: ignore[union-attr]
+
+    run(scenario)
+    assert answers == ["[]"]
+
+
+def test_a_retry_carries_only_the_state_the_last_input_required_result_gave() -> None:
+    """mrtr.mdx: if the InputRequiredResult has no requestState, the retry MUST NOT carry one. A
+    caller resuming with ``request_state`` had it sent again on the automatic retries."""
+    seen: list[str] = []
+
+    async def answer(params: Any) -> dict[str, Any]:
+        return {"action": "accept", "content": {}}
+
+    async def scenario() -> None:
+        handlers = {"elicitation/create": answer}
+        async with await connect([*FAKE, "mrtr"], handlers=handlers, timeout=10, stderr=subprocess.DEVNULL) as client:
+            assert isinstance(client, modern_client.Client)
+            result = await client.call_tool(
+                name="resumed", arguments={}, request_state="S1", input_responses={"a": {"action": "accept"}}
+            )
+            seen.append(result.content[0].text)  # type: ignore[union-attr]
+
+    run(scenario)
+    assert json.loads(seen[0]) == {"requestState": None, "answers": ["b"]}
+
+
 def test_a_cached_verdict_that_fails_is_dropped_and_the_server_probed_again() -> None:
     """versioning.mdx: cache the era, "re-probing if the cached assumption later fails" (a server
     rolled back, or over HTTP another endpoint of the origin): the connection failed for good."""

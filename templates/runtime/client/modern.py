@@ -140,7 +140,10 @@ class ModernClient(BaseClient):
         ``requestState``, at most ``max_input_rounds`` times. ``input_required=True`` returns
         the first ``InputRequiredResult`` instead.
         """
-        base = dict(params or {})
+        # a retry is the request as first asked, with this round's answers and state only: a
+        # requestState (or inputResponses) the caller passed belongs to the round it came from
+        # (mrtr.mdx: a retry MUST NOT carry a requestState the InputRequiredResult did not)
+        base = {k: v for k, v in (params or {}).items() if k not in ("requestState", "inputResponses")}
         rounds = self.session.options.max_input_rounds
         for _ in range(rounds + 1):
             result = await self._call(method, params, timeout=timeout, on_progress=on_progress)

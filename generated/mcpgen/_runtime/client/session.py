@@ -327,6 +327,10 @@ class ClientSession:
     ) -> None:
         if error.kind == "response" and error.id is not None:
             self._settle(error.id, exception=error)  # a result that fails validation
+        elif error.kind == "request" and self.codec.era == "modern":
+            # 2026-07-28 has a server send no requests, and a client MUST NOT write responses
+            # (stdio.mdx, streamable-http.mdx): dropped, not answered with an error
+            logger.warning("ignored a request from the server: %s %s", error.code, error.message)
         elif error.kind == "request":  # its error; with a null id when the id could not be read
             self._spawn(self._reply(error.reply()))
         elif (
