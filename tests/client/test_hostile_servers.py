@@ -215,6 +215,23 @@ def test_re_listing_after_a_header_mismatch_ends_when_the_cursors_go_round(serve
     assert app.seen["tools/call"] == 2  # the call and its one retry
 
 
+@pytest.mark.parametrize("served", ["cycle"], indirect=True)
+def test_pages_end_when_the_cursors_go_round(served: tuple[Hostile, str]) -> None:
+    """The README's ``async for page in client.list_tools_pages()`` asked a server whose cursors go
+    a, b, a, ... for ever (15,000 requests in 3 s against one that repeats its cursor)."""
+    app, url = served
+    pages: list[int] = []
+
+    async def go() -> None:
+        client = await client_of(url, timeout=10)
+        async with client:
+            async for page in client.list_tools_pages():
+                pages.append(len(page.tools))
+
+    asyncio.run(asyncio.wait_for(go(), 30))
+    assert pages == [1, 1, 1] and app.seen["tools/list"] == 3  # no cursor, a, b; then a again: the end
+
+
 @pytest.mark.parametrize("served", ["listen-result"], indirect=True)
 def test_a_listen_not_acknowledged_leaves_nothing_pending(served: tuple[Hostile, str]) -> None:
     _, url = served

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import Any, ClassVar, Self
@@ -13,6 +14,8 @@ from ..codec import Revision, dump
 from ..jsonrpc import Notification
 from .session import CLOSED, ClientSession, ProgressCallback
 from .transport import JSONObject
+
+logger = logging.getLogger(__name__)
 
 
 class Subscription:
@@ -157,15 +160,25 @@ class BaseClient:
         return await self._call(method, params, timeout=timeout, on_progress=on_progress)
 
     async def _pages(self, method: str, params: JSONObject, *, timeout: float | None = None) -> AsyncIterator[Any]:
+        """Every page, following ``nextCursor``. A cursor the server gave before ends the pages
+        (with a warning): its pages go round, and following them never ended (a server answering
+        ``"nextCursor": "same"`` was asked 15,000 times in 3 s)."""
         cursor: Any = params.get("cursor")
+        seen: set[Any] = set()
         while True:
             page_params = dict(params)
             if cursor is not None:
                 page_params["cursor"] = cursor
+                seen.add(cursor)
             page = await self._call(method, page_params, timeout=timeout)
             yield page
             cursor = _field(page, "next_cursor")
             if cursor is None:
+                return
+            if cursor in seen:
+                logger.warning(
+                    "%s: the server gave cursor %r again; its pages go round, so they end here", method, cursor
+                )
                 return
 
 
