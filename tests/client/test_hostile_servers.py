@@ -36,6 +36,7 @@ from mcpgen.v2026_07_28.client import Client
 from tests.auth.protected import request_body, served_in_thread
 
 MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
 DISCOVER = {
     "resultType": "complete",
     "supportedVersions": [MODERN],
@@ -54,6 +55,7 @@ class Hostile:
     def __init__(self, mode: str) -> None:
         self.mode = mode
         self.seen: dict[str, int] = {}
+        self.sessions: list[bytes | None] = []  # the Mcp-Session-Id each POST carried
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["method"] != "POST":  # a resumption (GET with Last-Event-ID), or a DELETE
@@ -70,13 +72,22 @@ class Hostile:
             else:
                 await reply(send, 202, b"")
             return
+        bad_session = [(b"mcp-session-id", "S\u00e9".encode("latin-1"))] if self.mode == "session-id" else []
+        self.sessions.append(dict(scope["headers"]).get(b"mcp-session-id"))
         if method == "server/discover":
-            headers = [(b"mcp-session-id", "S\u00e9".encode("latin-1"))] if self.mode == "session-id" else []
-            await reply(send, 200, answer(rid, DISCOVER), headers)
+            await reply(send, 200, answer(rid, DISCOVER), bad_session)
+        elif method == "initialize":
+            initialized = {
+                "protocolVersion": LEGACY,
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "h", "version": "1"},
+            }
+            await reply(send, 200, answer(rid, initialized), bad_session)
         elif method == "tools/list":
             cursor = request["params"].get("cursor")
             following = {None: "a", "a": "b", "b": "a"}[cursor] if self.mode == "cycle" else None
-            await reply(send, 200, answer(rid, {**LISTING, "tools": [TOOL], "nextCursor": following}))
+            cursor_member = {"nextCursor": following} if following is not None else {}
+            await reply(send, 200, answer(rid, {**LISTING, "tools": [TOOL], **cursor_member}))
         elif method == "tools/call" and self.mode == "cycle":
             error = {"code": -32020, "message": "header mismatch"}
             await reply(send, 400, json.dumps({"jsonrpc": "2.0", "id": rid, "error": error}).encode())
@@ -189,14 +200,19 @@ def test_an_answer_beyond_the_limit_is_refused_while_it_is_read(served: tuple[Ho
 
 @pytest.mark.parametrize("served", ["session-id"], indirect=True)
 def test_a_session_id_that_is_not_visible_ascii_fails_the_request(served: tuple[Hostile, str]) -> None:
-    _, url = served
+    """On the legacy initialize's answer (where a session id belongs) it fails the request; a
+    modern answer's is ignored: 2026-07-28 has no sessions, so none is sent back, nor a DELETE."""
+    app, url = served
 
     async def go() -> str:
         with pytest.raises(TransportError) as raised:
-            await client_of(url, timeout=10)
+            await open_client(HttpTransport(url), LEGACY, registry=mcpgen.REGISTRY, timeout=10)
+        async with await client_of(url, timeout=10) as modern:
+            await modern.list_tools()
         return str(raised.value)
 
     assert "Mcp-Session-Id is not visible ASCII" in asyncio.run(asyncio.wait_for(go(), 30))
+    assert app.sessions[-2:] == [None, None] and "DELETE" not in app.seen  # the modern discover and tools/list
 
 
 @pytest.mark.parametrize("served", ["cycle"], indirect=True)

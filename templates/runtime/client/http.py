@@ -216,7 +216,10 @@ class HttpTransport(Transport):
         assert receiver is not None
         try:
             async with self.client.stream("POST", self.url, content=body, headers=headers, auth=self._auth) as response:
-                session = response.headers.get(SESSION_HEADER)
+                # a legacy session's id; 2026-07-28 has no sessions (streamable-http.mdx: none of
+                # the earlier revisions' session mechanisms are part of it), so a modern request's
+                # answer (it names its method) sets none, and no DELETE follows on close
+                session = response.headers.get(SESSION_HEADER) if "mcp-method" not in headers else None
                 if session:
                     if VISIBLE_ASCII.fullmatch(session) is None:  # 2025-11-25: visible ASCII only
                         raise TransportError(f"POST {self.url}: the server's Mcp-Session-Id is not visible ASCII")
