@@ -124,6 +124,10 @@ def handle(message: dict[str, Any]) -> None:
         acknowledged = {"notifications": {"toolsListChanged": True}, "_meta": meta}
         send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": acknowledged})
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": meta}})
+        # what the acknowledgement did not agree to: a client drops it (subscriptions.mdx)
+        send({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed", "params": {"_meta": meta}})
+        updated = {"_meta": meta, "uri": "x://not-subscribed"}
+        send({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": updated})
         send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}})
         return
     if method == "tools/call":

@@ -392,7 +392,9 @@ def test_close_terminates_a_server_that_ignores_eof() -> None:
 
 def test_a_subscription_the_server_cancels_ends_like_a_graceful_close() -> None:
     """cancellation.mdx: a server tears a subscription down on stdio with notifications/cancelled
-    naming the subscriptions/listen request; the client's iteration ends (it hung before)."""
+    naming the subscriptions/listen request; the client's iteration ends (it hung before). And
+    subscriptions.mdx: what the acknowledged filter did not agree to (a prompts list_changed, an
+    update of a resource not subscribed) is dropped, not handed on."""
 
     async def scenario() -> list[str]:
         client = await connect([*FAKE, "mrtr"], cache=None, timeout=10)

@@ -225,7 +225,33 @@ class ModernClient(BaseClient):
                 await session.cancel(sub.id, "the client stopped listening")
             session.forget(sub.id)
 
-        return Subscription(open, close)
+        subscription = Subscription(open, close, accept=lambda note: agreed(subscription.acknowledged, note))
+        return subscription
+
+
+LIST_CHANGED = {  # a list_changed notification -> the acknowledged filter's flag (Python name)
+    "notifications/tools/list_changed": "tools_list_changed",
+    "notifications/prompts/list_changed": "prompts_list_changed",
+    "notifications/resources/list_changed": "resources_list_changed",
+}
+
+
+def agreed(acknowledged: Any, note: Notification) -> bool:
+    """``note`` is one the acknowledged filter covers (subscriptions.mdx: the client SHOULD check
+    the acknowledged filter and handle what it did not agree to gracefully: such a notification is
+    dropped, not handed on). Notifications the filter does not name pass."""
+    ack = getattr(acknowledged, "notifications", None)
+    flag = LIST_CHANGED.get(note.method)
+    if flag is not None:
+        keep = getattr(ack, flag, None) is True
+    elif note.method == "notifications/resources/updated":
+        uris = getattr(ack, "resource_subscriptions", None)
+        keep = isinstance(uris, list) and getattr(note.params, "uri", None) in uris
+    else:
+        return True
+    if not keep:
+        logger.debug("dropped %s: not in the acknowledged filter", note.method)
+    return keep
 
 
 def _ended(future: Any) -> Any:
