@@ -2,7 +2,8 @@
 
 Modes: ``legacy`` (answers initialize, tools; -32601 to server/discover), ``exit-on-probe``
 (exits when probed with server/discover), ``silent-probe`` (never answers the probe),
-``old-versions`` (-32022 to modern requests, listing 2025-11-25), ``garbled-32022`` (legacy, but
+``old-versions`` (-32022 to modern requests, listing 2025-11-25), ``lists-legacy`` (a
+DiscoverResult whose supportedVersions lists 2025-11-25 only, then legacy), ``garbled-32022`` (legacy, but
 -32022 without its data to the probe), ``mrtr`` (modern; tools/call
 answers input_required, advancing requestState each round, complete after round 3; the
 final text lists the states it was sent; ``subscriptions/listen`` is acknowledged, then torn
@@ -87,12 +88,12 @@ def handle(message: dict[str, Any]) -> None:
         if MODE == "garbled-32022":  # a legacy server using the code for something else
             error(rid, -32022, "something else", "garbage")
             return
-        if MODE in ("mrtr", "deaf"):
+        if MODE in ("mrtr", "deaf", "lists-legacy"):
             result(
                 rid,
                 {
                     "resultType": "complete",
-                    "supportedVersions": ["2026-07-28"],
+                    "supportedVersions": ["2025-11-25"] if MODE == "lists-legacy" else ["2026-07-28"],
                     "capabilities": {"tools": {}},
                     "ttlMs": 0,
                     "cacheScope": "private",

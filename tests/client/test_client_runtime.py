@@ -144,7 +144,9 @@ def test_a_legacy_server_answering_a_version_the_client_does_not_speak_is_refuse
     run(scenario)
 
 
-@pytest.mark.parametrize("mode", ["legacy", "exit-on-probe", "silent-probe", "old-versions", "garbled-32022"])
+@pytest.mark.parametrize(
+    "mode", ["legacy", "exit-on-probe", "silent-probe", "old-versions", "garbled-32022", "lists-legacy"]
+)
 def test_connect_falls_back_to_legacy(mode: str) -> None:
     cache: dict[str, Verdict] = {}
 

@@ -212,6 +212,18 @@ async def probe(
             except ProtocolError:
                 break  # an answer that is no recognised modern one (an invalid DiscoverResult): "any
                 # other error", so legacy (stdio.mdx, Backward Compatibility)
+            listed = _field(result, "supported_versions")
+            if isinstance(listed, list) and version not in listed and attempt == 0:
+                # stdio.mdx: a DiscoverResult means modern: "select a mutually supported version
+                # from supportedVersions and continue" (one that lists the probe's own is as probed)
+                supported = [v for v in listed if type(v) is str]
+                chosen = negotiate([*modern, *legacy], offered=supported)
+                if chosen not in modern:
+                    await session.close()
+                    return supported  # legacy, or nothing mutual: the caller says which
+                version = chosen
+                session.codec = revisions.codec(version)
+                continue
             return revisions.client_class(version)(session, **discover_facts(result))
     except BaseException:
         await session.close()
