@@ -446,9 +446,9 @@ class Codec:
 
     def _lookup(self, method: str, kind: Literal["request", "notification"]) -> MethodSpec:
         spec = self.methods.request(method) if kind == "request" else self.methods.notification(method)
-        if spec is None:
-            message = f"{method!r} is not a {kind} of MCP {self.version}"
-            raise ProtocolError(METHOD_NOT_FOUND, message, {"method": method})
+        if spec is None:  # the name echoed cut short: a reply stays small whatever was sent
+            named = shortened(method)
+            raise ProtocolError(METHOD_NOT_FOUND, f"{named!r} is not a {kind} of MCP {self.version}", {"method": named})
         return spec
 
     def _method(self, obj: JSONObject, kind: Literal["request", "notification"]) -> MethodSpec:

@@ -23,6 +23,7 @@ from .codec import (
     Revision,
     Side,
     dump,
+    shortened,
 )
 from .jsonrpc import (
     HEADER_MISMATCH,
@@ -180,7 +181,7 @@ def unsupported_protocol_version(supported: Sequence[str], requested: str) -> Pr
     return ProtocolError(
         UNSUPPORTED_PROTOCOL_VERSION,
         "Unsupported protocol version",
-        {"supported": list(supported), "requested": requested},
+        {"supported": list(supported), "requested": shortened(requested)},  # an echo, cut short
     )
 
 

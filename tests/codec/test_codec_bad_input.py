@@ -363,3 +363,17 @@ def test_a_client_reads_absent_or_negative_cache_hints_as_caching_says(
     assert {"ttlMs": decoded.result.ttl_ms, "cacheScope": decoded.result.cache_scope} == read
     bad = {**wire, "result": {**wire["result"], "ttlMs": "soon"}}
     assert refuse(codec("2026-07-28", "client"), j(bad), pending={"r": "tools/list"}).code == -32602
+
+
+def test_what_a_refusal_echoes_is_cut_short() -> None:
+    """An unknown method name and a 2026-07-28 protocolVersion are echoed in the error: a 1 MiB
+    one made a 2 MiB reply (fuzzing, issue 15's hostile-input rule: replies stay small)."""
+    from mcpgen._runtime.codec import MAX_REPORTED_TEXT
+    from mcpgen._runtime.jsonrpc import dumps
+
+    method = refuse(codec("2025-11-25", "server"), j({"jsonrpc": "2.0", "id": 1, "method": "x" * (1 << 20)}))
+    meta = {**MODERN_META, "io.modelcontextprotocol/protocolVersion": "v" * (1 << 20)}
+    version = refuse(codec("2026-07-28", "server"), j({**LIST_TOOLS, "params": {"_meta": meta}}))
+    assert (method.code, version.code) == (-32601, -32022)
+    assert len(method.data["method"]) == len(version.data["requested"]) == MAX_REPORTED_TEXT
+    assert len(dumps(method.reply())) < 3 * MAX_REPORTED_TEXT and len(dumps(version.reply())) < 3 * MAX_REPORTED_TEXT
