@@ -184,6 +184,10 @@ def mutant(rng: random.Random, corpus: list[bytes]) -> bytes:
     return rng.randbytes(rng.randrange(0, 256))
 
 
+INTERNAL_ERROR = -32603
+MAX_REPLY_OVER_INPUT = 8192  # bytes an error reply may add to its input (a 1 MiB method name made 2 MiB)
+
+
 @dataclass
 class Figures:
     tried: int = 0
@@ -196,7 +200,8 @@ class Figures:
         codes = ", ".join(f"{code}: {n}" for code, n in sorted(self.refused.items()))
         return (
             f"decodes tried: {self.tried}; decoded: {self.decoded}; refused by code: {codes}; "
-            f"uncaught exceptions: {len(self.uncaught)}; invalid error replies: {len(self.bad_replies)}"
+            f"uncaught exceptions: {len(self.uncaught)}; invalid, internal or oversized error replies: "
+            f"{len(self.bad_replies)}"
         )
 
 
@@ -236,14 +241,21 @@ class Target:
                 figures.decoded += 1
             except self.error_type as error:
                 figures.refused[error.code] += 1
+                if error.code == INTERNAL_ERROR:  # the codec's own boundary caught a bug below it
+                    figures.bad_replies.append(f"{version} {side}: {data[:200]!r} -> internal error {error!r}")
                 if error.needs_reply:
                     try:
-                        ok = valid_reply(error.reply())
+                        reply = error.reply()
+                        ok = valid_reply(reply)
+                        # what a reply echoes is bounded (the id, as JSON-RPC has it, is at most the input)
+                        small = len(json.dumps(reply)) <= len(data) + MAX_REPLY_OVER_INPUT
                     except Exception as exc:
-                        ok = False
+                        ok, small = False, True
                         error = exc  # type: ignore[assignment]
                     if not ok:
                         figures.bad_replies.append(f"{version} {side}: {data[:200]!r} -> {error!r}")
+                    elif not small:
+                        figures.bad_replies.append(f"{version} {side}: {data[:200]!r} -> a reply past its bound")
             except Exception:
                 figures.uncaught.append(f"{version} {side}: {data[:200]!r}\n{traceback.format_exc(limit=4)}")
 
