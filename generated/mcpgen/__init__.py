@@ -49,7 +49,12 @@ REGISTRY = VersionRegistry(
             "2024-11-05", "legacy", "mcpgen.v2024_11_05", batching=False, resource_not_found=-32002
         ),
         RevisionEntry(
-            "2025-03-26", "legacy", "mcpgen.v2025_03_26", batching=True, resource_not_found=-32002
+            "2025-03-26",
+            "legacy",
+            "mcpgen.v2025_03_26",
+            batching=True,
+            headerless_http=True,
+            resource_not_found=-32002,
         ),
         RevisionEntry(
             "2025-06-18", "legacy", "mcpgen.v2025_06_18", batching=False, resource_not_found=-32002

@@ -78,14 +78,16 @@ def negotiate(
 @dataclass(frozen=True, slots=True)
 class RevisionEntry:
     """One revision a generated package provides: version, era, the dotted name of its revision
-    package (``mcpgen.v2025_11_25``), whether it has JSON-RPC batches, and whether a legacy
-    session's SSE streams open with a priming event (the overlay's ``sse_priming``)."""
+    package (``mcpgen.v2025_11_25``), whether it has JSON-RPC batches, whether a legacy
+    session's SSE streams open with a priming event (the overlay's ``sse_priming``), and whether
+    an HTTP request naming no revision is taken for this one (the overlay's ``headerless_http``)."""
 
     version: str
     era: Era
     package: str
     batching: bool = False
     sse_priming: bool = False  # a legacy session's SSE streams open with a priming event (2025-11-25)
+    headerless_http: bool = False  # an HTTP request without MCP-Protocol-Version is of this revision (2025-03-26)
     resource_not_found: int = -32602  # the error code of resources/read for an unknown URI (-32002 before 2026)
 
 

@@ -491,6 +491,7 @@ class VersionRow:
     era: Word
     batching: bool
     sse_priming: bool
+    headerless_http: bool
     resource_not_found: int | None  # the code of resources/read for an unknown URI, None: -32602
     package: str  # dotted name of the revision package: printed with `| py`
 
@@ -508,6 +509,7 @@ def package_context(
             Word(eras[v]),
             batching=v in batching,
             sse_priming=v in overlay.sse_priming,
+            headerless_http=v in overlay.headerless_http,
             resource_not_found=overlay.resource_not_found.get(v),
             package=f"{target.package}.v{v.replace('-', '_')}",
         )

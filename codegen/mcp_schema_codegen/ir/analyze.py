@@ -48,6 +48,7 @@ class Overlay:
     deprecated_definitions: dict[str, frozenset[str]]
     deprecated_fields: dict[str, frozenset[str]]
     sse_priming: frozenset[str] = frozenset()  # legacy revisions whose SSE streams open with a priming event
+    headerless_http: frozenset[str] = frozenset()  # the revision an HTTP request without MCP-Protocol-Version is
     resource_not_found: dict[str, int] = field(default_factory=dict)  # version -> code, where not -32602
 
 
@@ -63,6 +64,7 @@ def load_overlay(path: Path) -> Overlay:
             deprecated_definitions={v: frozenset(d.get("definitions", ())) for v, d in deprecated.items()},
             deprecated_fields={v: frozenset(d.get("fields", ())) for v, d in deprecated.items()},
             sse_priming=frozenset(raw.get("sse_priming", {}).get("versions", ())),
+            headerless_http=frozenset(raw.get("headerless_http", {}).get("versions", ())),
             resource_not_found={v: int(c) for v, c in raw.get("resource_not_found", {}).get("codes", {}).items()},
         )
     except FileNotFoundError:
@@ -310,9 +312,10 @@ def stale_overlay_entries(overlay: Overlay, schemas: list[tuple[LoadedSchema, Pr
     for version in sorted(overlay.resource_not_found):
         if version not in by_version:
             problems.append(f"resource_not_found: {version} is not a locked revision")
-    for version in sorted(overlay.sse_priming):
-        if version not in by_version or by_version[version][1].era != "legacy":
-            problems.append(f"sse_priming: {version} is not a locked legacy revision")
+    for key, versions in (("sse_priming", overlay.sse_priming), ("headerless_http", overlay.headerless_http)):
+        for version in sorted(versions):
+            if version not in by_version or by_version[version][1].era != "legacy":
+                problems.append(f"{key}: {version} is not a locked legacy revision")
     for version in sorted(overlay.deprecated_methods):
         if version not in by_version:
             problems.append(f"deprecated: {version} is not a locked revision")

@@ -604,11 +604,14 @@ class HttpApp:
     def legacy_without_session(self, obj: Any, headers: Headers) -> bool:
         """A message of no modern shape, without a session, from a legacy client: its
         ``MCP-Protocol-Version`` names a legacy revision served here, or, a request, it has none,
-        which transports.mdx has a server take for 2025-03-26 (whose clients send no such header)."""
+        which transports.mdx has a server take for a revision (``RevisionEntry.headerless_http``:
+        2025-03-26, whose clients send no such header) when it serves that one."""
         version = headers.get(PROTOCOL_VERSION)
         served = self.router.legacy_versions
         if version is None:  # and no header of 2026-07-28's (Mcp-Method): a modern client's mistake
-            return "2025-03-26" in served and holds_a_request(obj) and headers.get("mcp-method") is None
+            registry = self.router.app.registry
+            assumed = any(registry.entry(v).headerless_http for v in served)
+            return assumed and holds_a_request(obj) and headers.get("mcp-method") is None
         return version in served
 
     async def initialize(self, obj: dict[str, Any], principal: Principal | None, send: ASGISend) -> None:
