@@ -327,19 +327,14 @@ def test_a_legacy_result_with_a_task_key_is_the_methods_own_result_when_it_is_on
     open); it was taken for the task-augmented answer, ``CreateTaskResult``, and refused."""
     from mcpgen.v2025_11_25 import models
 
+    from tests.codec.test_codec_encode import TASK
+
     client = codec("2025-11-25", "client")
     plain = client.decode(
         j({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "task": "x"}}), pending={1: "tools/call"}
     )
     assert isinstance(plain.result, models.CallToolResult) and plain.result.model_extra == {"task": "x"}
-    task = {
-        "taskId": "t1",
-        "status": "working",
-        "createdAt": "2025-11-25T00:00:00Z",
-        "lastUpdatedAt": "2025-11-25T00:00:00Z",
-        "ttl": None,
-    }
-    augmented = client.decode(j({"jsonrpc": "2.0", "id": 2, "result": {"task": task}}), pending={2: "tools/call"})
+    augmented = client.decode(j({"jsonrpc": "2.0", "id": 2, "result": {"task": TASK}}), pending={2: "tools/call"})
     assert isinstance(augmented.result, models.CreateTaskResult)
 
 

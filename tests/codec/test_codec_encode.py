@@ -169,16 +169,19 @@ def test_ids_keep_their_json_type() -> None:
     assert decoded.method is None  # "1" is not 1: not the pending request
 
 
+TASK = {  # a 2025-11-25 Task, as CreateTaskResult carries it
+    "taskId": "t1",
+    "status": "working",
+    "createdAt": "2025-11-25T00:00:00Z",
+    "lastUpdatedAt": "2025-11-25T00:00:00Z",
+    "ttl": None,
+}
+
+
 def test_task_augmented_result_2025_11_25() -> None:
     from mcpgen.v2025_11_25 import codec, models
 
-    task = {
-        "taskId": "t1",
-        "status": "working",
-        "createdAt": "2025-11-25T00:00:00Z",
-        "lastUpdatedAt": "2025-11-25T00:00:00Z",
-        "ttl": None,
-    }
+    task = TASK
     wire = json.dumps({"jsonrpc": "2.0", "id": 3, "result": {"task": task}}).encode()
     decoded = codec.CLIENT.decode(wire, pending={3: "tools/call"})
     assert isinstance(decoded.result, models.CreateTaskResult), decoded

@@ -139,12 +139,9 @@ runners.serve_uvicorn(router, runners.uvicorn_config(app, "127.0.0.1", port))
 """
 
 
-@pytest.mark.parametrize("fails", ["nothing", "app"])
-def test_sigterm_stops_the_http_runner_after_it_closed_what_it_holds(tmp_path: Path, fails: str) -> None:
-    """The runner closes the app's verifier client and the services' Redis connections once
-    uvicorn has shut its connections down. Closed after ``serve`` instead, they never were on a
-    signal: uvicorn re-raises it as ``serve`` returns (and a forked worker ends in ``os._exit``).
-    A close that fails is logged, and the next is still closed: the process ends as it would."""
+def signal_the_closing_runner(tmp_path: Path, fails: str, signum: int) -> tuple[int, str, list[str]]:
+    """Start ``CLOSING`` (its ``fails`` close raising), signal it once it serves: its exit status,
+    stderr, and what it closed, in order."""
     port, marker = free_port(), tmp_path / "closed"
     proc = subprocess.Popen(
         [sys.executable, "-c", CLOSING, str(port), str(marker), fails],
@@ -155,17 +152,27 @@ def test_sigterm_stops_the_http_runner_after_it_closed_what_it_holds(tmp_path: P
     )
     try:
         wait_http(port, proc)
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signum)
         code = proc.wait(10)
         assert proc.stderr is not None
         err = proc.stderr.read().decode()
     finally:
         stop(proc)
+    return code, err, marker.read_text().splitlines()
+
+
+@pytest.mark.parametrize("fails", ["nothing", "app"])
+def test_sigterm_stops_the_http_runner_after_it_closed_what_it_holds(tmp_path: Path, fails: str) -> None:
+    """The runner closes the app's verifier client and the services' Redis connections once
+    uvicorn has shut its connections down. Closed after ``serve`` instead, they never were on a
+    signal: uvicorn re-raises it as ``serve`` returns (and a forked worker ends in ``os._exit``).
+    A close that fails is logged, and the next is still closed: the process ends as it would."""
+    code, err, closed = signal_the_closing_runner(tmp_path, fails, signal.SIGTERM)
     assert code == -signal.SIGTERM, (code, err)  # uvicorn re-raises the signal once it has shut down
     if fails == "nothing":
-        assert marker.read_text().splitlines() == ["app", "services"]
+        assert closed == ["app", "services"]
     else:
-        assert marker.read_text().splitlines() == ["services"]
+        assert closed == ["services"]
         assert "closing the app failed: RuntimeError('app could not close')" in err, err
 
 
@@ -173,21 +180,6 @@ def test_ctrl_c_stops_the_http_runner_with_status_130_and_no_traceback(tmp_path:
     """Ctrl-C (SIGINT) shuts the server down as SIGTERM does; uvicorn then raises the signal
     again, which Python makes a ``KeyboardInterrupt``: 32 lines of traceback on the terminal of
     the README's own ``python -m weather --http``. It ends with 130 (128 + SIGINT), silently."""
-    port, marker = free_port(), tmp_path / "closed"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CLOSING, str(port), str(marker), "nothing"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "generated")])},
-    )
-    try:
-        wait_http(port, proc)
-        proc.send_signal(signal.SIGINT)
-        code = proc.wait(10)
-        assert proc.stderr is not None
-        err = proc.stderr.read().decode()
-    finally:
-        stop(proc)
+    code, err, closed = signal_the_closing_runner(tmp_path, "nothing", signal.SIGINT)
     assert (code, err) == (128 + signal.SIGINT, "")
-    assert marker.read_text().splitlines() == ["app", "services"]
+    assert closed == ["app", "services"]
