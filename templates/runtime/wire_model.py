@@ -45,7 +45,6 @@ class WireModel(BaseModel):
 
 
 SCALAR_TYPES = ("string", "integer", "number", "boolean", "null")
-JSON_TYPES = ("object", "array", *SCALAR_TYPES)
 
 
 def json_values(*scalars: str) -> JSONValues:
@@ -58,9 +57,10 @@ def json_values(*scalars: str) -> JSONValues:
     level (a value nested 130 objects deep made 636 errors, each with a path 260 steps long: 64 such
     values in a 58 KiB message took 4.8 s and 814 MiB to refuse) and refused values nested more than
     127 levels deep, which the schema allows. The value is kept as given (a dict or a list, not a
-    copy); the JSON Schema stays the union's.
+    copy), unless it holds tuples (then a copy with lists); the JSON Schema is the union's when
+    validating and, when serializing, what ``JSONValues`` says.
     """
-    unknown = set(scalars) - set(JSON_TYPES) | {"object", "array"} & set(scalars)
+    unknown = set(scalars) - set(SCALAR_TYPES)  # objects and arrays are always there: not scalars
     if unknown:
         raise ValueError(f"not JSON scalar types: {sorted(unknown)}")
     return JSONValues(frozenset(scalars) | ({"integer"} if "number" in scalars else set()))  # JSON Schema's number
