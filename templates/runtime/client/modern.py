@@ -29,6 +29,8 @@ NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 class ModernClientSession(ClientSession):
     """Every request names its method (and target) in headers; pushed notifications carry a subscription id."""
 
+    answers_refused_requests = False  # stdio.mdx, streamable-http.mdx: a client MUST NOT write responses
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.tool_headers: dict[str, ToolHeaders] = {}

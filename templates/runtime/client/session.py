@@ -13,7 +13,7 @@ import itertools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from ..codec import Codec, dump
 from ..jsonrpc import (
@@ -79,6 +79,10 @@ class _Pending:
 
 class ClientSession:
     """Requests over one transport with one codec. ``start`` it, then ``request``/``notify``."""
+
+    # the era's rule: a server's request this client refuses gets an error response (legacy), or
+    # none (2026-07-28, where servers send no requests and a client MUST NOT write responses)
+    answers_refused_requests: ClassVar[bool] = True
 
     def __init__(self, codec: Codec, transport: Transport, options: ClientOptions | None = None) -> None:
         self.codec = codec
@@ -299,9 +303,7 @@ class ClientSession:
     ) -> None:
         if error.kind == "response" and error.id is not None:
             self._settle(error.id, exception=error)  # a result that fails validation
-        elif error.kind == "request" and self.codec.era == "modern":
-            # 2026-07-28 has a server send no requests, and a client MUST NOT write responses
-            # (stdio.mdx, streamable-http.mdx): dropped, not answered with an error
+        elif error.kind == "request" and not self.answers_refused_requests:
             logger.warning("ignored a request from the server: %s %s", error.code, error.message)
         elif error.kind == "request":  # its error; with a null id when the id could not be read
             self._spawn(self._reply(error.reply()))
