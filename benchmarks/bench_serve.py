@@ -18,7 +18,8 @@ Each round starts every variant once, in turn (interleaved), and measures in tha
 * stdio throughput with 1 request in flight (sequential round trips) and with 32 in flight
   (a pipelined client keeps 32 requests outstanding), each for ``--seconds``;
 * server CPU per call with 32 in flight: the server's CPU time (``/proc/PID/task/*/schedstat``,
-  every thread, nanoseconds) over the calls answered.
+  every thread, nanoseconds) over the calls answered;
+* exit: from closing the server's stdin (after those loops) until the process has ended.
 
 then, in separate fresh processes, cold start over Streamable HTTP (spawn, connect as soon as
 the port accepts, first ``tools/call`` answered) and the import of a generated revision
@@ -292,11 +293,15 @@ class Stdio:
             if b'"id"' in line:
                 return line
 
-    def close(self) -> None:
+    def close(self) -> float:
+        """Close the server's input; the seconds from then until the process has exited."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        closed = time.perf_counter()
         self.proc.stdin.close()
         stop(self.proc)
+        ended = time.perf_counter() - closed
         self.proc.stdout.close()
+        return ended
 
 
 def first_call(peer: Stdio, era: str) -> float:
@@ -573,7 +578,7 @@ def run(rounds: int, seconds: float, progress: Callable[[str], None]) -> tuple[S
                     samples.add(f"pipe/{key}", rate)
                     samples.add(f"cpu/{key}", cpu)
                 finally:
-                    peer.close()
+                    samples.add(f"exit/{key}", peer.close())
                 http_peer, seconds_to_call = http_first_call(commands[who], cwd, era)
                 try:
                     samples.add(f"start/http/{key}", seconds_to_call)
@@ -620,6 +625,7 @@ def report(s: Samples, rounds: int, seconds: float, loads: list[float]) -> str:
         ("stdio, 1 in flight, calls/s", "seq", ",.0f", 1, False),
         (f"stdio, {IN_FLIGHT} in flight, calls/s", "pipe", ",.0f", 1, False),
         (f"server CPU per call, stdio {IN_FLIGHT} in flight, µs", "cpu", ",.1f", 1, True),
+        ("stdio, EOF to the process's end, ms", "exit", ",.0f", 1000, True),
         ("HTTP, 1 connection, calls/s", "http1", ",.0f", 1, False),
         (f"HTTP, {HTTP_CONNECTIONS} connections, calls/s", "httpn", ",.0f", 1, False),
         ("server CPU per call, HTTP 1 connection, µs", "httpcpu1", ",.1f", 1, True),

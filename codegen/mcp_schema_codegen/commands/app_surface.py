@@ -46,9 +46,12 @@ _HEADER = re.compile(
 )
 LISTS = {"TOOLS": "tools", "PROMPTS": "prompts", "RESOURCES": "resources", "RESOURCE_TEMPLATES": "resourceTemplates"}
 
-# Runs in a child process: import the app (project directory first on sys.path) and write its description.
+# Runs in a child process: import the app (project directory first on sys.path) and write its
+# description. The interpreter's last collections at exit (every model the app built) are skipped:
+# ``gc.freeze()`` from ``atexit``, as the generated runners do (about 60 ms of each describe).
 DESCRIBE = """
-import importlib, json, sys
+import atexit, gc, importlib, json, sys
+atexit.register(gc.freeze)
 root, module, attribute, out = sys.argv[1:5]
 sys.path.insert(0, root)
 app = getattr(importlib.import_module(module), attribute, None)

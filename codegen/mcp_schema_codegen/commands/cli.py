@@ -7,7 +7,10 @@ stderr, never a traceback.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
+import gc
 import json
 import math
 import shlex
@@ -746,9 +749,19 @@ def _interrupted(signum: int, _frame: object) -> None:
     raise Interrupted(signum)
 
 
+@functools.cache
+def end_without_a_last_collection() -> None:
+    """At exit, ``gc.freeze()`` before the interpreter's last garbage collections, which would
+    walk every object a command left alive (the lock, the schemas, datamodel-code-generator's
+    parse): 40-60 ms of a command that is over. Registered once; what ``atexit`` runs after it
+    runs as before."""
+    atexit.register(gc.freeze)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every user error is one line on stderr and exit status 2; SIGINT and SIGTERM
     end it in one line too (130, 143), after the command has cleaned up."""
+    end_without_a_last_collection()
     previous: dict[signal.Signals, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
