@@ -2,7 +2,8 @@
 
 The project's own tests (``tests/test_auth.py``: a key and a JWKS of their own, the server over
 HTTP with its settings in the environment; metadata, 401, refused tokens, 403, a good call, DPoP) pass
-in both eras, with the runtime from ``mcpgen`` and vendored; the project is ``mypy --strict``
+in both eras (a modern scaffold, and one regenerated to a legacy revision, whose tests follow
+it), with the runtime from ``mcpgen`` and vendored; the project is ``mypy --strict``
 clean; without its settings the HTTP server refuses to start, in one sentence.
 """
 
@@ -91,12 +92,14 @@ def test_without_its_settings_the_http_server_does_not_start(
     )
 
 
-def test_a_legacy_protected_scaffold_with_a_vendored_runtime(tmp_path: Path) -> None:
-    assert (
-        main(["scaffold", "old-notes", "--auth", "--version", "2025-11-25", "--vendor-runtime", "--dir", str(tmp_path)])
-        == 0
-    )
+def test_a_protected_scaffold_regenerated_to_a_legacy_revision_with_a_vendored_runtime(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its own tests follow the project to another era: they read the revision from the package."""
+    assert main(["scaffold", "old-notes", "--auth", "--vendor-runtime", "--dir", str(tmp_path)]) == 0
     root = tmp_path / "old-notes"
+    monkeypatch.chdir(root)
+    assert main(["regen", "--version", "2025-11-25"]) == 0
     assert "from old_notes_mcp._runtime.server.auth import" in (root / "old_notes" / "auth.py").read_text()
     assert any(
         d.startswith("joserfc") for d in tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
