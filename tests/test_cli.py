@@ -618,13 +618,26 @@ def test_diff_against_a_file_that_is_no_json_schema_is_one_line_naming_where(
             {"Stamp": {"type": "object", "properties": {"at": {"type": "string", "format": "date-time"}}}},
             "definition 'Stamp': format 'date-time' at /$defs/Stamp/properties/at is not one generated as a plain",
         ),
+        (
+            {"Closed": {"type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": False}},
+            "definition 'Closed': 'additionalProperties': false at /$defs/Closed is not generated exactly",
+        ),
+        (
+            {"Fixed": {"type": "object", "properties": {"v": {"const": {"x": 1}}}}},
+            "definition 'Fixed': a 'const' object at /$defs/Fixed/properties/v is not generated exactly",
+        ),
+        (
+            {"Needy": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "b"]}},
+            "definition 'Needy': 'required' naming 'b', which its 'properties' do not declare, at /$defs/Needy is not",
+        ),
     ],
 )
 def test_a_schema_using_what_the_models_cannot_enforce_is_refused_naming_the_definition(
     tmp_path: Path, addition: dict[str, object], message: str
 ) -> None:
-    """A keyword datamodel-code-generator drops or loosens (``not``, ``prefixItems``, ``if``...) or
-    a format it turns into another type made models that accepted what the schema refuses,
+    """A keyword datamodel-code-generator drops or loosens (``not``, ``prefixItems``, ``if``...,
+    ``additionalProperties: false``, a ``const`` object, ``required`` naming an undeclared
+    property) or a format it turns into another type made models that accepted what the schema refuses,
     silently. Adoption refuses it, writing nothing; so does generation from a lock made by hand."""
     project = tmp_path / "project"
     project.mkdir()

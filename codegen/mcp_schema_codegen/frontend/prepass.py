@@ -319,13 +319,20 @@ STRING_FORMATS = ("byte", "uri", "uri-template")
 
 def check_supported(document: dict[str, JSON], container: str, version: str) -> None:
     """Every keyword of every definition is one the models enforce exactly (``INEXACT_KEYWORDS``,
-    ``STRING_FORMATS``); else a ``GeneratorError`` naming the definition and where."""
+    ``STRING_FORMATS``, ``inexact_use``); else a ``GeneratorError`` naming the definition and where."""
     for name, body in document[container].items():
         for node, pointer in walk(body, f"/{container}/{_escape(name)}"):
             inexact = sorted(INEXACT_KEYWORDS & node.keys())
             if inexact:
                 raise GeneratorError(
                     f"{inexact[0]!r} at {pointer} is not generated exactly (the models would accept what it refuses)",
+                    version=version,
+                    definition=name,
+                )
+            problem = inexact_use(node)
+            if problem is not None:
+                raise GeneratorError(
+                    f"{problem} at {pointer} is not generated exactly (the models would accept what it refuses)",
                     version=version,
                     definition=name,
                 )
@@ -336,6 +343,24 @@ def check_supported(document: dict[str, JSON], container: str, version: str) -> 
                     version=version,
                     definition=name,
                 )
+
+
+def inexact_use(node: dict[str, JSON]) -> str | None:
+    """A keyword the models accept but would loosen in this use, named; None if there is none:
+    ``additionalProperties: false`` (objects keep unknown keys), a ``const`` object or array
+    (generated as its type, not its value) and a ``required`` name the node's ``properties`` do
+    not declare (no field, so nothing requires it)."""
+    if node.get("additionalProperties") is False:
+        return "'additionalProperties': false"
+    if isinstance(node.get("const"), (dict, list)):
+        return f"a 'const' {'object' if isinstance(node['const'], dict) else 'array'}"
+    required = node.get("required")
+    if isinstance(required, list):
+        declared = node.get("properties")
+        undeclared = [n for n in required if not isinstance(declared, dict) or n not in declared]
+        if undeclared:
+            return f"'required' naming {undeclared[0]!r}, which its 'properties' do not declare,"
+    return None
 
 
 def check_references(document: dict[str, JSON], container: str, version: str) -> None:
