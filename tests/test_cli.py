@@ -17,6 +17,7 @@ import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -675,6 +676,35 @@ def test_diff_reads_a_schema_the_generator_would_refuse(tmp_path: Path) -> None:
     done = run("diff", "2026-07-28", str(path), cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert "Either" in done.stdout
+
+
+def test_diff_reports_a_kept_definitions_own_changes(tmp_path: Path) -> None:
+    """An enum value or a union branch added or removed changed no field and no definition's name,
+    so ``diff`` said "no changes" (exit 0) to a CI gating on it, where an exhaustive client
+    breaks. An ``additionalProperties: true`` spelled out is JSON Schema's default: no change."""
+
+    def change(document: dict[str, Any]) -> None:
+        defs = document["$defs"]
+        defs["LoggingLevel"]["enum"].append("trace")
+        defs["ContentBlock"]["anyOf"] = [b for b in defs["ContentBlock"]["anyOf"] if "EmbeddedResource" not in str(b)]
+        defs["Icon"]["minProperties"] = 1
+        defs["Annotations"]["additionalProperties"] = True
+
+    path = new_revision(tmp_path, "2026-09-30", change)
+    done = run("diff", "2026-07-28", str(path), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[2:] == [
+        "definitions:",
+        "  ~ ContentBlock: branch removed EmbeddedResource",
+        '  ~ Icon: {"type": "object"} -> {"minProperties": 1, "type": "object"}',
+        '  ~ LoggingLevel: value added "trace"',
+    ], done.stdout
+    as_json = json.loads(run("diff", "2026-07-28", str(path), "--json", cwd=tmp_path).stdout)
+    assert as_json["changed"] is True
+    assert {"definition": "LoggingLevel", "change": "value added", "old": None, "new": '"trace"'} in as_json[
+        "definitions_changed"
+    ]
 
 
 def test_a_sync_that_changes_nothing_leaves_no_schema_directory(tmp_path: Path) -> None:

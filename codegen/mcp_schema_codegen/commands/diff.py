@@ -4,8 +4,9 @@ Both sides go through the same load -> prepass -> analyze steps as generation (w
 patches: the report is about upstream), so legacy inline params and later named params
 compare by the same path-derived names. The
 report covers the era, methods (added, removed, direction, params/result type, params
-requiredness), definitions (added, removed, renamed, matched by structure), and fields
-(added, removed, type, requiredness).
+requiredness), definitions (added, removed, renamed, matched by structure; a kept one's own
+enum values, union branches and other keywords), and fields (added, removed, type,
+requiredness).
 """
 
 from __future__ import annotations
@@ -43,6 +44,17 @@ class FieldChange:
 
 
 @dataclass
+class DefinitionChange:
+    """A kept definition changed outside its fields: an enum value or a union branch added or
+    removed, or any other keyword of its own (``shape``: the keywords as JSON)."""
+
+    definition: str
+    change: str  # "value added" | "value removed" | "branch added" | "branch removed" | "shape"
+    old: str | None = None
+    new: str | None = None
+
+
+@dataclass
 class MethodChange:
     method: str
     change: str  # "added" | "removed" | "direction" | "params" | "result" | "params_required" | "kind"
@@ -59,6 +71,7 @@ class SchemaDiff:
     definitions_added: list[str] = field(default_factory=list)
     definitions_removed: list[str] = field(default_factory=list)
     definitions_renamed: list[tuple[str, str]] = field(default_factory=list)
+    definitions_changed: list[DefinitionChange] = field(default_factory=list)
     fields: list[FieldChange] = field(default_factory=list)
     required_of_added: dict[str, list[str]] = field(default_factory=dict)
 
@@ -70,6 +83,7 @@ class SchemaDiff:
             or self.definitions_added
             or self.definitions_removed
             or self.definitions_renamed
+            or self.definitions_changed
             or self.fields
         )
 
@@ -218,6 +232,45 @@ def _field_changes(name_old: str, name_new: str, old: JSON, new: JSON) -> list[F
     return changes
 
 
+FIELD_KEYWORDS = ("properties", "required", "title")  # compared field by field (a title is a label)
+
+
+def _own(body: JSON) -> dict[str, JSON]:
+    """A definition's keywords other than its fields, as compared; ``additionalProperties`` that
+    allows anything (``true``, ``{}``) is JSON Schema's default, so it is no keyword here."""
+    stripped = _strip(body)
+    if not isinstance(stripped, dict):
+        return {}
+    own = {k: v for k, v in stripped.items() if k not in FIELD_KEYWORDS}
+    if own.get("additionalProperties") in (True, {}):
+        del own["additionalProperties"]
+    return own
+
+
+def _definition_changes(name_old: str, name_new: str, old: JSON, new: JSON) -> list[DefinitionChange]:
+    """What changed in a kept definition besides its fields: enum values and union branches one by
+    one (a client's exhaustive match breaks on either), anything else as the keywords' JSON."""
+    a, b = _own(old), _own(new)
+    if a == b:
+        return []
+    label = name_new if name_old == name_new else f"{name_old}->{name_new}"
+    changes = []
+    for key, what, text in (
+        ("enum", "value", json.dumps),
+        ("anyOf", "branch", type_text),
+        ("oneOf", "branch", type_text),
+    ):
+        if isinstance(a.get(key), list) and isinstance(b.get(key), list):
+            before, after = [text(v) for v in a.pop(key)], [text(v) for v in b.pop(key)]
+            changes += [DefinitionChange(label, f"{what} removed", v) for v in before if v not in after]
+            changes += [DefinitionChange(label, f"{what} added", None, v) for v in after if v not in before]
+            if not changes and before != after:  # the same members in another order
+                changes.append(DefinitionChange(label, "shape", json.dumps(before), json.dumps(after)))
+    if a != b:
+        changes.append(DefinitionChange(label, "shape", json.dumps(a, sort_keys=True), json.dumps(b, sort_keys=True)))
+    return changes
+
+
 def diff_sides(old: Side, new: Side) -> SchemaDiff:
     result = SchemaDiff(old.label, new.label)
     if old.protocol.era != new.protocol.era:
@@ -239,6 +292,7 @@ def diff_sides(old: Side, new: Side) -> SchemaDiff:
             result.required_of_added[name] = sorted(required)
     pairs = [(n, n) for n in sorted(set(old.defs) & set(new.defs))] + result.definitions_renamed
     for a, b in pairs:
+        result.definitions_changed += _definition_changes(a, b, old.defs[a], new.defs[b])
         result.fields += _field_changes(a, b, old.defs[a], new.defs[b])
     return result
 
@@ -260,13 +314,18 @@ def render_text(d: SchemaDiff) -> str:
                 lines.append(f"  + {m.method}: now a JSON-RPC request (was embedded)")
             else:
                 lines.append(f"  ~ {m.method}: {m.change} {m.old} -> {m.new}")
-    if d.definitions_added or d.definitions_removed or d.definitions_renamed:
+    if d.definitions_added or d.definitions_removed or d.definitions_renamed or d.definitions_changed:
         lines.append("definitions:")
         for name in d.definitions_added:
             req = d.required_of_added.get(name)
             lines.append(f"  + {name}" + (f" (required: {', '.join(req)})" if req else ""))
         lines += [f"  - {name}" for name in d.definitions_removed]
         lines += [f"  ~ {a} renamed to {b}" for a, b in d.definitions_renamed]
+        for c in d.definitions_changed:
+            if c.change == "shape":
+                lines.append(f"  ~ {c.definition}: {c.old} -> {c.new}")
+            else:
+                lines.append(f"  ~ {c.definition}: {c.change} {c.new if c.old is None else c.old}")
     if d.fields:
         lines.append("fields:")
         for f in d.fields:
