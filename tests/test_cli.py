@@ -248,23 +248,35 @@ def test_adopting_a_revision_from_a_directory_records_the_real_source_and_carrie
 
 
 def test_a_patch_whose_assertion_fails_on_the_new_revision_is_reported_not_carried(tmp_path: Path) -> None:
-    first = json.loads((SCHEMA_DIR / "patches" / "2026-07-28.json").read_text())[0]
+    first, second = json.loads((SCHEMA_DIR / "patches" / "2026-07-28.json").read_text())
 
-    def fix_upstream(document: dict[str, object]) -> None:  # upstream fixed the first defect
-        node: object = document
-        parts = first["pointer"].strip("/").split("/")
-        for part in parts[:-1]:
-            node = node[int(part)] if isinstance(node, list) else node[part]  # type: ignore[index]
-        node[int(parts[-1]) if isinstance(node, list) else parts[-1]] = first["new"]  # type: ignore[index]
+    def fix_upstream(*patches: dict[str, Any]) -> Callable[[dict[str, object]], None]:
+        def change(document: dict[str, object]) -> None:  # upstream fixed these defects
+            for patch in patches:
+                node: Any = document
+                parts = patch["pointer"].strip("/").split("/")
+                for part in parts[:-1]:
+                    node = node[int(part)] if isinstance(node, list) else node[part]
+                node[int(parts[-1]) if isinstance(node, list) else parts[-1]] = patch["new"]
+
+        return change
 
     project = tmp_path / "project"
     project.mkdir()
-    path = new_revision(tmp_path, "2026-09-30", fix_upstream)
+    path = new_revision(tmp_path, "2026-09-30", fix_upstream(first))
     done = run("schema", "sync", "--from", str(path), "--version", "2026-09-30", "--update-lock", cwd=project)
     assert done.returncode == 0, done.stderr
     assert f"  not carried {first['pointer']}: patch expected" in done.stdout
-    carried = json.loads((project / "schema" / "patches" / "2026-09-30.json").read_text())
-    assert first["pointer"] not in [p["pointer"] for p in carried]
+    own = project / "schema" / "patches" / "2026-09-30.json"
+    assert [p["pointer"] for p in json.loads(own.read_text())] == [second["pointer"]]
+    # new bytes for the same revision, the second defect fixed too: its own patch no longer
+    # applies, and is removed (kept, it made every generation fail on an adoption that said 0)
+    again = new_revision(tmp_path / "again", "2026-09-30", fix_upstream(first, second))
+    done = run("schema", "sync", "--from", str(again), "--version", "2026-09-30", "--update-lock", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert f"  patch {second['pointer']} of 2026-09-30 no longer applies: patch expected" in done.stdout
+    assert "removed from patches/2026-09-30.json" in done.stdout and not own.exists()
+    assert run("generate", "--version", "2026-09-30", "--out", "out", cwd=project).returncode == 0
 
 
 @pytest.mark.parametrize(

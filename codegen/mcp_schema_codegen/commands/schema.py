@@ -97,7 +97,7 @@ class Adoption:
     revision: LockedRevision
     methods: int
     carried: Carried | None  # patches tried from another revision (None: the revision keeps its own)
-    own_patches_failing: tuple[tuple[Patch, str], ...]  # its own patch file's entries that no longer apply
+    own_patches_failing: tuple[tuple[Patch, str], ...]  # its own patch file's entries that no longer apply (removed)
 
     def lines(self) -> list[str]:
         rev = self.revision
@@ -113,7 +113,10 @@ class Adoption:
             out += [f"  carried {p.pointer}: {p.reason}" for p in kept]
             out += [f"  not carried {p.pointer}: {why}" for p, why in dropped]
         for patch, why in self.own_patches_failing:
-            out.append(f"  patch {patch.pointer} of {rev.version} no longer applies: {why} (review schema/patches)")
+            out.append(
+                f"  patch {patch.pointer} of {rev.version} no longer applies: {why}; "
+                f"removed from patches/{rev.version}.json"
+            )
         return out
 
 
@@ -186,5 +189,10 @@ def adopt(schema_dir: Path, source: str, version: str, era: Era | None) -> Adopt
     atomic_write(schema_path, data)
     if carried is not None and carried.kept:
         atomic_write(patch_file(schema_dir, version), dump_patches(carried.kept).encode())
+    if failing:  # its own patches that no longer apply go, as carried ones do: every generation refused them
+        if patches:
+            atomic_write(own, dump_patches(patches).encode())
+        else:
+            own.unlink()
     atomic_write(lock.path, lock_text(lock, {**lock.revisions, version: rev}))
     return Adoption(rev, methods, carried, failing)
