@@ -164,6 +164,9 @@ def test_shipped_ci_integration_files_run_check(tmp_path: Path) -> None:
     steps = [step["run"] for step in workflow["jobs"]["check"]["steps"] if "run" in step]
     commands = [hooks[0]["entry"]] + [s for s in steps if s.startswith("mcp-codegen ")]
     assert commands == ["mcp-codegen check", "mcp-codegen check --full"]
+    # a filter on paths skipped the hook in a scaffolded project, where an edit to the app or to
+    # <name>_mcp/ is what makes the package stale (pre-commit: "(no files to check) Skipped")
+    assert "files" not in hooks[0] and hooks[0]["always_run"] is True
     assert any("pip install" in s for s in steps)
     # in this process: the command's outcome is under test, not its interpreter (check imports the
     # project's app in a child process of its own either way)
