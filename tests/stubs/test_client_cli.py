@@ -8,10 +8,12 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.stubs.conftest import SDK_SNAPSHOT, cli
+from tests.conftest import ROOT
+from tests.stubs.conftest import SDK_SNAPSHOT, cli, imported
 
 
 def snapshot_with(tmp_path: Path, name: str, change: str) -> Path:
@@ -227,3 +229,24 @@ def test_a_client_package_in_a_project_passes_the_projects_ruff(tmp_path: Path, 
         done = subprocess.run([ruff, *args], capture_output=True, text=True, cwd=tmp_path, check=False)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert cli("client", "sdk", "--check", "--out", str(tmp_path)) == (0, "", "")
+
+
+def test_a_client_typed_with_a_revision_before_structured_output_reads_it(tmp_path: Path) -> None:
+    """``--protocol-version 2024-11-05``: that revision's ``CallToolResult`` has no
+    ``structuredContent`` field, so the server's structured output came as an unknown key and
+    every tool with an output schema raised ``ToolOutputError`` ("the result has no
+    structuredContent") on a correct answer."""
+    weather = ROOT / "examples" / "weather"
+    server = shlex.join([sys.executable, str(weather)])
+    args = ["--from-server", server, "--protocol-version", "2024-11-05", "--out", str(tmp_path)]
+    status, _, err = cli("client", "old_weather", *args)
+    assert status == 0, err
+    with imported(tmp_path, "old_weather") as package:
+
+        async def scenario() -> tuple[Any, Any]:
+            async with await package.connect([sys.executable, str(weather)], cache=None) as client:
+                return await client.add(a=2, b=3), await client.get_forecast(city="Oslo", days=2)
+
+        added, forecast = asyncio.run(scenario())
+    assert added.result == 5
+    assert forecast.city == "Oslo" and len(forecast.days) == 2

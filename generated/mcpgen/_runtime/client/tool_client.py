@@ -53,6 +53,17 @@ def is_none(value: object) -> bool:
     return value is None
 
 
+def structured_content(result: Any) -> Any:
+    """A ``CallToolResult``'s ``structuredContent``, or ``MISSING``: its field, or, in a revision
+    whose result has no such field (before 2025-06-18), the wire key among the unknown ones the
+    model keeps, where a server speaking a later revision's habits puts it."""
+    value = getattr(result, "structured_content", MISSING)
+    if value is MISSING:
+        extra = getattr(result, "model_extra", None)
+        value = extra.get("structuredContent", MISSING) if isinstance(extra, dict) else MISSING
+    return value
+
+
 class ToolError(Exception):
     """A tool answered ``isError: true``: ``tool`` (wire name), ``content``, ``result``."""
 
@@ -60,7 +71,7 @@ class ToolError(Exception):
         self.tool = tool
         self.result = result
         self.content: list[Any] = list(getattr(result, "content", None) or [])
-        structured = getattr(result, "structured_content", MISSING)
+        structured = structured_content(result)
         self.structured_content: Any = None if structured is MISSING else structured
         text = " ".join(
             str(getattr(block, "text", ""))
@@ -138,7 +149,7 @@ class ToolClient:
     ) -> Output:
         """``tools/call`` -> ``structuredContent`` validated as ``output`` (by wire names)."""
         result = await self._call_tool(name, arguments, timeout=timeout, on_progress=on_progress)
-        structured = getattr(result, "structured_content", MISSING)
+        structured = structured_content(result)
         if structured is MISSING:
             raise ToolOutputError(
                 name,
