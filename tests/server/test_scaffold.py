@@ -455,8 +455,27 @@ def test_http_runner_scale_out_options_refuse_in_one_line(
     monkeypatch.delenv("MCP_REDIS_URL", raising=False)
     with entry_point(project, MODULE) as run, pytest.raises(SystemExit) as exited:
         run([*(a.format(port=nowhere) for a in args), "--port", str(free_port())])
-    last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert exited.value.code == 2 and says.format(port=nowhere) in last
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and says.format(port=nowhere) in err.strip().splitlines()[-1]
+    assert "serving MCP at" not in err  # said once the port listens, not before refusing
+
+
+def test_http_runner_on_a_port_in_use_says_only_why(project: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", MODULE, "--http", "--port", str(port)],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            env=env(),
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode != 0
+    assert "serving MCP at" not in done.stderr and "address already in use" in done.stderr.lower(), done.stderr
 
 
 def test_http_runner_prints_its_url(project: Path) -> None:

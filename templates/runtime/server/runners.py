@@ -314,11 +314,21 @@ def uvicorn_config(app: HttpApp, host: str, port: int) -> uvicorn.Config:
     )
 
 
-def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, workers: int = 1, **options: Any) -> None:
+def run_http(
+    router: Router,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    workers: int = 1,
+    ready: Callable[[str], object] | None = None,
+    **options: Any,
+) -> None:
     """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp`` (blocking); ``options`` go to
     ``HttpApp``; ``workers`` > 1 forks that many worker processes on one listening socket, which
     this process keeps and supervises them on (``Supervisor``): a worker that dies is replaced;
-    too many deaths end the server with ``SystemExit(1)``."""
+    too many deaths end the server with ``SystemExit(1)``. ``ready`` is called with the URL once
+    the port listens (the port bound, not the one asked, when that is 0), never when the server
+    refuses to start (Redis unreachable, the port in use)."""
     if workers < 1:
         refuse(f"workers must be at least 1, not {workers}")
     end_without_a_last_collection()
@@ -336,7 +346,7 @@ def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, worke
 
     config = uvicorn_config(HttpApp(router, **options), host, port)
     if workers == 1:
-        serve_uvicorn(router, config)
+        serve_uvicorn(router, config, ready=ready)
         return
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:
@@ -347,6 +357,8 @@ def run_http(router: Router, host: str = "127.0.0.1", port: int = 8000, *, worke
         sock.close()
         refuse(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     sock.set_inheritable(True)
+    if ready is not None:
+        ready(url_of(sock))
     with sock:  # kept open while the server runs: a replacement worker accepts on it
         code = Supervisor(workers, lambda: serve_uvicorn(router, config, sock)).run()
     if code:
@@ -530,28 +542,47 @@ def refuse(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def serve_uvicorn(router: Router, config: uvicorn.Config, sock: socket.socket | None = None) -> None:
+def url_of(sock: socket.socket) -> str:
+    """The MCP endpoint's URL on a listening socket."""
+    host, port = sock.getsockname()[:2]
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
+
+
+def serve_uvicorn(
+    router: Router,
+    config: uvicorn.Config,
+    sock: socket.socket | None = None,
+    *,
+    ready: Callable[[str], object] | None = None,
+) -> None:
     """Run one uvicorn server (on ``sock`` when given); a signal ends open listen streams first.
     Ctrl-C ends the process with status 130 and no traceback: uvicorn, once shut down, raises the
     signal again, which Python turns into a ``KeyboardInterrupt`` through every caller."""
     try:
-        uvicorn_server(router, config).run(sockets=[sock] if sock is not None else None)
+        uvicorn_server(router, config, ready).run(sockets=[sock] if sock is not None else None)
     except KeyboardInterrupt:
         raise SystemExit(128 + signal.SIGINT) from None
 
 
-def uvicorn_server(router: Router, config: uvicorn.Config) -> uvicorn.Server:
+def uvicorn_server(
+    router: Router, config: uvicorn.Config, ready: Callable[[str], object] | None = None
+) -> uvicorn.Server:
     """uvicorn's server for ``config``: a signal ends open listen streams first, and once its
     connections are shut down, what the process holds open is closed: the app's (``aclose``:
     the verifier's client) and the services' (the Redis connections). Done in ``shutdown``, not
     after ``serve``: uvicorn re-raises the signal as ``serve`` returns, and a forked worker ends
-    with ``os._exit`` (runners' ``stop_worker``)."""
+    with ``os._exit`` (runners' ``stop_worker``). ``ready`` gets the URL once uvicorn listens."""
     import uvicorn
 
     subscriptions = router.services.subscriptions
     app = config.app
 
     class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)  # a port it cannot bind ends the process in there
+            if ready is not None and self.started and self.servers and self.servers[0].sockets:
+                ready(url_of(self.servers[0].sockets[0]))
+
         def handle_exit(self, sig: int, frame: Any) -> None:
             subscriptions.close()  # open listen streams end, so shutdown need not wait for them
             super().handle_exit(sig, frame)

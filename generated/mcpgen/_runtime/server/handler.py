@@ -137,7 +137,7 @@ class HandlerBase:
         """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp`` (``auth`` defaults to the
         server's); ``workers`` > 1 forks that many worker processes sharing the port (they share
         state through ``redis_url``, which they need) and replaces any that dies (see
-        ``runners.Supervisor``)."""
+        ``runners.Supervisor``). ``ready=callback`` gets the URL once the port listens."""
         options.setdefault("auth", self.auth)
         run_http(self.router, host, port, workers=workers, **options)
 
