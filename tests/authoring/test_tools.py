@@ -404,6 +404,22 @@ def test_declarations_the_review_found_wrong(capsys: pytest.CaptureFixture[str])
     with pytest.raises(DeclarationError, match=r"tool 'fine_function': annotations.readOnlyHint: Input should be"):
         hinted.describe()
 
+    # a revision whose Tool requires what the declaration lacks (a made-up next one requiring a
+    # description): the whole entry is checked, so describe (regen, check) says so in one line
+    # instead of tools/list failing with -32603 for every tool once served
+    class DescribedTool(hinted.types.tool):  # type: ignore[misc,name-defined]
+        description: str
+
+    strict = App("strict", surface="tests.authoring.no_such_surface")
+    strict.types = strict.types._replace(tool=DescribedTool)
+
+    @strict.tool
+    def undocumented() -> str:
+        return "?"
+
+    with pytest.raises(DeclarationError, match=r"tool 'undocumented': description: Field required"):
+        strict.describe()
+
     def starred(*args: int) -> str:
         return "never"
 

@@ -222,20 +222,19 @@ class Tool(Declaration):
         entry["inputSchema"] = binding.arguments.schema()
         if binding.output.schema is not None:
             entry["outputSchema"] = binding.output.schema
-        given = [key for key in ("annotations", "icons", "execution", "_meta") if key in self.options]
-        for key in given:
-            entry[key] = self.options[key]
-        if given and types.tool is not None:  # the decorator's options, as the revision's Tool has them
-            try:
-                types.tool.model_validate({**entry, "inputSchema": {"type": "object"}, "outputSchema": None})
+        for key in ("annotations", "icons", "execution", "_meta"):
+            if key in self.options:
+                entry[key] = self.options[key]
+        if types.tool is not None:  # the entry as the revision's Tool has it (a field it requires, the options)
+            schemas = {key: {"type": "object"} for key in ("inputSchema", "outputSchema") if key in entry}
+            try:  # the schemas are built from the annotations, and checked as JSON Schemas elsewhere
+                types.tool.model_validate({**entry, **schemas})
             except ValidationError as exc:
                 problems = "; ".join(
-                    f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
+                    f"{'.'.join(str(part) for part in error['loc']) or 'the entry'}: {error['msg']}"
                     for error in exc.errors(include_url=False)
-                    if error["loc"] and error["loc"][0] in given
                 )
-                if problems:
-                    raise DeclarationError(f"{self.function}: tool {self.name!r}: {problems}") from None
+                raise DeclarationError(f"{self.function}: tool {self.name!r}: {problems}") from None
         return entry
 
 
