@@ -115,8 +115,8 @@ def source_lines(source: str) -> list[str]:
     return LINE.findall(source)
 
 
-def segment(lines: list[str], node: ast.stmt) -> str:
-    """The exact source text of a top-level statement, cut from lines split once (what
+def segment(lines: list[str], node: ast.stmt | ast.expr) -> str:
+    """The exact source text of a top-level statement (or an expression), cut from lines split once (what
     ``ast.get_source_segment`` does, without splitting the whole module again for every statement:
     that made splitting quadratic, 20 s a revision)."""
     if getattr(node, "decorator_list", None):
