@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from mcpgen._runtime.method_table import MethodTable
 from mcpgen._runtime.server.services.request_state import RequestStateSealer
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
@@ -523,3 +524,52 @@ def test_the_acknowledgement_agrees_only_to_what_the_capabilities_declare() -> N
             return await conn.until(lambda m: m.get("method") == "notifications/subscriptions/acknowledged")
 
     assert run(go())["params"]["notifications"] == {"resourcesListChanged": True}
+
+
+class WithoutToolChanges:
+    """The server's revision less ``notifications/tools/list_changed`` (as a next revision that
+    removed it would be): every other attribute is the revision's."""
+
+    def __init__(self, revision: Any) -> None:
+        self._revision = revision
+        self.methods = MethodTable(tuple(spec for spec in revision.methods if spec.name != TOOLS_CHANGED))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._revision, name)
+
+
+TOOLS_CHANGED = "notifications/tools/list_changed"
+
+
+def test_list_changed_is_declared_and_acknowledged_only_where_the_revision_has_the_notification() -> None:
+    """The capabilities said ``listChanged`` for every listing a server implements, so a server
+    of a revision without tools' list_changed acknowledged ``toolsListChanged`` and then sent a
+    notification the revision does not have (the client's decoder dropped it: its listen never
+    yielded). The flag now follows the revision's method table, and the acknowledgement with it."""
+
+    class Pruned(Demo):
+        revision = WithoutToolChanges(Demo.revision)
+
+    assert Demo().capabilities()["tools"] == {"listChanged": True}
+    assert Pruned().capabilities()["tools"] == {}
+    assert Pruned().capabilities()["resources"] == {"listChanged": True, "subscribe": True}
+
+    async def go() -> dict[str, Any]:
+        async with Stdio(Pruned()) as conn:
+            wanted = {"toolsListChanged": True, "resourcesListChanged": True}
+            conn.send(request("L", "subscriptions/listen", {"notifications": wanted}))
+            return await conn.until(lambda m: m.get("method") == "notifications/subscriptions/acknowledged")
+
+    assert run(go())["params"]["notifications"] == {"resourcesListChanged": True}
+
+
+def test_a_legacy_session_is_sent_only_the_notifications_its_revision_has() -> None:
+    import mcpgen
+    from mcpgen._runtime.codec_legacy import LegacyCodec
+    from mcpgen._runtime.server.sessions.legacy import LegacySession
+
+    session = object.__new__(LegacySession)  # only its negotiated codec matters here
+    session.codec = LegacyCodec(WithoutToolChanges(mcpgen.REGISTRY.revision("2025-11-25")), "server")
+    assert not session.sends(TOOLS_CHANGED)
+    assert session.sends("notifications/prompts/list_changed")
+    assert not session.sends("notifications/initialized")  # the client's to send

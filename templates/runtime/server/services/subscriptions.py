@@ -86,6 +86,10 @@ class Subscriber:
     subscribed: set[str]
     notify: Send | None
 
+    def sends(self, method: str) -> bool:
+        """Whether the session's revision has ``method`` for a server to send (else it is not sent)."""
+        return True
+
 
 Refresh = Callable[[Subscriber], Awaitable[None]]
 
@@ -153,7 +157,7 @@ class Subscriptions:
                 if not listener.offer(dumps(notification_envelope(method, params))):
                     self.listeners.discard(listener)  # its client stopped reading: its stream ends
         for session in list(self.sessions):
-            if session.notify is None:
+            if session.notify is None or not session.sends(method):
                 continue
             if method == RESOURCE_UPDATED:
                 if self.refresh is not None:

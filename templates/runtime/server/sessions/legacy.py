@@ -102,6 +102,11 @@ class LegacySession(Subscriber):
     handler's revision, which requests are converted to.
     """
 
+    def sends(self, method: str) -> bool:
+        """A notification the negotiated revision has, for a server to send."""
+        spec = self.codec.methods.notification(method) if self.codec is not None else None
+        return spec is not None and spec.server_sends
+
     def __init__(self, kernel: Kernel, registry: VersionRegistry, served: Sequence[str], target: Codec) -> None:
         self.kernel = kernel
         self.registry = registry
