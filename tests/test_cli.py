@@ -719,6 +719,18 @@ def test_diff_reports_a_kept_definitions_own_changes(tmp_path: Path) -> None:
     ]
 
 
+def test_adopting_a_revision_with_an_unranked_log_level_is_refused(tmp_path: Path) -> None:
+    """The overlay orders LoggingLevel's values (the schema does not): a new one has no rank until
+    it is given one there, and the runtime would have ranked it as debug."""
+    project = tmp_path / "project"
+    project.mkdir()
+    path = new_revision(tmp_path, "2026-09-30", lambda d: d["$defs"]["LoggingLevel"]["enum"].insert(0, "trace"))  # type: ignore[index]
+    done = run("schema", "sync", "--from", str(path), "--version", "2026-09-30", "--update-lock", cwd=project)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "definition 'LoggingLevel': level 'trace' has no rank: add it to log_levels.order" in done.stderr
+    assert not (project / "schema").exists()
+
+
 def test_a_sync_that_changes_nothing_leaves_no_schema_directory(tmp_path: Path) -> None:
     """Without ./schema, ``schema sync`` starts from the bundled lock; finding every schema as
     locked, it made ./schema all the same, a copy that overrode the bundled schemas from then on

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import Lock
 from mcp_schema_codegen.ir.analyze import analyze_revision, load_overlay, stale_overlay_entries
 from mcp_schema_codegen.ir.protocol import Protocol
@@ -123,6 +124,7 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     raw["deprecated"]["2026-07-28"]["definitions"].append("NoSuchThing")
     raw["sse_priming"]["versions"] += ["2026-07-28", "2099-01-01"]  # a modern revision has no legacy streams
     raw["resource_not_found"]["codes"]["2099-01-01"] = -32002
+    raw["log_levels"]["order"].insert(0, "trace")
     path = tmp_path / "overlay.json"
     path.write_text(json.dumps(raw))
     overlay = load_overlay(path)
@@ -132,6 +134,30 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     assert "sse_priming: 2026-07-28 is not a locked legacy revision" in problems
     assert "sse_priming: 2099-01-01 is not a locked legacy revision" in problems
     assert "resource_not_found: 2099-01-01 is not a locked revision" in problems
+    assert "log_levels: 'trace' is a LoggingLevel value in no locked schema" in problems
+
+
+def test_the_runtime_ranks_log_levels_as_the_overlay_orders_them() -> None:
+    """The schema lists LoggingLevel's values but not their order: the overlay holds it, and the
+    runtime's LOG_LEVELS (which ranks a message against a client's level) must agree with it."""
+    from mcpgen._runtime.server.services.context import LOG_LEVELS
+
+    overlay = load_overlay(SCHEMA_DIR / "overlay.json")
+    assert list(LOG_LEVELS) == list(overlay.log_levels)
+    assert sorted(LOG_LEVELS, key=LOG_LEVELS.__getitem__) == list(overlay.log_levels)
+
+
+def test_a_log_level_without_a_rank_is_refused_at_adoption_and_generation(lock: Lock, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A revision adding a level (say "trace") would have had it ranked as debug: delivered to a
+    client that asked for debug and up, although trace is below it."""
+    raw = json.loads((SCHEMA_DIR / "overlay.json").read_text())
+    raw["log_levels"]["order"].remove("notice")
+    path = tmp_path / "overlay.json"
+    path.write_text(json.dumps(raw))
+    with pytest.raises(
+        GeneratorError, match=r"definition 'LoggingLevel': level 'notice' has no rank: add it to log_levels"
+    ):
+        analyze_revision(lock, "2026-07-28", load_overlay(path))
 
 
 def test_methods_command_prints_the_table() -> None:

@@ -3,6 +3,7 @@ the sessions build it positionally (per request), and that must not change what 
 
 import asyncio
 
+import pytest
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28.server import App, Context
 
@@ -44,3 +45,14 @@ def test_a_context_built_by_keywords_with_meta() -> None:
         "r1", "tools/call", send=sent, meta=meta, protocol_version="2026-07-28", client_capabilities={}, era="modern"
     )
     assert call(ctx) == "2 r1 tools/call 2026-07-28 True"
+
+
+def test_a_level_the_runtime_cannot_rank_is_refused_not_ranked_as_debug() -> None:
+    ctx = Context(7, "tools/call", send=sent, protocol_version="2026-07-28", client_capabilities={})
+    assert not ctx.logs("emergency")  # the client asked for no logs
+    ctx.log_level = "info"
+    assert ctx.logs("warning") and not ctx.logs("debug")
+    with pytest.raises(ValueError, match="unknown log level 'trace'"):
+        ctx.logs("trace")  # was 0, as debug: sent to a client at debug, where trace is below it
+    with pytest.raises(ValueError, match="unknown log level 'trace'"):
+        asyncio.run(ctx.log("trace", "below debug"))

@@ -37,7 +37,7 @@ from mcp_schema_codegen.frontend.lock import (
 )
 from mcp_schema_codegen.frontend.patches import Carried, Patch, carry, dump_patches, load_patches, patch_file
 from mcp_schema_codegen.frontend.prepass import check_references, check_supported
-from mcp_schema_codegen.ir.analyze import EraMismatch, analyze_schema, overlay_for
+from mcp_schema_codegen.ir.analyze import EraMismatch, analyze_schema, check_log_levels, overlay_for
 from mcp_schema_codegen.output.tree import staged_directory
 from mcp_schema_codegen.paths import bundled_schema_dir
 
@@ -131,7 +131,9 @@ def previous_of_era(lock: Lock, version: str, era: Era) -> str | None:
 def count_methods(lock: Lock, rev: LockedRevision, data: bytes, patches: tuple[Patch, ...]) -> int:
     """Analyse the candidate as the lock would hold it; returns its method count."""
     schema = parse_schema(data, rev, patches)
-    protocol = analyze_schema(schema, overlay_for(lock.schema_dir)).protocol
+    overlay = overlay_for(lock.schema_dir)
+    check_log_levels(schema.document, schema.container, rev.version, overlay)
+    protocol = analyze_schema(schema, overlay).protocol
     if not protocol.methods:
         raise GeneratorError("the schema defines no MCP methods", version=rev.version)
     return len(protocol.methods)

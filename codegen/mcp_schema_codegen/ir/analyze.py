@@ -50,6 +50,7 @@ class Overlay:
     sse_priming: frozenset[str] = frozenset()  # legacy revisions whose SSE streams open with a priming event
     headerless_http: frozenset[str] = frozenset()  # the revision an HTTP request without MCP-Protocol-Version is
     resource_not_found: dict[str, int] = field(default_factory=dict)  # version -> code, where not -32602
+    log_levels: tuple[str, ...] = ()  # LoggingLevel's values, least severe first (the runtime's LOG_LEVELS)
 
 
 def load_overlay(path: Path) -> Overlay:
@@ -66,6 +67,7 @@ def load_overlay(path: Path) -> Overlay:
             sse_priming=frozenset(raw.get("sse_priming", {}).get("versions", ())),
             headerless_http=frozenset(raw.get("headerless_http", {}).get("versions", ())),
             resource_not_found={v: int(c) for v, c in raw.get("resource_not_found", {}).get("codes", {}).items()},
+            log_levels=tuple(str(level) for level in raw.get("log_levels", {}).get("order", ())),
         )
     except FileNotFoundError:
         raise GeneratorError(f"no overlay at {path}") from None
@@ -290,10 +292,28 @@ def analyze_schema(schema: LoadedSchema, overlay: Overlay) -> AnalyzedRevision:
 
 def analyze_revision(lock: Lock, version: str, overlay: Overlay) -> AnalyzedRevision:
     """Load, patch, prepass and analyze one locked revision, to be generated: its keywords must be
-    ones the models enforce (``check_supported``; ``diff`` reads any schema)."""
+    ones the models enforce (``check_supported``) and its log levels ranked (``check_log_levels``;
+    ``diff`` reads any schema)."""
     schema = load(lock, version)
     check_supported(schema.document, schema.container, version)
+    check_log_levels(schema.document, schema.container, version, overlay)
     return analyze_schema(schema, overlay)
+
+
+def check_log_levels(document: dict[str, JSON], container: str, version: str, overlay: Overlay) -> None:
+    """Every value of the revision's ``LoggingLevel`` has a rank in the overlay's ``log_levels``:
+    the schema lists the levels but states no order, and a level the runtime cannot rank would
+    reach clients that asked for less."""
+    levels = document[container].get("LoggingLevel")
+    values = levels.get("enum") if isinstance(levels, dict) else None
+    for value in values if isinstance(values, list) else ():
+        if value not in overlay.log_levels:
+            raise GeneratorError(
+                f"level {value!r} has no rank: add it to log_levels.order in schema/overlay.json "
+                "(least severe first), and to the runtime's LOG_LEVELS",
+                version=version,
+                definition="LoggingLevel",
+            )
 
 
 def overlay_for(schema_dir: Path) -> Overlay:
@@ -312,6 +332,10 @@ def stale_overlay_entries(overlay: Overlay, schemas: list[tuple[LoadedSchema, Pr
     for version in sorted(overlay.resource_not_found):
         if version not in by_version:
             problems.append(f"resource_not_found: {version} is not a locked revision")
+    ranked = {v for s, _ in schemas for v in (s.document[s.container].get("LoggingLevel") or {}).get("enum", ())}
+    for level in overlay.log_levels:
+        if level not in ranked:
+            problems.append(f"log_levels: {level!r} is a LoggingLevel value in no locked schema")
     for key, versions in (("sse_priming", overlay.sse_priming), ("headerless_http", overlay.headerless_http)):
         for version in sorted(versions):
             if version not in by_version or by_version[version][1].era != "legacy":

@@ -31,6 +31,8 @@ M = TypeVar("M", bound=BaseModel)
 Send = Callable[[bytes], Awaitable[None]]
 logger = logging.getLogger(__name__)
 
+# LoggingLevel's values, least severe first: schema/overlay.json's log_levels (tests/test_versions.py
+# holds the two together; generation refuses a revision with a level neither ranks)
 LOG_LEVELS: dict[str, int] = {
     "debug": 0,
     "info": 1,
@@ -176,10 +178,12 @@ class Context:
         await self.notify("notifications/progress", params)
 
     def logs(self, level: str) -> bool:
-        """A message at ``level`` would reach the client."""
-        if self.log_level is None:
-            return False
-        return LOG_LEVELS.get(level, 0) >= LOG_LEVELS.get(self.log_level, 0)
+        """A message at ``level`` would reach the client; a level with no rank is a ``ValueError``
+        (it was ranked as debug: a message the client may not have asked for)."""
+        rank = LOG_LEVELS.get(level)
+        if rank is None:
+            raise ValueError(f"unknown log level {level!r} (one of {', '.join(LOG_LEVELS)})")
+        return self.log_level is not None and rank >= LOG_LEVELS.get(self.log_level, 0)
 
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """``notifications/message`` at ``level``, sent only when the client opted in at or below it."""
