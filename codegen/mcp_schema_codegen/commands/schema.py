@@ -37,7 +37,7 @@ from mcp_schema_codegen.frontend.lock import (
 )
 from mcp_schema_codegen.frontend.patches import Carried, Patch, carry, dump_patches, load_patches, patch_file
 from mcp_schema_codegen.frontend.prepass import check_references, check_supported
-from mcp_schema_codegen.ir.analyze import EraMismatch, analyze_schema, check_log_levels, overlay_for
+from mcp_schema_codegen.ir.analyze import EraMismatch, Overlay, analyze_schema, check_log_levels, overlay_for
 from mcp_schema_codegen.output.tree import staged_directory
 from mcp_schema_codegen.paths import bundled_schema_dir
 
@@ -98,6 +98,7 @@ class Adoption:
     methods: int
     carried: Carried | None  # patches tried from another revision (None: the revision keeps its own)
     own_patches_failing: tuple[tuple[Patch, str], ...]  # its own patch file's entries that no longer apply (removed)
+    overlay_notes: tuple[str, ...] = ()  # the previous revision's overlay facts the new one is not listed in
 
     def lines(self) -> list[str]:
         rev = self.revision
@@ -112,6 +113,7 @@ class Adoption:
             )
             out += [f"  carried {p.pointer}: {p.reason}" for p in kept]
             out += [f"  not carried {p.pointer}: {why}" for p, why in dropped]
+        out += [f"  overlay: {note}" for note in self.overlay_notes]
         for patch, why in self.own_patches_failing:
             out.append(
                 f"  patch {patch.pointer} of {rev.version} no longer applies: {why}; "
@@ -197,4 +199,30 @@ def adopt(schema_dir: Path, source: str, version: str, era: Era | None) -> Adopt
         else:
             own.unlink()
     atomic_write(lock.path, lock_text(lock, {**lock.revisions, version: rev}))
-    return Adoption(rev, methods, carried, failing)
+    previous = previous_of_era(lock, version, rev.era)
+    notes = overlay_notes(overlay_for(schema_dir), previous, version) if previous and old is None else ()
+    return Adoption(rev, methods, carried, failing, notes)
+
+
+def overlay_notes(overlay: Overlay, previous: str, version: str) -> tuple[str, ...]:
+    """The facts ``schema/overlay.json`` lists for ``previous`` and not for ``version`` (a new
+    revision): said at adoption, since nothing carries them (a deprecation may have been lifted,
+    a transport rule changed); each is a line to review in the overlay."""
+    notes = []
+    kinds = (
+        ("methods", overlay.deprecated_methods),
+        ("definitions", overlay.deprecated_definitions),
+        ("fields", overlay.deprecated_fields),
+    )
+    for kind, by_version in kinds:
+        if by_version.get(previous) and not by_version.get(version):
+            names = sorted(by_version[previous])
+            notes.append(f"deprecated {kind} of {previous} are not listed for {version}: {', '.join(names)}")
+    for key, versions in (("sse_priming", overlay.sse_priming), ("headerless_http", overlay.headerless_http)):
+        if previous in versions and version not in versions:
+            notes.append(f"{key} lists {previous}, not {version}")
+    if previous in overlay.resource_not_found and version not in overlay.resource_not_found:
+        notes.append(
+            f"resource_not_found gives {previous} {overlay.resource_not_found[previous]}, {version} the default -32602"
+        )
+    return tuple(notes)
