@@ -684,6 +684,32 @@ def test_a_schema_using_what_the_models_cannot_enforce_is_refused_naming_the_def
     assert done.returncode == 2 and message in done.stderr, done.stderr
 
 
+def test_generating_from_a_lock_made_by_hand_names_where_the_schema_is_no_json_schema(tmp_path: Path) -> None:
+    """Adoption checks the metaschema; a lock made by hand skips it, and datamodel-code-generator's
+    own error (a pydantic dump of its parser, several lines long in one) was what the user got."""
+
+    def bad(document: dict[str, Any]) -> None:
+        document["$defs"]["Tool"]["properties"]["title"] = {"type": "string", "minLength": "x"}
+
+    path = new_revision(tmp_path, "2026-07-28", bad)
+    schema_dir = tmp_path / "by-hand"
+    shutil.copytree(SCHEMA_DIR, schema_dir, ignore=shutil.ignore_patterns("examples"))
+    shutil.copy(path, schema_dir / "2026-07-28" / "schema.json")
+    lock = json.loads((schema_dir / "lock.json").read_text())
+    entry = lock["versions"]["2026-07-28"]
+    entry["sha256"], entry["size"] = hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_size
+    (schema_dir / "lock.json").write_text(json.dumps(lock))
+    out = tmp_path / "out"
+    args = ("--schema-dir", str(schema_dir), "generate", "--version", "2026-07-28", "--no-cache", "--out", str(out))
+    done = run(*args, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.endswith(
+        "schema 2026-07-28: not a valid JSON Schema: 'x' is not of type 'integer' "
+        "(at /$defs/Tool/properties/title/minLength)\n"
+    ), done.stderr
+    assert not out.exists()
+
+
 def test_diff_reads_a_schema_the_generator_would_refuse(tmp_path: Path) -> None:
     """``diff`` looks at a new revision before it is adopted: a definition the models could not
     enforce (``oneOf``) is shown as added, not refused (only adoption and generation refuse it)."""

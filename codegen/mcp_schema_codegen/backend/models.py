@@ -25,6 +25,7 @@ from typing import Any
 from mcp_schema_codegen.backend.cache import ModelCache
 from mcp_schema_codegen.backend.split import segment, source_lines
 from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.frontend.load import check_json_schema
 from mcp_schema_codegen.frontend.prepass import STRING_FORMATS
 
 JSON = Any
@@ -263,6 +264,9 @@ def _run_dmcg(text: str, options: dict[str, JSON], version: str) -> tuple[str, d
         except GeneratorError:
             raise
         except Exception as exc:  # datamodel-code-generator raises many types; name the revision
+            # a schema that is no JSON Schema (a lock made by hand skips adoption's check) is named
+            # as adoption names it, by the metaschema's verdict and where, not by the parser's error
+            check_json_schema(json.loads(text), version)
             raise GeneratorError(f"datamodel-code-generator failed: {exc}", version=version) from exc
     if not isinstance(source, str):
         raise GeneratorError("datamodel-code-generator returned several modules, expected one", version=version)
