@@ -147,6 +147,19 @@ def test_the_runtime_ranks_log_levels_as_the_overlay_orders_them() -> None:
     assert sorted(LOG_LEVELS, key=LOG_LEVELS.__getitem__) == list(overlay.log_levels)
 
 
+def test_an_overlay_from_before_log_levels_ranks_them_as_rfc_5424_does(lock: Lock, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A project's own schema/overlay.json is a copy made at its first adoption: one from before
+    ``log_levels`` made every revision fail generation ("level 'alert' has no rank")."""
+    raw = json.loads((SCHEMA_DIR / "overlay.json").read_text())
+    del raw["log_levels"]
+    path = tmp_path / "overlay.json"
+    path.write_text(json.dumps(raw))
+    overlay = load_overlay(path)
+    assert overlay.log_levels == load_overlay(SCHEMA_DIR / "overlay.json").log_levels
+    for version in VERSIONS:
+        analyze_revision(lock, version, overlay)
+
+
 def test_a_log_level_without_a_rank_is_refused_at_adoption_and_generation(lock: Lock, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A revision adding a level (say "trace") would have had it ranked as debug: delivered to a
     client that asked for debug and up, although trace is below it."""

@@ -53,6 +53,11 @@ class Overlay:
     log_levels: tuple[str, ...] = ()  # LoggingLevel's values, least severe first (the runtime's LOG_LEVELS)
 
 
+# RFC 5424's severities, least severe first: the order of an overlay written before it had
+# ``log_levels`` (a project's own schema/overlay.json, copied at its first adoption)
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
 def load_overlay(path: Path) -> Overlay:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -67,7 +72,7 @@ def load_overlay(path: Path) -> Overlay:
             sse_priming=frozenset(raw.get("sse_priming", {}).get("versions", ())),
             headerless_http=frozenset(raw.get("headerless_http", {}).get("versions", ())),
             resource_not_found={v: int(c) for v, c in raw.get("resource_not_found", {}).get("codes", {}).items()},
-            log_levels=tuple(str(level) for level in raw.get("log_levels", {}).get("order", ())),
+            log_levels=tuple(str(level) for level in raw["log_levels"]["order"]) if "log_levels" in raw else LOG_LEVELS,
         )
     except FileNotFoundError:
         raise GeneratorError(f"no overlay at {path}") from None

@@ -281,7 +281,8 @@ def end_without_a_last_collection() -> None:
     object still alive (a server's models and validators, some 10^5 objects), which took a stdio
     server 60-70 ms of the 75-85 between EOF and its exit. Registered once, as a runner starts, so
     a program that serves and goes on collects as usual until it exits; what ``atexit`` runs
-    after it (logging's flush, ``weakref.finalize``) runs as before. Objects alive at exit are
+    after it (logging's flush, ``weakref.finalize``) runs as before. Objects alive at exit, and
+    garbage in reference cycles not collected by then (a program that serves and goes on), are
     left to the operating system: Python never promised their finalizers would run then."""
     atexit.register(gc.freeze)
 

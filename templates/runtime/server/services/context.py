@@ -31,7 +31,7 @@ M = TypeVar("M", bound=BaseModel)
 Send = Callable[[bytes], Awaitable[None]]
 logger = logging.getLogger(__name__)
 
-# LoggingLevel's values, least severe first: schema/overlay.json's log_levels (tests/test_versions.py
+# LoggingLevel's values, least severe first: schema/overlay.json's log_levels (tests/test_protocol_table.py
 # holds the two together; generation refuses a revision with a level neither ranks)
 LOG_LEVELS: dict[str, int] = {
     "debug": 0,
