@@ -1,6 +1,7 @@
 """What a client must have declared before a server asks it for input, in either era: a
 2026-07-28 ``input_required`` result's embedded requests (the kernel checks them, -32021) and a
-legacy session's requests to its client (``Context`` checks them before sending).
+legacy session's requests to its client (``Context`` checks them before sending). And what a
+server's own capabilities say in the revision a session speaks (``as_spoken``).
 
 ``elicitation`` covers a mode only when declared: ``url`` mode needs ``elicitation.url``; form
 mode (``mode`` "form" or absent) needs ``elicitation.form``, or an ``elicitation`` naming no mode
@@ -11,9 +12,12 @@ at all (``{}`` stands for form only). A sampling request that offers ``tools`` n
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import MISSING
+
+if TYPE_CHECKING:
+    from ...method_table import MethodTable
 
 # a request to the client -> the client capability it needs
 CAPABILITY_OF_INPUT: dict[str, str] = {
@@ -57,3 +61,55 @@ def _param(params: Any, name: str) -> Any:
 def describe(cap: str, parts: Mapping[str, Any]) -> str:
     """``elicitation`` or ``elicitation.url``...: what a -32021 message names."""
     return ", ".join(f"{cap}.{part}" for part in sorted(parts)) if parts else cap
+
+
+LOG_MESSAGE = "notifications/message"
+PROGRESS = "notifications/progress"
+
+# a server capability -> the message a revision must have for it to mean anything there
+# (kind, method); a flag of a capability -> the notification that flag promises
+SERVER_CAPABILITY_OF: dict[str, tuple[str, str]] = {
+    "logging": ("notification", LOG_MESSAGE),
+    "completions": ("request", "completion/complete"),
+    "prompts": ("request", "prompts/list"),
+    "resources": ("request", "resources/list"),
+    "tools": ("request", "tools/list"),
+}
+SERVER_FLAG_OF: dict[tuple[str, str], str] = {
+    ("prompts", "listChanged"): "notifications/prompts/list_changed",
+    ("resources", "listChanged"): "notifications/resources/list_changed",
+    ("resources", "subscribe"): "notifications/resources/updated",
+    ("tools", "listChanged"): "notifications/tools/list_changed",
+}
+
+
+def as_spoken(capabilities: Mapping[str, Any], methods: MethodTable) -> dict[str, Any]:
+    """A server's ``capabilities`` as the revision whose table is ``methods`` has them: without a
+    capability whose messages the revision lacks (``logging`` without ``notifications/message``)
+    or a flag whose notification it lacks (``subscribe`` without ``notifications/resources/
+    updated``), so a client never subscribes to what the server cannot send it. A server of one
+    revision serves older ones: each session is told what its own revision can carry. Capabilities
+    not listed here (``experimental``, extensions) pass as they are."""
+    out: dict[str, Any] = {}
+    for name, value in capabilities.items():
+        needs = SERVER_CAPABILITY_OF.get(name)
+        if needs is not None and not has_message(methods, *needs):
+            continue
+        if isinstance(value, Mapping):
+            value = {
+                flag: setting
+                for flag, setting in value.items()
+                if (name, flag) not in SERVER_FLAG_OF
+                or has_message(methods, "notification", SERVER_FLAG_OF[(name, flag)])
+            }
+        out[name] = value
+    return out
+
+
+def has_message(methods: MethodTable, kind: str, name: str) -> bool:
+    """The revision has ``name``: a request a client sends, or a notification a server sends."""
+    if kind == "request":
+        spec = methods.request(name)
+        return spec is not None and spec.client_sends
+    spec = methods.notification(name)
+    return spec is not None and spec.server_sends

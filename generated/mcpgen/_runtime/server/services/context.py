@@ -16,7 +16,7 @@ from ...jsonrpc import (
     dumps,
     notification_envelope,
 )
-from .capabilities import describe, undeclared
+from .capabilities import LOG_MESSAGE, PROGRESS, describe, undeclared
 from .inputs import (
     Direct,
     Elicitation,
@@ -187,7 +187,7 @@ class Context:
             params["total"] = total
         if message is not None:
             params["message"] = message
-        await self.notify("notifications/progress", params)
+        await self.notify(PROGRESS, params)
 
     def logs(self, level: str) -> bool:
         """A message at ``level`` would reach the client; a level with no rank is a ``ValueError``
@@ -204,7 +204,7 @@ class Context:
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
-        await self.notify("notifications/message", params)
+        await self.notify(LOG_MESSAGE, params)
 
     # -- input from the client ------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from ...jsonrpc import (
 from ...versions import VersionRegistry, negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, internal_error, rejection_reply
 from ..services import Context, Send, Subscriber
+from ..services.capabilities import LOG_MESSAGE, PROGRESS, as_spoken
 from ..services.principal import Principal
 from .convert import Conversion
 
@@ -170,7 +171,7 @@ class LegacySession(Subscriber):
         app = self.kernel.app
         result: dict[str, Any] = {
             "protocolVersion": version,
-            "capabilities": app.capabilities(),
+            "capabilities": as_spoken(app.capabilities(), codec.methods),
             "serverInfo": app.server_info(),
         }
         if app.instructions:
@@ -365,8 +366,10 @@ class LegacySession(Subscriber):
             getattr(params, "meta", None),
             self.client_info,
             "legacy",
-            progress_token(raw),
-            self.log_level,
+            progress_token(raw)
+            if self.sends(PROGRESS)
+            else None,  # a revision without it: never sent
+            self.log_level if self.sends(LOG_MESSAGE) else None,
             principal,
             lambda method, params: self.request(method, params, send),
         )

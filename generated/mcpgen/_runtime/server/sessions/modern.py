@@ -26,7 +26,7 @@ from ...versions import negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, rejection_reply
 from ..services import Context, Listener, Send
 from ..services.bus import Change
-from ..services.capabilities import declared
+from ..services.capabilities import LOG_MESSAGE, PROGRESS, as_spoken, declared, has_message
 from ..services.principal import Principal
 from ..services.subscriptions import SUBSCRIPTION_ID_KEY
 from .convert import Conversion
@@ -129,7 +129,15 @@ class ModernSession:
             params = (
                 request.params if conversion.same else conversion.params(method, obj.get("params"))
             )
-            level, token = meta.log_level, meta.progress_token
+            # absent from a revision's meta (one without logging or progress): not asked for
+            level, token = (
+                getattr(meta, "log_level", MISSING),
+                getattr(meta, "progress_token", MISSING),
+            )
+            if level is not MISSING and not has_message(codec.methods, "notification", LOG_MESSAGE):
+                level = MISSING
+            if token is not MISSING and not has_message(codec.methods, "notification", PROGRESS):
+                token = MISSING
             ctx = Context(  # positional: Context's order
                 request.id,
                 method,
@@ -154,25 +162,30 @@ class ModernSession:
         """A request the runtime answers itself (``RUNTIME_METHODS``); ``by_notification``: the
         transport cancels with ``notifications/cancelled`` (stdio), not by closing a stream."""
         if request.method == "server/discover":
-            return Reply(codec.dumps_result(request.id, request.method, self.discover_result()))
+            return Reply(
+                codec.dumps_result(request.id, request.method, self.discover_result(codec))
+            )
         return await self.listen(request, codec, send, by_notification)
 
     # -- answered by the runtime ----------------------------------------------------------
 
-    def discover_result(self) -> dict[str, Any]:
+    def discover_result(self, codec: ModernCodec) -> dict[str, Any]:
+        """The ``server/discover`` result, capabilities as the request's revision has them."""
         app = self.kernel.app
+        capabilities = as_spoken(app.capabilities(), codec.methods)
         result: dict[str, Any] = {
             "supportedVersions": list(self.served),
-            "capabilities": app.capabilities(),
+            "capabilities": capabilities,
         }
         if app.instructions:
             result["instructions"] = app.instructions
         return result
 
-    def honoured(self, wanted: Any) -> dict[str, Any]:
+    def honoured(self, wanted: Any, codec: ModernCodec) -> dict[str, Any]:
         """The part of a ``SubscriptionFilter`` this server can deliver: what its capabilities
-        declare (``listChanged`` of tools, prompts, resources; ``subscribe`` of resources)."""
-        caps = self.kernel.app.capabilities()
+        declare in the request's revision (``listChanged`` of tools, prompts, resources;
+        ``subscribe`` of resources)."""
+        caps = as_spoken(self.kernel.app.capabilities(), codec.methods)
         data = dump(wanted) if isinstance(wanted, BaseModel) else dict(wanted)
 
         def declares(cap: str, flag: str) -> bool:
@@ -200,7 +213,7 @@ class ModernSession:
         When the server ends it (shutting down), the request is answered (subscriptions.mdx,
         graceful closure); on stdio a ``notifications/cancelled`` naming it comes first
         (cancellation.mdx: a server tears a subscription down that way, and for nothing else)."""
-        honoured = self.honoured(request.params.notifications)
+        honoured = self.honoured(request.params.notifications, codec)
         meta = {SUBSCRIPTION_ID_KEY: request.id}
         subscriptions = self.kernel.services.subscriptions
         await subscriptions.attach()  # changes raised on any worker reach this one from here on
