@@ -107,11 +107,14 @@ def handle(message: dict[str, Any]) -> None:
         if MODE == "slow-initialize":
             return
         requested = params.get("protocolVersion")
-        version = requested if requested in ("2025-06-18", "2025-11-25") else "2025-06-18"
-        result(
-            rid,
-            {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}},
-        )
+        version = requested if requested in ("2025-03-26", "2025-06-18", "2025-11-25") else "2025-06-18"
+        said = json.dumps(params.get("capabilities"), sort_keys=True)  # what the client declared, for tests
+        answer = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "fake", "version": "1"},
+        }
+        result(rid, {**answer, "instructions": f"you declared {said}"})
         return
     if method == "tools/list":
         tool = {"name": "echo", "inputSchema": {"type": "object"}}

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import mcpgen
 import pytest
 from mcpgen import connect
 from mcpgen._runtime.client import (
@@ -26,6 +27,7 @@ from mcpgen._runtime.client import (
 from mcpgen._runtime.client.connect import Verdict
 from mcpgen._runtime.client.http import StreamCursor, sse_data
 from mcpgen._runtime.client.modern import param_headers
+from mcpgen._runtime.client.session import ClientOptions
 from mcpgen._runtime.param_headers import tool_headers
 from mcpgen.v2025_11_25 import client as legacy_client
 from mcpgen.v2026_07_28 import client as modern_client
@@ -165,6 +167,27 @@ def test_connect_falls_back_to_legacy(mode: str) -> None:
         assert time.monotonic() - started < 10
 
     run(scenario)
+
+
+def test_a_client_declares_a_capability_only_where_its_revision_has_the_request() -> None:
+    """Elicitation declared to a 2024-11-05 or 2025-03-26 server (whose revisions have no
+    ``elicitation/create``) told it the client would answer what the client then refused (-32601)."""
+
+    async def answer(params: Any) -> dict[str, Any]:
+        return {}
+
+    handlers = {"elicitation/create": answer, "sampling/createMessage": answer, "roots/list": answer}
+
+    async def declared(version: str) -> set[str]:
+        client = await connect([*FAKE, "legacy"], versions=[version], handlers=handlers, cache=None, timeout=10)
+        async with client:
+            assert client.version == version and client.instructions is not None
+            return set(json.loads(client.instructions.removeprefix("you declared ")))
+
+    assert asyncio.run(declared("2025-03-26")) == {"sampling", "roots"}
+    assert asyncio.run(declared("2025-06-18")) == {"elicitation", "sampling", "roots"}
+    modern = mcpgen.REGISTRY.revision("2026-07-28").methods  # embedded in input_required results there
+    assert set(ClientOptions(handlers=handlers).client_capabilities(modern)) == {"elicitation", "sampling", "roots"}
 
 
 def test_a_request_the_server_cancels_is_not_answered_and_its_handler_stops() -> None:

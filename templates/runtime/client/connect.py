@@ -76,7 +76,7 @@ class Revisions:
                 revision,
                 "client",
                 client_info=dict(self.options.client_info),
-                client_capabilities=self.options.client_capabilities(),
+                client_capabilities=self.options.client_capabilities(revision.methods),
             )
         return LegacyCodec(revision, "client")
 

@@ -41,7 +41,7 @@ async def initialize(
     """Send ``initialize`` asking for ``version``; returns the typed ``InitializeResult``."""
     params = {
         "protocolVersion": version,
-        "capabilities": options.client_capabilities(),
+        "capabilities": options.client_capabilities(session.codec.methods),
         "clientInfo": dict(options.client_info),
     }
     return await session.request("initialize", params, timeout=timeout)

@@ -14,7 +14,7 @@ import itertools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..codec import Codec, dump
 from ..jsonrpc import (
@@ -31,6 +31,9 @@ from ..jsonrpc import (
 from .errors import RequestTimeout, ServerError, TransportError
 from .transport import JSONObject, Transport
 
+if TYPE_CHECKING:
+    from ..method_table import MethodTable
+
 logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[Any], Awaitable[None] | None]
@@ -39,6 +42,14 @@ Handler = Callable[[Any], Awaitable[Any]]
 """Answers a server's request: typed params in, a result (model or dict) out."""
 
 CLOSED = object()
+
+
+# a server's request a client handles -> the capability that says so
+DECLARED_FOR: dict[str, tuple[str, JSONObject]] = {
+    "elicitation/create": ("elicitation", {"form": {}}),
+    "sampling/createMessage": ("sampling", {}),
+    "roots/list": ("roots", {"listChanged": False}),
+}
 
 
 @dataclass
@@ -59,16 +70,17 @@ class ClientOptions:
     timeout: float | None = 60.0  # default per-request timeout (seconds); None waits forever
     max_input_rounds: int = 10  # MRTR rounds before giving up
 
-    def client_capabilities(self) -> JSONObject:
+    def client_capabilities(self, methods: MethodTable | None = None) -> JSONObject:
+        """The capabilities this client declares: ``capabilities`` as given, else one per handler
+        of a server's request, in ``methods`` (the revision spoken) only where that revision has
+        the request: elicitation declared to a 2024-11-05 server, which has no
+        ``elicitation/create``, told it to ask for what the client then refused (-32601)."""
         if self.capabilities is not None:
             return dict(self.capabilities)
         caps: JSONObject = {}
-        if "elicitation/create" in self.handlers:
-            caps["elicitation"] = {"form": {}}
-        if "sampling/createMessage" in self.handlers:
-            caps["sampling"] = {}
-        if "roots/list" in self.handlers:
-            caps["roots"] = {"listChanged": False}
+        for method, (name, value) in DECLARED_FOR.items():
+            if method in self.handlers and (methods is None or methods.request(method) is not None):
+                caps[name] = dict(value)
         return caps
 
 
