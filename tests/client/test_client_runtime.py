@@ -190,6 +190,23 @@ def test_a_client_declares_a_capability_only_where_its_revision_has_the_request(
     assert set(ClientOptions(handlers=handlers).client_capabilities(modern)) == {"elicitation", "sampling", "roots"}
 
 
+def test_a_legacy_listen_acknowledges_only_what_the_servers_capabilities_declare() -> None:
+    """It acknowledged every flag asked for, where a 2026-07-28 server (the same server, in the
+    other era) acknowledges only what its capabilities declare: the fake declares tools without
+    listChanged, the weather example every list's."""
+    weather = [sys.executable, str(Path(__file__).parents[2] / "examples" / "weather")]
+
+    async def acknowledged(target: list[str]) -> Any:
+        client = await connect(target, versions=["2025-11-25"], cache=None, timeout=10)
+        async with client, client.listen(tools_list_changed=True, prompts_list_changed=True) as subscription:
+            return subscription.acknowledged
+
+    flags = asyncio.run(acknowledged([*FAKE, "legacy"]))
+    assert not flags["toolsListChanged"] and not flags["promptsListChanged"]
+    flags = asyncio.run(acknowledged(weather))
+    assert flags["toolsListChanged"] and flags["promptsListChanged"] and not flags["resourcesListChanged"]
+
+
 def test_a_request_the_server_cancels_is_not_answered_and_its_handler_stops() -> None:
     """cancellation.mdx: the receiver of a cancellation SHOULD stop processing the request and
     not answer it. The client ignored a server's ``notifications/cancelled`` for the server's own

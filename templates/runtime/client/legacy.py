@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
+from ..codec import dump
 from ..jsonrpc import Notification
 from .base import BaseClient, Subscription, _field
 from .errors import TransportError
@@ -101,6 +102,12 @@ class LegacyClient(BaseClient):
         await self.session.notify("notifications/initialized")
         await self.session.transport.open_event_stream()
 
+    def _declares(self, capability: str, flag: str) -> bool:
+        """The server's ``initialize`` capabilities set ``capability.flag`` (a wire name) true."""
+        declared = dump(self.capabilities)
+        found = declared.get(capability) if isinstance(declared, dict) else None
+        return isinstance(found, dict) and found.get(flag) is True
+
     def listen(
         self,
         *,
@@ -112,8 +119,13 @@ class LegacyClient(BaseClient):
     ) -> Subscription:
         """The server's pushed notifications, filtered like ``subscriptions/listen``:
         ``resources/subscribe`` for each URI on entry (``resources/unsubscribe`` on exit);
-        over HTTP they arrive on the GET stream ``connect`` opened.
+        over HTTP they arrive on the GET stream ``connect`` opened. ``acknowledged`` holds what
+        the server's capabilities agree to (a list change only where it declared ``listChanged``),
+        as a 2026-07-28 server's acknowledgement would.
         """
+        tools_list_changed = tools_list_changed and self._declares("tools", "listChanged")
+        prompts_list_changed = prompts_list_changed and self._declares("prompts", "listChanged")
+        resources_list_changed = resources_list_changed and self._declares("resources", "listChanged")
         methods = {
             method
             for flag, method in (
