@@ -573,3 +573,10 @@ def test_a_legacy_session_is_sent_only_the_notifications_its_revision_has() -> N
     assert not session.sends(TOOLS_CHANGED)
     assert session.sends("notifications/prompts/list_changed")
     assert not session.sends("notifications/initialized")  # the client's to send
+
+
+def test_capabilities_as_spoken_take_a_model_as_an_override_may_return() -> None:
+    from mcpgen._runtime.server.services.capabilities import as_spoken
+
+    caps = m.ServerCapabilities.model_validate({"tools": {"listChanged": True}, "experimental": {"x": {}}})
+    assert as_spoken(caps, WithoutToolChanges(Demo.revision).methods) == {"tools": {}, "experimental": {"x": {}}}

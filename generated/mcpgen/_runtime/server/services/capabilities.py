@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import MISSING
 
+from ...codec import dump
+
 if TYPE_CHECKING:
     from ...method_table import MethodTable
 
@@ -92,15 +94,16 @@ SERVER_FLAG_OF: dict[tuple[str, str], str] = {
 }
 
 
-def as_spoken(capabilities: Mapping[str, Any], methods: MethodTable) -> dict[str, Any]:
+def as_spoken(capabilities: Any, methods: MethodTable) -> dict[str, Any]:
     """A server's ``capabilities`` as the revision whose table is ``methods`` has them: without a
     capability whose messages the revision lacks (``logging`` without ``notifications/message``)
     or a flag whose notification it lacks (``subscribe`` without ``notifications/resources/
     updated``), so a client never subscribes to what the server cannot send it. A server of one
     revision serves older ones: each session is told what its own revision can carry. Capabilities
-    not listed here (``experimental``, extensions) pass as they are."""
+    not listed here (``experimental``, extensions) pass as they are. ``capabilities`` may be a
+    model, or hold models, as an override of ``capabilities()`` may return them."""
     out: dict[str, Any] = {}
-    for name, value in capabilities.items():
+    for name, value in dump(capabilities).items():
         needs = SERVER_CAPABILITY_OF.get(name)
         if needs is not None and not has_message(methods, *needs):
             continue
