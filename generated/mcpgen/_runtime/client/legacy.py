@@ -126,13 +126,10 @@ class LegacyClient(BaseClient):
         ``resources/subscribe`` for each URI on entry (``resources/unsubscribe`` on exit);
         over HTTP they arrive on the GET stream ``connect`` opened. ``acknowledged`` holds what
         the server's capabilities agree to (a list change only where it declared ``listChanged``),
-        as a 2026-07-28 server's acknowledgement would.
+        as a 2026-07-28 server's acknowledgement would; what was asked for is handed on all the
+        same (a legacy session has no filter to agree on, and servers, the official SDK's among
+        them, send list changes they did not declare).
         """
-        tools_list_changed = tools_list_changed and self._declares("tools", "listChanged")
-        prompts_list_changed = prompts_list_changed and self._declares("prompts", "listChanged")
-        resources_list_changed = resources_list_changed and self._declares(
-            "resources", "listChanged"
-        )
         methods = {
             method
             for flag, method in (
@@ -169,9 +166,11 @@ class LegacyClient(BaseClient):
                         )
                 raise
             sub.acknowledged = {
-                "toolsListChanged": tools_list_changed,
-                "promptsListChanged": prompts_list_changed,
-                "resourcesListChanged": resources_list_changed,
+                "toolsListChanged": tools_list_changed and self._declares("tools", "listChanged"),
+                "promptsListChanged": prompts_list_changed
+                and self._declares("prompts", "listChanged"),
+                "resourcesListChanged": resources_list_changed
+                and self._declares("resources", "listChanged"),
                 "resourceSubscriptions": list(resource_subscriptions),
             }
 
