@@ -117,7 +117,10 @@ def test_sigterm_ends_a_legacy_get_stream_asking_the_client_to_come_back() -> No
 
 
 CLOSING = """
-import asyncio, sys
+import asyncio, signal, sys
+# as at a terminal: a run started in the background (nohup, `&`) inherits SIGINT ignored, and
+# uvicorn's re-raised signal is then ignored too (exit 0, where a terminal's Ctrl-C gives 130)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from mcpgen._runtime.server import runners
 from mcpgen._runtime.server.transports.asgi import HttpApp
 from tests.server.servers import Demo
