@@ -580,3 +580,27 @@ def test_capabilities_as_spoken_take_a_model_as_an_override_may_return() -> None
 
     caps = m.ServerCapabilities.model_validate({"tools": {"listChanged": True}, "experimental": {"x": {}}})
     assert as_spoken(caps, WithoutToolChanges(Demo.revision).methods) == {"tools": {}, "experimental": {"x": {}}}
+
+
+def test_completions_are_not_declared_to_a_revision_whose_capabilities_have_no_such_field() -> None:
+    """2024-11-05 has ``completion/complete`` but its ``ServerCapabilities`` no ``completions``
+    (2025-03-26 added it): the capability is left out there, kept from 2025-03-26 on."""
+
+    class Completing(Demo):
+        async def complete(self, params: Any, ctx: s.Context) -> Any:
+            return s.CompleteResult(completion=m.CompleteResultCompletion(values=[]))
+
+    def initialize(version: str) -> dict[str, Any]:
+        info = {"name": "c", "version": "1"}
+        params = {"protocolVersion": version, "capabilities": {}, "clientInfo": info}
+        return {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+
+    async def declared(version: str) -> dict[str, Any]:
+        async with Stdio(Completing()) as conn:
+            conn.send(initialize(version))
+            answer = await conn.until(lambda msg: msg.get("id") == 1)
+        caps: dict[str, Any] = answer["result"]["capabilities"]
+        return caps
+
+    assert "completions" not in run(declared("2024-11-05"))
+    assert run(declared("2025-03-26"))["completions"] == {}

@@ -11,10 +11,11 @@ at all (``{}`` stands for form only). A sampling request that offers ``tools`` n
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pydantic import MISSING
+from pydantic import MISSING, BaseModel
 
 from ...codec import dump
 
@@ -91,12 +92,14 @@ def as_spoken(capabilities: Any, methods: MethodTable) -> dict[str, Any]:
     or a flag whose notification it lacks (``subscribe`` without ``notifications/resources/
     updated``), so a client never subscribes to what the server cannot send it. A server of one
     revision serves older ones: each session is told what its own revision can carry. Capabilities
-    not listed here (``experimental``, extensions) pass as they are. ``capabilities`` may be a
+    not listed here (``experimental``, extensions) pass as they are; one listed here is also left
+    out where the revision's ``ServerCapabilities`` has no such field. ``capabilities`` may be a
     model, or hold models, as an override of ``capabilities()`` may return them."""
     out: dict[str, Any] = {}
+    fields = server_capability_fields(methods)
     for name, value in dump(capabilities).items():
         needs = SERVER_CAPABILITY_OF.get(name)
-        if needs is not None and not has_message(methods, *needs):
+        if needs is not None and (not has_message(methods, *needs) or (fields is not None and name not in fields)):
             continue
         if isinstance(value, Mapping):
             value = {
@@ -107,6 +110,23 @@ def as_spoken(capabilities: Any, methods: MethodTable) -> dict[str, Any]:
             }
         out[name] = value
     return out
+
+
+@functools.cache
+def server_capability_fields(methods: MethodTable) -> frozenset[str] | None:
+    """The wire names of the revision's ``ServerCapabilities`` (read from the result of its
+    ``server/discover`` or ``initialize``), None when the table names neither: 2024-11-05 has
+    ``completion/complete`` but no ``completions`` capability, which came with 2025-03-26."""
+    for method in ("server/discover", "initialize"):
+        spec = methods.request(method)
+        result = spec.result if spec is not None else None
+        if not (isinstance(result, type) and issubclass(result, BaseModel)):
+            continue
+        field = result.model_fields.get("capabilities")
+        model = field.annotation if field is not None else None
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            return frozenset(info.alias or name for name, info in model.model_fields.items())
+    return None
 
 
 def has_message(methods: MethodTable, kind: str, name: str) -> bool:
