@@ -141,6 +141,17 @@ def test_a_signal_mid_scaffold_leaves_nothing_and_says_one_line(tmp_path: Path, 
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_staging_directory_a_killed_scaffold_left_is_removed_by_the_next_once_an_hour_old(tmp_path: Path) -> None:
+    """SIGKILL leaves no chance to clean up: the hidden ``.NAME-xxxxxxxx`` stayed for good."""
+    old, young, other = tmp_path / ".proj-k1ll3d00", tmp_path / ".proj-w0rk1ng0", tmp_path / ".other-k1ll3d00"
+    for stage in (old, young, other):
+        (stage / "proj_mcp").mkdir(parents=True)
+    for stage in (old, other):
+        os.utime(stage, (time.time() - 7200, time.time() - 7200))
+    assert main(["scaffold", "proj", "--dir", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other-k1ll3d00", ".proj-w0rk1ng0", "proj"]
+
+
 def _package(root: Path, text: str) -> Path:
     package = root / "out" / "pkg"
     package.mkdir(parents=True, exist_ok=True)

@@ -18,12 +18,14 @@ changed, computed from the two revisions' IR.
 
 from __future__ import annotations
 
+import contextlib
 import keyword
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +99,22 @@ def _ruff(root: Path, *args: str) -> None:
         raise GeneratorError(f"ruff {' '.join(args)} failed on the scaffold: {said}")
 
 
+STALE_STAGE_SECONDS = 3600.0  # a scaffold takes seconds: a staging directory this old was killed (SIGKILL)
+
+
+def remove_stale_stages(directory: Path, name: str) -> None:
+    """Remove what a scaffold of ``name`` killed outright left in ``directory``: its hidden
+    staging directory (``.NAME-`` and ``mkdtemp``'s 8 characters), untouched for an hour. A
+    younger one stays, as does anything else: another scaffold of the same name may be at work."""
+    stale = re.compile(re.escape(f".{name}-") + r"[a-z0-9_]{8}\Z")
+    now = time.time()
+    for entry in directory.iterdir():
+        if stale.match(entry.name) and entry.is_dir() and not entry.is_symlink():
+            with contextlib.suppress(OSError):
+                if now - entry.stat().st_mtime > STALE_STAGE_SECONDS:
+                    shutil.rmtree(entry, ignore_errors=True)
+
+
 def scaffold(
     name: str,
     directory: Path,
@@ -129,6 +147,7 @@ def scaffold(
         raise GeneratorError(f"MCP {version} has no {missing[0]} handler to scaffold")
     try:
         directory.mkdir(parents=True, exist_ok=True)
+        remove_stale_stages(directory, name)
         stage = staged_directory(f".{name}-", directory)
     except OSError as exc:
         raise GeneratorError(f"cannot create the project in {directory}: {exc.strerror or exc}") from None
