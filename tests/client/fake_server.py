@@ -11,17 +11,18 @@ down with a ``notifications/cancelled`` naming it, as cancellation.mdx has a ser
 stdio), ``ignore-eof`` (legacy, but ignores stdin EOF), ``slow-initialize`` (legacy, never answers
 ``initialize``), ``deaf`` (as ``mrtr`` until it has answered the
 probe, then it never reads stdin again).
-In every mode ``tools/call`` of ``hang`` never answers, of ``unreadable`` answers with an error
-whose id is null, of ``huge`` with 20 MiB of text, of ``asks-then-cancels`` after a sampling
-request it cancels at once (``answered-after-cancel`` lists the ids of those the client answered
-all the same), of ``chatty`` after a notification no revision has, of ``bad-id-request`` with
-what the client answered to a request whose id is an object. Every message received is logged
-to stderr as ``got METHOD``.
+In every mode ``tools/call`` of ``hang`` never answers, of ``then-exit`` answers its pid and
+exits, of ``unreadable`` answers with an error whose id is null, of ``huge`` with 20 MiB of text,
+of ``asks-then-cancels`` after a sampling request it cancels at once (``answered-after-cancel``
+lists the ids of those the client answered all the same), of ``chatty`` after a notification no
+revision has, of ``bad-id-request`` with what the client answered to a request whose id is an
+object. Every message received is logged to stderr as ``got METHOD``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import time
@@ -135,6 +136,9 @@ def handle(message: dict[str, Any]) -> None:
         send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}})
         return
     if method == "tools/call":
+        if params.get("name") == "then-exit":  # answers with its pid, then the process is gone
+            result(rid, text(str(os.getpid()), modern))
+            os._exit(0)
         if MODE == "mrtr" and params.get("name") == "resumed":  # a caller resuming at requestState S1
             if params.get("requestState") == "S1":  # the next round asks again, keeping no state
                 form = {"type": "object", "properties": {"more": {"type": "string"}}}

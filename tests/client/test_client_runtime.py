@@ -207,6 +207,33 @@ def test_a_legacy_listen_acknowledges_only_what_the_servers_capabilities_declare
     assert flags["toolsListChanged"] and flags["promptsListChanged"] and not flags["resourcesListChanged"]
 
 
+def test_a_modern_client_starts_an_exited_stdio_server_again_and_a_legacy_one_does_not() -> None:
+    """stdio.mdx (2026-07-28): if the server process exits unexpectedly, the client SHOULD restart
+    it; the protocol is stateless, so the next request goes to a fresh process. A legacy session
+    (its initialize went with the process) stays failed."""
+
+    async def calls(mode: str) -> list[str]:
+        got: list[str] = []
+        client = await connect([*FAKE, mode], cache=None, timeout=10, stderr=subprocess.DEVNULL)
+        async with client:
+            for _ in range(2):
+                try:
+                    result = await client.call_tool(name="then-exit", arguments={})
+                    got.append(result.content[0].text)  # type: ignore[union-attr]
+                except TransportError as exc:
+                    got.append(f"failed: {exc}")
+                for _ in range(200):  # until the client has seen the process go
+                    if client.session.failure is not None:
+                        break
+                    await asyncio.sleep(0.01)
+        return got
+
+    first, second = asyncio.run(calls("mrtr"))
+    assert first.isdigit() and second.isdigit() and first != second  # two processes
+    first, second = asyncio.run(calls("legacy"))
+    assert first.isdigit() and second.startswith("failed: the server process exited")
+
+
 def test_a_request_the_server_cancels_is_not_answered_and_its_handler_stops() -> None:
     """cancellation.mdx: the receiver of a cancellation SHOULD stop processing the request and
     not answer it. The client ignored a server's ``notifications/cancelled`` for the server's own

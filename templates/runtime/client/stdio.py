@@ -78,6 +78,16 @@ class StdioTransport(Transport):
     def alive(self) -> bool:
         return self.process is not None and self.process.returncode is None
 
+    def restartable(self) -> bool:
+        """The process exited without this client closing it."""
+        return not self._closing and self.process is not None and self.process.returncode is not None
+
+    async def restart(self, receiver: Receiver) -> None:
+        """A fresh process of the same command, what the old one held released first."""
+        await self.close()
+        self._closing = False
+        await self.start(receiver)
+
     async def _read(self, process: asyncio.subprocess.Process, receiver: Receiver) -> None:
         assert process.stdout is not None
         error: TransportError | None = None

@@ -33,6 +33,7 @@ class ModernClientSession(ClientSession):
     answers_refused_requests = (
         False  # stdio.mdx, streamable-http.mdx: a client MUST NOT write responses
     )
+    restarts_an_exited_server = True  # stdio.mdx: the client SHOULD restart a server that exited
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

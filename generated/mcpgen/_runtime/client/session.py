@@ -100,6 +100,10 @@ class ClientSession:
     # the era's rule: a server's request this client refuses gets an error response (legacy), or
     # none (2026-07-28, where servers send no requests and a client MUST NOT write responses)
     answers_refused_requests: ClassVar[bool] = True
+    # the era's rule: a stdio server that exited is started again on the next request (2026-07-28,
+    # stateless: stdio.mdx, a client SHOULD restart it), or the session is over (legacy: its
+    # initialize and everything after it went with the process)
+    restarts_an_exited_server: ClassVar[bool] = False
 
     def __init__(
         self, codec: Codec, transport: Transport, options: ClientOptions | None = None
@@ -118,6 +122,7 @@ class ClientSession:
         ] = {}  # the server's requests being answered
         self.failure: TransportError | None = None
         self._closed = False
+        self._restarting = asyncio.Lock()
 
     # -- era hooks ---------------------------------------------------------------------------
 
@@ -164,7 +169,7 @@ class ClientSession:
     ) -> tuple[RequestId, asyncio.Future[Any]]:
         """Send a request without waiting; its future resolves with the typed result."""
         if self.failure is not None:
-            raise self.failure
+            await self._restart_or_raise(self.failure)
         rid = self.next_id() if rid is None else rid
         token = None
         if on_progress is not None:
@@ -468,6 +473,19 @@ class ClientSession:
                 self.options.timeout
             ):  # a server that never takes it holds nothing
                 await self.transport.send(message, headers=self.headers_for(message))
+
+    async def _restart_or_raise(self, failure: TransportError) -> None:
+        """Start the server again where the era and the transport allow it (the requests that
+        were in flight failed with the process; a listen must be opened again), else raise."""
+        if self._closed or not self.restarts_an_exited_server or not self.transport.restartable():
+            raise failure
+        async with self._restarting:
+            if self.failure is failure:  # not restarted meanwhile by another request
+                logger.warning(
+                    "%s: starting the server again (%s)", self.transport.describe(), failure
+                )
+                await self.transport.restart(self)
+                self.failure = None
 
     def awaiting(self, request_id: RequestId) -> bool:
         pending = self._pending.get(request_id)

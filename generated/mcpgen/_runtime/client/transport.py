@@ -76,6 +76,14 @@ class Transport(abc.ABC):
         """Drop a session the server no longer knows (legacy HTTP 404); False when there is none."""
         return False
 
+    def restartable(self) -> bool:
+        """The server is gone in a way a fresh one can replace (a stdio process that exited)."""
+        return False
+
+    async def restart(self, receiver: Receiver) -> None:
+        """Start a fresh server in place of the one gone (``restartable``)."""
+        raise NotImplementedError
+
     @abc.abstractmethod
     async def close(self) -> None: ...
 
