@@ -58,6 +58,12 @@ def regenerate(session: nox.Session) -> None:
     install(session)
     session.run("mcp-codegen", "generate", "--all")
     session.run("git", "diff", "--exit-code", "--stat", "generated", external=True)
+    # a file generated but never committed is no difference to `git diff`
+    untracked = session.run(
+        "git", "status", "--porcelain", "--untracked-files=all", "--", "generated", external=True, silent=True
+    )
+    if isinstance(untracked, str) and untracked.strip():
+        session.error(f"generated/ holds files git does not track:\n{untracked}")
 
 
 @nox.session
