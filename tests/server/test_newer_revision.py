@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,9 +21,7 @@ from typing import Any
 import mcpgen
 import pytest
 
-from mcp_schema_codegen.commands.schema import adopt
-from mcp_schema_codegen.pipeline import Options, generate
-from tests.conftest import SCHEMA_DIR
+from tests.server.revisions import made_up_revision
 from tests.server.servers import Stdio, everything_stdio_command, free_port, request, stop, wait_http
 
 pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, built wheels
@@ -104,26 +101,13 @@ def newer_schema(base: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def future(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The directory holding the generated ``futuremcp`` package and ``future_server.py``; importable meanwhile."""
-    base = tmp_path_factory.mktemp("future")
-    schema_dir = base / "schema"
-    shutil.copytree(SCHEMA_DIR, schema_dir, ignore=shutil.ignore_patterns("__pycache__", "examples"))
-    upstream = base / "upstream" / NEW
-    upstream.mkdir(parents=True)
-    document = json.loads((SCHEMA_DIR / BASE / "schema.json").read_text())
-    (upstream / "schema.json").write_text(json.dumps(newer_schema(document), indent=2))
-    shutil.copy(SCHEMA_DIR / "patches" / f"{BASE}.json", schema_dir / "patches" / f"{NEW}.json")
-    adopt(schema_dir, str(base / "upstream"), NEW, "modern")
-    out = base / "out"
-    generate(Options(schema_dir=schema_dir, out=out, package="futuremcp", versions=[NEW]))  # runtime: mcpgen._runtime
-    assert not (out / "futuremcp" / "_runtime").exists()  # the installed runtime serves it
-    (out / "future_server.py").write_text(SERVER)
-    sys.path.insert(0, str(out))
-    try:
-        yield out
-    finally:
-        sys.path.remove(str(out))
-        for name in [m for m in sys.modules if m == "futuremcp" or m.startswith(("futuremcp.", "future_server"))]:
-            del sys.modules[name]
+    with made_up_revision(tmp_path_factory.mktemp("future"), NEW, newer_schema, "futuremcp") as out:
+        assert not (out / "futuremcp" / "_runtime").exists()  # the installed runtime serves it
+        (out / "future_server.py").write_text(SERVER)
+        try:
+            yield out
+        finally:
+            sys.modules.pop("future_server", None)
 
 
 def load(future: Path, name: str) -> ModuleType:

@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import importlib
 import json
-import shutil
-import sys
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from mcp_schema_codegen.commands.schema import adopt
-from mcp_schema_codegen.pipeline import Options, generate
-from tests.conftest import SCHEMA_DIR
+from tests.server.revisions import made_up_revision
 from tests.server.servers import Stdio, run
 
 NEW = "2027-03-01"
@@ -58,25 +54,8 @@ def trimmed(document: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def trimmcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    base = tmp_path_factory.mktemp("trimmed")
-    schema_dir = base / "schema"
-    shutil.copytree(SCHEMA_DIR, schema_dir, ignore=shutil.ignore_patterns("__pycache__", "examples"))
-    upstream = base / "upstream" / NEW
-    upstream.mkdir(parents=True)
-    document = json.loads((SCHEMA_DIR / BASE / "schema.json").read_text())
-    (upstream / "schema.json").write_text(json.dumps(trimmed(document)))
-    adopt(schema_dir, str(base / "upstream"), NEW, "modern")
-    out = base / "out"
-    generate(Options(schema_dir=schema_dir, out=out, package="trimmcp", versions=[NEW]))
-    sys.path.insert(0, str(out))
-    try:
-        import trimmcp
-
-        yield trimmcp
-    finally:
-        sys.path.remove(str(out))
-        for name in [n for n in sys.modules if n == "trimmcp" or n.startswith("trimmcp.")]:
-            del sys.modules[name]
+    with made_up_revision(tmp_path_factory.mktemp("trimmed"), NEW, trimmed, "trimmcp"):
+        yield importlib.import_module("trimmcp")
 
 
 def server(trimmcp: ModuleType) -> Any:
