@@ -43,7 +43,7 @@ from ...jsonrpc import (
 from ...versions import VersionRegistry, negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, internal_error, rejection_reply
 from ..services import Context, Send, Subscriber
-from ..services.capabilities import LOG_MESSAGE, PROGRESS, as_spoken
+from ..services.capabilities import LOG_MESSAGE, PROGRESS, as_spoken, has_message
 from ..services.principal import Principal
 from .convert import Conversion
 
@@ -108,8 +108,7 @@ class LegacySession(Subscriber):
 
     def sends(self, method: str) -> bool:
         """A notification the negotiated revision has, for a server to send."""
-        spec = self.codec.methods.notification(method) if self.codec is not None else None
-        return spec is not None and spec.server_sends
+        return self.codec is not None and has_message(self.codec.methods, "notification", method)
 
     def __init__(
         self, kernel: Kernel, registry: VersionRegistry, served: Sequence[str], target: Codec
