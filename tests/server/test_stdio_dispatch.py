@@ -545,14 +545,11 @@ def test_list_changed_is_declared_and_acknowledged_only_where_the_revision_has_t
     """The capabilities said ``listChanged`` for every listing a server implements, so a server
     of a revision without tools' list_changed acknowledged ``toolsListChanged`` and then sent a
     notification the revision does not have (the client's decoder dropped it: its listen never
-    yielded). The flag now follows the revision's method table, and the acknowledgement with it."""
+    yielded). The flag now follows the session's revision (``as_spoken``), and the acknowledgement
+    with it."""
 
     class Pruned(Demo):
         revision = WithoutToolChanges(Demo.revision)
-
-    assert Demo().capabilities()["tools"] == {"listChanged": True}
-    assert Pruned().capabilities()["tools"] == {}
-    assert Pruned().capabilities()["resources"] == {"listChanged": True, "subscribe": True}
 
     async def go() -> dict[str, Any]:
         async with Stdio(Pruned()) as conn:
@@ -561,6 +558,36 @@ def test_list_changed_is_declared_and_acknowledged_only_where_the_revision_has_t
             return await conn.until(lambda m: m.get("method") == "notifications/subscriptions/acknowledged")
 
     assert run(go())["params"]["notifications"] == {"resourcesListChanged": True}
+
+    async def discover() -> dict[str, Any]:
+        async with Stdio(Pruned()) as conn:
+            conn.send(request(1, "server/discover"))
+            return await conn.response(1)
+
+    discovered = run(discover())["result"]["capabilities"]
+    assert discovered["tools"] == {} and discovered["resources"] == {"listChanged": True, "subscribe": True}
+
+
+def test_a_session_of_an_older_revision_is_told_the_flags_its_revision_has_though_the_servers_lacks_one() -> None:
+    """A server of a revision without tools' list_changed sends tool changes to a 2025-11-25
+    session (its revision has the notification: ``LegacySession.sends``), so that session is told
+    ``tools.listChanged``. ``capabilities()`` dropped the flag by the server's own revision, before
+    each session's revision was asked, and the 2025-11-25 session was told ``tools: {}``."""
+
+    class Pruned(Demo):
+        revision = WithoutToolChanges(Demo.revision)
+
+    info = {"name": "c", "version": "1"}
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": info}
+
+    async def go() -> dict[str, Any]:
+        async with Stdio(Pruned()) as conn:
+            conn.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+            return await conn.until(lambda msg: msg.get("id") == 1)
+
+    answer = run(go())["result"]
+    assert answer["protocolVersion"] == "2025-11-25"
+    assert answer["capabilities"]["tools"] == {"listChanged": True}
 
 
 def test_a_legacy_session_is_sent_only_the_notifications_its_revision_has() -> None:

@@ -96,22 +96,17 @@ class HandlerBase:
         return info
 
     def capabilities(self) -> dict[str, Any]:
-        """Server capabilities, derived from the implemented handlers (override to add more);
-        ``listChanged`` only where the revision has the ``notifications/<cap>/list_changed`` a
-        server sends (a revision without it: the capability is declared without the flag, so no
-        client subscribes to what the server could not send)."""
+        """Server capabilities, derived from the implemented handlers (override to add more):
+        ``listChanged`` for every listing, ``subscribe`` for resources. They are the server's
+        whatever revision it is generated for; each session is told what its own revision carries
+        (``services.capabilities.as_spoken``: a flag whose notification the revision lacks is
+        left out there), as a server of one revision serves older ones whose tables differ."""
         caps: dict[str, Any] = {"logging": {}}
-        methods = self.revision.methods
         for method in self.handlers:
             cap = CAPABILITY_OF_PREFIX.get(method.split("/", 1)[0])
             if cap is None or cap in caps or not self.implemented(method):
                 continue
-            caps[cap] = {}
-            if cap == "completions":
-                continue
-            changed = methods.notification(f"notifications/{cap}/list_changed")
-            if changed is not None and changed.server_sends:
-                caps[cap]["listChanged"] = True
+            caps[cap] = {} if cap == "completions" else {"listChanged": True}
             if cap == "resources":
                 caps[cap]["subscribe"] = True
         return caps
