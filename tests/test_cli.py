@@ -648,6 +648,12 @@ def test_diff_against_a_file_that_is_no_json_schema_is_one_line_naming_where(
             {"Needy": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "b"]}},
             "definition 'Needy': 'required' naming 'b', which its 'properties' do not declare, at /$defs/Needy is not",
         ),
+        (  # Python's re takes it (the metaschema's ``regex`` format); pydantic-core's Rust regex does not
+            {"Named": {"type": "object", "properties": {"n": {"type": "string", "pattern": "^(?!-)[a-z-]+$"}}}},
+            "definition 'Named': 'pattern' '^(?!-)[a-z-]+$' at /$defs/Named/properties/n does not compile in the "
+            "models' regex engine (pydantic-core's Rust regex: look-around, including look-ahead and look-behind, "
+            "is not supported); the model would fail when first used",
+        ),
     ],
 )
 def test_a_schema_using_what_the_models_cannot_enforce_is_refused_naming_the_definition(
@@ -684,12 +690,42 @@ def test_a_schema_using_what_the_models_cannot_enforce_is_refused_naming_the_def
     assert done.returncode == 2 and message in done.stderr, done.stderr
 
 
-def test_generating_from_a_lock_made_by_hand_names_where_the_schema_is_no_json_schema(tmp_path: Path) -> None:
-    """Adoption checks the metaschema; a lock made by hand skips it, and datamodel-code-generator's
-    own error (a pydantic dump of its parser, several lines long in one) was what the user got."""
+@pytest.mark.parametrize(
+    ("title", "where"),
+    [
+        # datamodel-code-generator fails on it: its own error (a pydantic dump of its parser,
+        # several lines long in one) was what the user got
+        (
+            {"type": "string", "minLength": "x"},
+            "'x' is not of type 'integer' (at /$defs/Tool/properties/title/minLength)",
+        ),
+        # it takes these without a word: a length of 3, and ``Any``
+        (
+            {"type": "string", "minLength": "3"},
+            "'3' is not of type 'integer' (at /$defs/Tool/properties/title/minLength)",
+        ),
+        (
+            {"type": "strin"},
+            "'strin' is not valid under any of the given schemas (at /$defs/Tool/properties/title/type)",
+        ),
+        ({"type": "string", "pattern": "(["}, "'([' is not a 'regex' (at /$defs/Tool/properties/title/pattern)"),
+        # the prepass read it as properties that leave Tool's required names undeclared
+        ({"properties": [1]}, "[1] is not of type 'object' (at /$defs/Tool/properties)"),
+    ],
+)
+def test_generating_from_a_lock_made_by_hand_names_where_the_schema_is_no_json_schema(
+    tmp_path: Path, title: dict[str, Any], where: str
+) -> None:
+    """Adoption checks the metaschema; a lock made by hand skips it. What datamodel-code-generator
+    failed on got its error; what it read anyway was generated loosely: ``"type": "strin"`` as
+    ``Any``, ``"minLength": "3"`` as a length of 3. The metaschema is now asked before it reads a
+    schema whose models are not cached."""
 
     def bad(document: dict[str, Any]) -> None:
-        document["$defs"]["Tool"]["properties"]["title"] = {"type": "string", "minLength": "x"}
+        if "properties" in title:
+            document["$defs"]["Tool"].update(title)
+        else:
+            document["$defs"]["Tool"]["properties"]["title"] = title
 
     path = new_revision(tmp_path, "2026-07-28", bad)
     schema_dir = tmp_path / "by-hand"
@@ -700,14 +736,14 @@ def test_generating_from_a_lock_made_by_hand_names_where_the_schema_is_no_json_s
     entry["sha256"], entry["size"] = hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_size
     (schema_dir / "lock.json").write_text(json.dumps(lock))
     out = tmp_path / "out"
-    args = ("--schema-dir", str(schema_dir), "generate", "--version", "2026-07-28", "--no-cache", "--out", str(out))
-    done = run(*args, cwd=tmp_path)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.endswith(
-        "schema 2026-07-28: not a valid JSON Schema: 'x' is not of type 'integer' "
-        "(at /$defs/Tool/properties/title/minLength)\n"
-    ), done.stderr
-    assert not out.exists()
+    for cache in ((), ("--no-cache",)):
+        args = ("--schema-dir", str(schema_dir), "generate", "--version", "2026-07-28", *cache, "--out", str(out))
+        done = run(*args, cwd=tmp_path)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert done.stderr.endswith(f"schema 2026-07-28, definition 'Tool': not a valid JSON Schema: {where}\n"), (
+            done.stderr
+        )
+        assert not out.exists()
 
 
 def test_diff_reads_a_schema_the_generator_would_refuse(tmp_path: Path) -> None:

@@ -157,7 +157,9 @@ def build_revision(
         if files is not None:
             return Revision(analysed.schema, protocol, files)
     base_class = f"{target.runtime}.wire_model.WireModel"
-    models = generate_models(analysed.document, version=version, base_class=base_class, cache=cache)
+    models = generate_models(
+        analysed.document, version=version, base_class=base_class, cache=cache, schema=analysed.schema.document
+    )
     files = {
         "__init__.py": renderer.version_init(protocol, target),
         **renderer.model_modules(protocol, target, models),

@@ -86,6 +86,9 @@ class ModelCache:
             "datamodel-code-generator": _version("datamodel-code-generator"),
             "python": f"{sys.version_info.major}.{sys.version_info.minor}",
             "options": {name: repr(value) for name, value in sorted(options.items())},
+            # an entry is written only for a document its metaschema passed (``generate_models``);
+            # entries from before that check are not taken
+            "checked": "metaschema",
         }
         digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode())
         digest.update(b"\0")

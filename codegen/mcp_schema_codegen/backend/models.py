@@ -114,10 +114,18 @@ OPTIONS: dict[str, JSON] = dict(
 
 
 def generate_models(
-    document: dict[str, JSON], *, version: str, base_class: str, cache: ModelCache | None = None
+    document: dict[str, JSON],
+    *,
+    version: str,
+    base_class: str,
+    cache: ModelCache | None = None,
+    schema: dict[str, JSON] | None = None,
 ) -> GeneratedModels:
     """Run datamodel-code-generator in process (or take its output from ``cache``): the module
-    source and its classes' fields."""
+    source and its classes' fields. ``schema``, the document as the revision has it (before the
+    prepass), is checked against its metaschema before datamodel-code-generator reads it: it
+    accepts what is no JSON Schema and loosens it (``"type": "strin"`` becomes ``Any``, a
+    ``"minLength": "3"`` a length of 3), and a hand-made lock skips adoption's check."""
     text = json.dumps(document)
     module, _, name = base_class.rpartition(".")
     shared = name == SHARED_NAME
@@ -125,6 +133,8 @@ def generate_models(
     key = ModelCache.key(text, options) if cache is not None else ""
     cached = cache.get(key) if cache is not None else None
     if cached is None:
+        if schema is not None:
+            check_json_schema(schema, version)
         cached = _run_dmcg(text, options, version)
         if cache is not None:
             cache.put(key, *cached)

@@ -336,6 +336,15 @@ def check_supported(document: dict[str, JSON], container: str, version: str) -> 
                     version=version,
                     definition=name,
                 )
+            pattern = node.get("pattern")
+            problem = regex_problem(pattern) if isinstance(pattern, str) else None
+            if problem is not None:
+                raise GeneratorError(
+                    f"'pattern' {pattern!r} at {pointer} does not compile in the models' regex engine "
+                    f"(pydantic-core's Rust regex: {problem}); the model would fail when first used",
+                    version=version,
+                    definition=name,
+                )
             fmt = node.get("format")
             if fmt is not None and fmt not in STRING_FORMATS:
                 raise GeneratorError(
@@ -343,6 +352,21 @@ def check_supported(document: dict[str, JSON], container: str, version: str) -> 
                     version=version,
                     definition=name,
                 )
+
+
+def regex_problem(pattern: str) -> str | None:
+    """Why pydantic-core's default regex engine (Rust's ``regex``) cannot compile ``pattern``, which
+    a model's ``Field(pattern=...)`` hands it; None if it can. The metaschema's ``regex`` format
+    asks Python's ``re``, which also takes look-arounds and back-references."""
+    from pydantic_core import SchemaError, SchemaValidator, core_schema
+
+    try:
+        SchemaValidator(core_schema.str_schema(pattern=pattern))
+    except SchemaError as exc:
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        said = [line.removeprefix("error: ") for line in lines if line.startswith("error:")]
+        return (said or lines or ["it does not compile"])[-1]
+    return None
 
 
 def inexact_use(node: dict[str, JSON]) -> str | None:

@@ -300,9 +300,15 @@ def analyze_revision(lock: Lock, version: str, overlay: Overlay) -> AnalyzedRevi
     ones the models enforce (``check_supported``) and its log levels ranked (``check_log_levels``;
     ``diff`` reads any schema)."""
     schema = load(lock, version)
-    check_supported(schema.document, schema.container, version)
-    check_log_levels(schema.document, schema.container, version, overlay)
-    return analyze_schema(schema, overlay)
+    try:
+        check_supported(schema.document, schema.container, version)
+        check_log_levels(schema.document, schema.container, version, overlay)
+        return analyze_schema(schema, overlay)
+    except GeneratorError:
+        # what the steps made of a document that is no JSON Schema (``"properties": [...]``: its
+        # required names undeclared) is no help: the metaschema's verdict names the fault
+        check_json_schema(schema.document, version)
+        raise
 
 
 def check_log_levels(document: dict[str, JSON], container: str, version: str, overlay: Overlay) -> None:
