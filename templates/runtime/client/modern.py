@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..codec import INPUT_REQUIRED, dump
-from ..jsonrpc import HEADER_MISMATCH, METHOD_NOT_FOUND, Notification, ProtocolError, RequestId
+from ..jsonrpc import HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND, Notification, ProtocolError, RequestId
 from ..param_headers import TOKEN as TOKEN  # its home before param_headers.py
 from ..param_headers import ToolHeaders, tool_headers, value_at
 from .base import BaseClient, Subscription, _field, _params
+from .cache import ResultCache
 from .errors import InputRequiredError, RequestTimeout, ServerError
 from .headers import encode_header_value
 from .session import CLOSED, ClientSession, ProgressCallback
@@ -35,6 +36,17 @@ class ModernClientSession(ClientSession):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.tool_headers: dict[str, ToolHeaders] = {}
+        wanted = self.options.cached_results
+        self.results: ResultCache | None = ResultCache(wanted) if wanted > 0 else None
+
+    def restarted(self) -> None:
+        if self.results is not None:  # another process: its lists and resources may differ
+            self.results.clear()
+
+    def _notification(self, note: Notification) -> None:
+        if self.results is not None:
+            self.results.notified(note, self.codec.methods)
+        super()._notification(note)
 
     def headers_for(self, message: JSONObject) -> dict[str, str]:
         method = message.get("method")
@@ -78,6 +90,12 @@ class ModernClient(BaseClient):
     era = "modern"
     session: ModernClientSession
 
+    @property
+    def results(self) -> ResultCache | None:
+        """The fresh results this client keeps (client/cache.py: ``clear()``, ``drop(method)``);
+        None when ``cached_results`` is 0."""
+        return self.session.results
+
     async def _call(
         self,
         method: str,
@@ -86,9 +104,21 @@ class ModernClient(BaseClient):
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> Any:
+        """One request; a cacheable one answered from the result cache while fresh (client/cache.py)."""
+        results = self.session.results
+        spec = self.revision.methods.request(method)
+        key = results.key(method, params) if results is not None and spec is not None and spec.cacheable else None
+        if key is not None:
+            assert results is not None
+            kept = results.get(key)
+            if kept is not None:
+                return kept
+            generation = results.generation(method)
         try:
             result = await super()._call(method, params, timeout=timeout, on_progress=on_progress)
         except ServerError as error:
+            if results is not None and error.code == INVALID_PARAMS and "cursor" in (params or {}):
+                results.drop(method)  # a cursor it no longer knows: every page goes (caching.mdx)
             if method != "tools/call" or error.code != HEADER_MISMATCH:
                 raise
             # The tool's x-mcp-header annotations may have changed: re-list, then retry once.
@@ -96,10 +126,16 @@ class ModernClient(BaseClient):
             result = await super()._call(method, params, timeout=timeout, on_progress=on_progress)
         if method == "tools/list":
             result = self._check_tools(result)
+        if key is not None:
+            assert results is not None
+            results.put(key, result, generation)
         return result
 
     async def _refresh_tools(self, timeout: float | None) -> None:
-        """Read every page of ``tools/list`` (recording each tool's ``x-mcp-header`` arguments)."""
+        """Read every page of ``tools/list`` from the server (recording each tool's
+        ``x-mcp-header`` arguments); what the cache kept of it goes."""
+        if self.session.results is not None:
+            self.session.results.drop("tools/list")
         cursor: Any = None
         seen: set[Any] = set()
         for _ in range(MAX_REFRESH_PAGES):

@@ -61,6 +61,7 @@ class ConnectOptions(TypedDict, total=False):
     timeout: float | None
     probe_timeout: float
     max_input_rounds: int
+    cached_results: int
     env: Mapping[str, str] | None
     cwd: str | os.PathLike[str] | None
     stderr: IO[Any] | int | None
@@ -104,6 +105,7 @@ async def connect(
     timeout: float | None = 60.0,
     probe_timeout: float = 10.0,
     max_input_rounds: int = 10,
+    cached_results: int = 256,
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
     stderr: IO[Any] | int | None = None,
@@ -118,8 +120,10 @@ async def connect(
     split like a shell). ``registry`` holds the revisions this client speaks; ``versions``
     limits them. ``handlers`` map ``elicitation/create``, ``sampling/createMessage``,
     ``roots/list`` to callbacks. ``auth`` authorizes HTTP requests (``client.auth.OAuth``:
-    OAuth 2.1 when the server answers 401). Use the result as an async context manager.
-    Narrow it with ``isinstance(client, <package>.v2026_07_28.client.Client)``.
+    OAuth 2.1 when the server answers 401). ``cached_results``: how many fresh results of
+    cacheable requests a modern client keeps for their ``ttlMs`` (``client.results``; 0: none).
+    Use the result as an async context manager. Narrow it with
+    ``isinstance(client, <package>.v2026_07_28.client.Client)``.
     """
     wanted = list(versions) if versions is not None else list(registry)
     for version in wanted:
@@ -132,6 +136,7 @@ async def connect(
         capabilities=capabilities,
         timeout=timeout,
         max_input_rounds=max_input_rounds,
+        cached_results=cached_results,
     )
     revisions = Revisions(registry, options)
 

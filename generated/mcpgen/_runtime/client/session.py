@@ -69,6 +69,7 @@ class ClientOptions:
     capabilities: Mapping[str, Any] | None = None  # overrides what the handlers imply
     timeout: float | None = 60.0  # default per-request timeout (seconds); None waits forever
     max_input_rounds: int = 10  # MRTR rounds before giving up
+    cached_results: int = 256  # fresh results a modern client keeps (client/cache.py); 0: none
 
     def client_capabilities(self, methods: MethodTable | None = None) -> JSONObject:
         """The capabilities this client declares: ``capabilities`` as given, else one per handler
@@ -486,6 +487,10 @@ class ClientSession:
                 )
                 await self.transport.restart(self)
                 self.failure = None
+                self.restarted()
+
+    def restarted(self) -> None:
+        """The server was started again (``_restart_or_raise``): what the era keeps of the old one goes."""
 
     def awaiting(self, request_id: RequestId) -> bool:
         pending = self._pending.get(request_id)

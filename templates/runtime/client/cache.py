@@ -1,0 +1,136 @@
+"""The modern client's result cache (caching.mdx, 2026-07-28).
+
+A complete result of a cacheable request (the revision's method table says which: its result
+carries ``ttlMs`` and ``cacheScope``) is kept for its ``ttlMs`` and answers the same request
+(method and params, ``_meta`` aside) while fresh, without a round trip. A cursor's page is a
+request of its own. Not kept: ``ttlMs`` 0 (immediately stale: it also drops what was kept for the
+request), an ``input_required`` result, and whatever answers a retry carrying ``inputResponses``
+or ``requestState`` (its inputs are not in the key). A TTL is capped at a day.
+
+What a notification says changed is dropped at once: ``notifications/X/list_changed`` every page
+of the ``X/...list`` requests (resources: ``resources/list`` and ``resources/templates/list``),
+``notifications/resources/updated`` the ``resources/read`` of its URI. A request in flight when
+its entries are dropped does not write its answer back. A page refused as invalid params (a
+cursor the server no longer knows) drops every page of its method, as the spec asks.
+
+One cache belongs to one client, which has one authorization context, so ``cacheScope`` does
+not decide anything here: ``private`` results are shared with nobody. A client whose principal
+changes should be a new client, or ``clear`` its cache. Served results are deep copies: the
+caller may change what it gets.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..codec import COMPLETE
+from ..jsonrpc import Notification
+
+MAX_TTL = 24 * 60 * 60.0  # seconds: a longer ttlMs is taken as a day
+NOT_IN_THE_KEY = ("inputResponses", "requestState")  # an MRTR retry: its inputs decide the result
+
+Key = tuple[str, bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    result: Any
+    fresh_until: float
+    uri: Any
+
+
+class ResultCache:
+    """Fresh results of one client's cacheable requests, the least recently used dropped past
+    ``max_entries``; ``clock`` (seconds, monotonic) can be replaced in tests."""
+
+    def __init__(self, max_entries: int = 256, *, clock: Callable[[], float] = time.monotonic) -> None:
+        if max_entries < 1:
+            raise ValueError(f"max_entries must be at least 1, not {max_entries}")
+        self.max_entries = max_entries
+        self._clock = clock
+        self._entries: OrderedDict[Key, _Entry] = OrderedDict()
+        self._generations: dict[str, int] = {}  # per method: bumped when its entries are dropped
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @staticmethod
+    def key(method: str, params: Mapping[str, Any] | None) -> Key | None:
+        """The request's key: its method and params less ``_meta``; None for an MRTR retry."""
+        params = params or {}
+        if any(name in params for name in NOT_IN_THE_KEY):
+            return None
+        material = {name: value for name, value in params.items() if name != "_meta"}
+        try:
+            return method, orjson.dumps(material, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # not JSON (a caller's own object): such a request is not kept
+            return None
+
+    def get(self, key: Key) -> Any | None:
+        """A copy of the fresh result kept for ``key``, or None."""
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        if entry.fresh_until <= self._clock():
+            del self._entries[key]
+            return None
+        self._entries.move_to_end(key)
+        return entry.result.model_copy(deep=True)
+
+    def generation(self, method: str) -> int:
+        """Taken before a request is sent, handed to ``put`` with its answer."""
+        return self._generations.get(method, 0)
+
+    def put(self, key: Key, result: Any, generation: int) -> None:
+        """Keep ``result`` for its ``ttlMs``, unless it is not to be kept (see the module) or the
+        method's entries were dropped since ``generation`` was taken."""
+        method = key[0]
+        if self._generations.get(method, 0) != generation:
+            return
+        ttl = getattr(result, "ttl_ms", None)
+        if getattr(result, "result_type", None) != COMPLETE:
+            return
+        self._entries.pop(key, None)  # this answer supersedes what was kept
+        if not isinstance(ttl, int | float) or isinstance(ttl, bool) or ttl <= 0:
+            return
+        params = orjson.loads(key[1])
+        uri = params.get("uri") if isinstance(params, dict) else None
+        self._entries[key] = _Entry(result.model_copy(deep=True), self._clock() + min(ttl / 1000, MAX_TTL), uri)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+    def drop(self, method: str, *, uri: str | None = None) -> None:
+        """Drop what is kept for ``method`` (every page; with ``uri``, that URI's only); a request
+        of ``method`` in flight will not keep its answer."""
+        self._generations[method] = self._generations.get(method, 0) + 1
+        for key in [k for k, e in self._entries.items() if k[0] == method and (uri is None or e.uri == uri)]:
+            del self._entries[key]
+
+    def clear(self) -> None:
+        """Drop everything (a restarted server, another principal)."""
+        for method in {key[0] for key in self._entries}:
+            self._generations[method] = self._generations.get(method, 0) + 1
+        self._entries.clear()
+
+    def notified(self, note: Notification, methods: Any) -> None:
+        """Drop what ``note`` says changed; ``methods`` is the revision's method table (which
+        ``X/...list`` requests a ``notifications/X/list_changed`` covers)."""
+        name = note.method
+        if name == "notifications/resources/updated":
+            uri = getattr(note.params, "uri", None)
+            if isinstance(uri, str):
+                self.drop("resources/read", uri=uri)
+            return
+        parts = name.split("/")
+        if len(parts) != 3 or parts[0] != "notifications" or parts[2] != "list_changed":
+            return
+        for spec in methods:
+            if spec.kind == "request" and spec.cacheable and spec.name.startswith(f"{parts[1]}/"):
+                if spec.name.endswith("list"):
+                    self.drop(spec.name)
