@@ -50,6 +50,11 @@ def walk(schema: JSON, pointer: str) -> Iterator[tuple[dict[str, JSON], str]]:
     for key in SUBSCHEMA_LISTS:
         for i, sub in enumerate(schema.get(key) or ()):
             yield from walk(sub, f"{pointer}/{key}/{i}")
+    for key in ("$defs", "definitions"):  # nested in a definition: datamodel-code-generator reads them too
+        nested = schema.get(key)
+        if isinstance(nested, dict):
+            for name, sub in nested.items():
+                yield from walk(sub, f"{pointer}/{key}/{_escape(name)}")
 
 
 def _escape(part: str) -> str:
@@ -138,6 +143,19 @@ def widen_numbers(defs: dict[str, JSON], container: str) -> int:
                 changed += 1
             elif isinstance(kind, list) and "number" in kind and "integer" not in kind:
                 node["type"] = ["integer", *kind]
+                changed += 1
+    return changed
+
+
+def drop_defaults(defs: dict[str, JSON], container: str) -> int:
+    """A ``default`` only annotates (JSON Schema neither fills it in nor refuses its absence);
+    datamodel-code-generator made it a default the models fill in and write back, and a null they
+    accept (``a: int | None = 5``). Without it the field is optional as the schema says."""
+    changed = 0
+    for name, body in defs.items():
+        for node, _ in walk(body, f"/{container}/{_escape(name)}"):
+            if "default" in node:
+                del node["default"]
                 changed += 1
     return changed
 
@@ -311,6 +329,33 @@ INEXACT_KEYWORDS = frozenset(
         "unevaluatedItems", "$dynamicRef", "$recursiveRef",
     }
 )  # fmt: skip
+# Keywords that are not JSON Schema's but datamodel-code-generator acts on: a schema using one
+# would be generated as they mean (null allowed, a discriminated union refusing valid branches,
+# a type or base class the schema names, an import), not as JSON Schema reads it (an annotation).
+GENERATOR_KEYWORDS = frozenset(
+    {
+        "nullable", "discriminator", "customTypePath", "customBasePath", "x-enum-field-as-literal",
+        "x-is-base-class", "x-is-classvar",
+    }
+)  # fmt: skip
+GENERATOR_KEYWORD_PREFIX = "x-python-"  # x-python-type, x-python-import, ...
+# What each type's keywords are: without a ``type``, datamodel-code-generator drops a string's or
+# a number's (``{"minLength": 2}`` is Any) and forces an object's or an array's (``{"properties":
+# ...}`` refuses a string, which JSON Schema accepts); with ``type`` a list naming ``object`` or
+# ``array`` beside another type, it generates the model alone (null refused).
+TYPE_KEYWORDS = {
+    "string": ("minLength", "maxLength", "pattern", "format"),
+    "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+    "array": ("items", "minItems", "maxItems"),
+    "object": ("properties", "required", "additionalProperties"),
+}
+JSON_TYPES = {"string": str, "boolean": bool, "null": type(None), "object": dict, "array": list}
+# Keywords that only annotate: beside a draft-07 ``$ref`` they are allowed (draft-07 ignores every
+# sibling of ``$ref``, the models would apply a validating one)
+ANNOTATIONS = frozenset(
+    {"description", "title", "$comment", "examples", "deprecated", "readOnly", "writeOnly"}
+)  # fmt: skip
+
 # The ``format``s generated as plain strings (a format is an annotation: it asserts nothing). Any
 # other would become a datamodel-code-generator type (``date-time``: a datetime, written back in
 # another form), so it fails generation until it is listed here.
@@ -319,7 +364,9 @@ STRING_FORMATS = ("byte", "uri", "uri-template")
 
 def check_supported(document: dict[str, JSON], container: str, version: str) -> None:
     """Every keyword of every definition is one the models enforce exactly (``INEXACT_KEYWORDS``,
-    ``STRING_FORMATS``, ``inexact_use``); else a ``GeneratorError`` naming the definition and where."""
+    ``GENERATOR_KEYWORDS``, ``STRING_FORMATS``, ``inexact_use``); else a ``GeneratorError`` naming
+    the definition and where."""
+    draft07 = "draft-07" in str(document.get("$schema", ""))
     for name, body in document[container].items():
         for node, pointer in walk(body, f"/{container}/{_escape(name)}"):
             inexact = sorted(INEXACT_KEYWORDS & node.keys())
@@ -329,7 +376,15 @@ def check_supported(document: dict[str, JSON], container: str, version: str) -> 
                     version=version,
                     definition=name,
                 )
-            problem = inexact_use(node)
+            foreign = sorted(k for k in node if k in GENERATOR_KEYWORDS or k.startswith(GENERATOR_KEYWORD_PREFIX))
+            if foreign:
+                raise GeneratorError(
+                    f"{foreign[0]!r} at {pointer} is no JSON Schema keyword, but datamodel-code-generator acts on it "
+                    "(the models would not be what the schema says)",
+                    version=version,
+                    definition=name,
+                )
+            problem = inexact_use(node, draft07)
             if problem is not None:
                 raise GeneratorError(
                     f"{problem} at {pointer} is not generated exactly (the models would accept what it refuses)",
@@ -369,21 +424,139 @@ def regex_problem(pattern: str) -> str | None:
     return None
 
 
-def inexact_use(node: dict[str, JSON]) -> str | None:
-    """A keyword the models accept but would loosen in this use, named; None if there is none:
-    ``additionalProperties: false`` (objects keep unknown keys), a ``const`` object or array
-    (generated as its type, not its value) and a ``required`` name the node's ``properties`` do
-    not declare (no field, so nothing requires it)."""
+def inexact_use(node: dict[str, JSON], draft07: bool = False) -> str | None:
+    """A keyword the models accept but would loosen (or tighten) in this use, named; None if there
+    is none. ``additionalProperties: false`` (objects keep unknown keys); a ``const`` or ``enum``
+    value that is an object or array (generated as its type), a number with a fraction or an
+    exponent (generated as any number), a boolean or the integers 0 and 1 (a ``Literal`` takes
+    ``1`` for ``true`` and ``false`` for ``0``), or one its ``type`` refuses; an empty ``enum`` and
+    a ``false`` property (generated as ``Any``); a ``required`` name the ``properties`` do not
+    declare (no field, so nothing requires it); a type's keywords without the ``type``
+    (``TYPE_KEYWORDS``);
+    ``$ref`` beside a ``type`` (2020-12: both apply, so nothing matches) or, in draft-07, beside
+    any validating keyword (ignored there, applied by the models); ``items`` as a list (a tuple,
+    generated as a list of the union); ``allOf`` parts that declare one property twice or extra
+    properties of a type (generated by inheritance: the last part wins, nothing intersects); and
+    a ``pattern`` whose meaning differs between ECMA-262 and the models' Rust regex."""
     if node.get("additionalProperties") is False:
         return "'additionalProperties': false"
-    if isinstance(node.get("const"), (dict, list)):
-        return f"a 'const' {'object' if isinstance(node['const'], dict) else 'array'}"
+    values = [("const", node["const"])] if "const" in node else []
+    if "enum" in node:
+        if node["enum"] == []:
+            return "an empty 'enum'"
+        values += [("enum", value) for value in node["enum"]] if isinstance(node["enum"], list) else []
+    for keyword_, value in values:
+        problem = _literal_problem(value, node.get("type"))
+        if problem is not None:
+            return f"{'an' if keyword_ == 'enum' else 'a'} {keyword_!r} value {value!r}, {problem},"
+    declared = node.get("properties")
+    if isinstance(declared, dict):
+        false = [n for n, sub in declared.items() if sub is False]
+        if false:
+            return f"property {false[0]!r} as 'false' (generated as Any)"
     required = node.get("required")
     if isinstance(required, list):
-        declared = node.get("properties")
         undeclared = [n for n in required if not isinstance(declared, dict) or n not in declared]
         if undeclared:
             return f"'required' naming {undeclared[0]!r}, which its 'properties' do not declare,"
+    types = node.get("type")
+    if types is None and not any(k in node for k in ("$ref", "allOf", "anyOf", "oneOf", "enum", "const")):
+        typeless = [k for keywords in TYPE_KEYWORDS.values() for k in keywords if k in node]
+        if typeless:
+            return f"{typeless[0]!r} without a 'type'"
+    if isinstance(types, list) and len(types) > 1:
+        for compound in ("object", "array"):
+            if compound in types and any(k in node for k in TYPE_KEYWORDS[compound]):
+                return f"a 'type' list naming {compound!r} beside another type, with {compound} keywords,"
+    if "$ref" in node:
+        if "type" in node:
+            return "'$ref' beside 'type'"
+        validating = sorted(k for k in node if k not in ANNOTATIONS and k != "$ref")
+        if draft07 and validating:
+            return f"'$ref' beside {validating[0]!r} (draft-07 ignores it, the models would apply it)"
+    if isinstance(node.get("items"), list):
+        return "'items' as a list (a tuple)"
+    problem = _all_of_problem(node)
+    if problem is not None:
+        return problem
+    pattern = node.get("pattern")
+    if isinstance(pattern, str):
+        problem = pattern_dialect_problem(pattern)
+        if problem is not None:
+            return f"'pattern' {pattern!r} uses {problem}, which ECMA-262 and the models' Rust regex read differently,"
+    return None
+
+
+def _literal_problem(value: JSON, types: JSON) -> str | None:
+    if isinstance(value, (dict, list)):
+        return f"an {'object' if isinstance(value, dict) else 'array'} (generated as its type, not its value)"
+    if isinstance(value, bool):
+        return "a boolean (its Literal takes 1 and 0 too)"
+    if isinstance(value, float):
+        return "a number with a fraction or an exponent (generated as any number)"
+    if isinstance(value, int) and value in (0, 1):
+        return "the integer 0 or 1 (its Literal takes false and true too)"
+    allowed = [types] if isinstance(types, str) else types if isinstance(types, list) else None
+    if allowed is not None and not any(_of_type(value, t) for t in allowed):
+        return f"which its 'type' {types!r} refuses (the models would accept it)"
+    return None
+
+
+def _of_type(value: JSON, name: str) -> bool:
+    if name in ("integer", "number"):
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    expected = JSON_TYPES.get(name)
+    return (
+        expected is not None and isinstance(value, expected) and not (expected is not bool and isinstance(value, bool))
+    )
+
+
+def _all_of_problem(node: dict[str, JSON]) -> str | None:
+    parts = [p for p in node.get("allOf") or () if isinstance(p, dict)]
+    if not parts:
+        return None
+    seen: set[str] = set()
+    for part in [node, *parts]:
+        if isinstance(part.get("additionalProperties"), dict):
+            return "'allOf' with extra properties of a type in a part (generated by inheritance: not for the others)"
+        names = part.get("properties")
+        for name in names if isinstance(names, dict) else ():
+            if name in seen:
+                return f"'allOf' declaring property {name!r} twice (generated by inheritance: one wins, none intersect)"
+            seen.add(name)
+    return None
+
+
+def pattern_dialect_problem(pattern: str) -> str | None:
+    r"""What in ``pattern`` ECMA-262 (JSON Schema's regex dialect) and Rust's ``regex`` (the models')
+    read differently, named; None if nothing: ``.`` (ECMA leaves out ``\r`` and the line
+    separators), the classes ``\w \d \s \b`` and their negations (ASCII in ECMA, Unicode in Rust),
+    a POSIX class ``[[:alpha:]]`` (a set of characters in ECMA), ``[]``, look-arounds (Rust has
+    none), named groups and inline flags ``(?i)``."""
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            if pattern[i + 1] in "wWdDsSbB":
+                return f"'\\{pattern[i + 1]}'"
+            i += 2
+            continue
+        if in_class:
+            if char == "[" and pattern.startswith("[:", i):
+                return "a POSIX class '[:'"
+            if char == "]":
+                in_class = False
+        elif char == "[":
+            in_class = True
+            if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
+                return "'[]' (an empty class in ECMA-262, a ']' in Rust)"
+        elif char == ".":
+            return "'.'"
+        elif char == "(" and pattern.startswith("(?", i) and not pattern.startswith("(?:", i):
+            around = any(pattern.startswith(a, i) for a in ("(?=", "(?!", "(?<=", "(?<!"))
+            return "a look-around" if around else "a named group or an inline flag '(?'"
+        i += 1
     return None
 
 
@@ -421,6 +594,7 @@ def prepass(schema: LoadedSchema) -> tuple[dict[str, JSON], dict[str, int]]:
     stats = {
         "renamed": safe_definition_names(defs, p),
         "numbers": widen_numbers(defs, c),
+        "defaults": drop_defaults(defs, c),
         "direction_unions": dedupe_direction_unions(defs, p),
         "links": clean_links(defs, c),
         "hoisted": hoist_inline_objects(defs, c, p),
