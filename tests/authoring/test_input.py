@@ -1,7 +1,7 @@
 """``ctx.elicit``/``sample``/``list_roots``: multi round-trip replay on 2026-07-28, real requests on legacy sessions."""
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from mcpgen._runtime.server.services.capabilities import undeclared
@@ -14,6 +14,7 @@ from tests.server.servers import Stdio
 ELICIT = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}, "roots": {}}}
 RUNS: list[str] = []
 QUESTION = {"text": "Name?"}
+INFO = {"name": "test", "version": "1"}
 
 
 class Name(BaseModel):
@@ -361,3 +362,88 @@ def test_a_method_behind_a_capability_the_server_does_not_advertise_is_not_found
     prompts, resources, tools = run(go())
     assert prompts["error"]["code"] == -32601 and resources["error"]["code"] == -32601, (prompts, resources)
     assert "result" in tools
+
+
+class Prefs(BaseModel):
+    name: str
+    nickname: str | None = None
+    seat: Literal["window", "aisle"] | None = None
+    adults: int = 1
+
+
+PREFS_FORM = {
+    "type": "object",
+    "properties": {
+        "name": {"title": "Name", "type": "string"},
+        "nickname": {"title": "Nickname", "type": "string"},
+        "seat": {"title": "Seat", "type": "string", "enum": ["window", "aisle"]},
+        "adults": {"title": "Adults", "type": "integer", "default": 1},
+    },
+    "required": ["name"],
+}
+
+
+def prefs_app() -> App:
+    app = App("prefs", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    async def book(ctx: Context) -> str:
+        answer = await ctx.elicit("Preferences?", Prefs)
+        return repr(answer.data)
+
+    return app
+
+
+def test_optional_fields_are_form_fields_the_client_may_leave_out_in_either_era() -> None:
+    """A review: ``nickname: str | None = None`` reached the form as pydantic wrote it, an
+    ``anyOf`` with null and ``default: null``, which is no primitive schema of any revision: the
+    2026-07-28 result failed its own validation and a 2025-11-25 request could not be written
+    (-32603 either way). An optional field is now a property outside ``required``."""
+
+    async def modern() -> Any:
+        async with Driver(prefs_app()) as d:
+            first = await d.call("book", **ELICIT)
+            retry = {"name": "book", "arguments": {}, "inputResponses": {"elicit-1": accept(name="Ada", seat="aisle")}}
+            return first, await d.result("tools/call", {**retry, "requestState": first["requestState"]}, **ELICIT)
+
+    first, done = run(modern())
+    assert first["inputRequests"]["elicit-1"]["params"]["requestedSchema"] == PREFS_FORM
+    assert done["content"][0]["text"] == "Prefs(name='Ada', nickname=None, seat='aisle', adults=1)"
+
+    def answer(io: Stdio, message: dict[str, Any]) -> None:
+        if message.get("method") == "elicitation/create":
+            assert message["params"]["requestedSchema"] == PREFS_FORM
+            io.send({"jsonrpc": "2.0", "id": message["id"], "result": accept(name="Lin", nickname="L")})
+
+    async def legacy_session() -> dict[str, Any]:
+        async with Stdio(prefs_app().server, on_write=answer) as io:
+            io.send(*legacy({"elicitation": {}}))
+            await io.response(0)
+            io.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "book", "arguments": {}}})
+            return await io.response(1)
+
+    text = run(legacy_session())["result"]["content"][0]["text"]
+    assert text == "Prefs(name='Lin', nickname='L', seat=None, adults=1)"
+
+
+def test_a_question_a_sessions_revision_cannot_carry_fails_the_call_as_the_servers_error() -> None:
+    """A review: 2025-03-26 has no ``elicitation/create``. A client that declared elicitation all
+    the same (the official SDK does, on every revision) had its ``tools/call`` answered -32601,
+    "Method not found", as if the tool call were what the server lacks."""
+
+    async def go() -> dict[str, Any]:
+        async with Stdio(make_app().server) as io:
+            init = {"protocolVersion": "2025-03-26", "capabilities": {"elicitation": {}}, "clientInfo": INFO}
+            io.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+            assert (await io.response(0))["result"]["protocolVersion"] == "2025-03-26"
+            io.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            io.send(
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask_name", "arguments": {}}}
+            )
+            return await io.response(1)
+
+    error = run(go())["error"]
+    assert error == {
+        "code": -32603,
+        "message": "MCP 2025-03-26 has no elicitation/create request: its client cannot be asked it",
+    }

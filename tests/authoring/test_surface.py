@@ -172,6 +172,28 @@ def test_a_bad_app_is_a_one_line_error(
     assert err.count("\n") == 1 and message in err, err
 
 
+def test_a_failed_describer_is_named_by_its_whole_exception_not_its_last_line() -> None:
+    """A review's ``typing.TypedDict`` return on 3.11: regen said only "For further information
+    visit https://errors.pydantic.dev/...", the last line, and not which declaration or why."""
+    from mcp_schema_codegen.commands.app_surface import what_failed
+
+    stderr = """Traceback (most recent call last):
+  File "<string>", line 9, in <module>
+    raise DeclarationError(...) from exc
+mcpgen._runtime.server.authoring.signatures.DeclarationError: rg.server.stats: its return type has no JSON Schema: \
+Please use `typing_extensions.TypedDict` instead of `typing.TypedDict` on Python < 3.12.
+
+For further information visit https://errors.pydantic.dev/2.14/u/typed-dict-version
+"""
+    assert what_failed(stderr) == (
+        "DeclarationError: rg.server.stats: its return type has no JSON Schema: Please use "
+        "`typing_extensions.TypedDict` instead of `typing.TypedDict` on Python < 3.12. "
+        "For further information visit https://errors.pydantic.dev/2.14/u/typed-dict-version"
+    )
+    assert what_failed("weather:nothing is not an App\n") == "weather:nothing is not an App"
+    assert what_failed("") == ""
+
+
 def test_the_surface_module_imports_as_the_runtime_reads_it() -> None:
     sys.path.insert(0, str(WEATHER))
     try:

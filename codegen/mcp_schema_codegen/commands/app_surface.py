@@ -104,14 +104,29 @@ def describe_app(root: Path, spec: str) -> dict[str, JSON]:
                 hint='does it start the server at import? guard that with `if __name__ == "__main__":`',
             ) from None
         if done.returncode != 0 or not out.exists():
-            lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
-            raise GeneratorError(
-                f"cannot describe the app {spec}: {lines[-1] if lines else 'it exited with ' + str(done.returncode)}"
-            )
+            said = what_failed(done.stderr) or f"it exited with {done.returncode}"
+            raise GeneratorError(f"cannot describe the app {spec}: {said}")
         described = json.loads(out.read_text(encoding="utf-8"))
     if not isinstance(described, dict):
         raise GeneratorError(f"the app {spec} described itself as {type(described).__name__}, not an object")
     return described
+
+
+def what_failed(stderr: str) -> str:
+    """The exception a failed describer ended with, on one line: its type and every line of its
+    message (the last line alone was often pydantic's "For further information visit ..."
+    without the declaration it was about); else stderr's last line."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last):")]
+    if not starts:
+        return lines[-1] if lines else ""
+    after = lines[starts[-1] + 1 :]
+    first = next((i for i, line in enumerate(after) if not line.startswith((" ", "\t"))), None)
+    if first is None:
+        return lines[-1]
+    name, colon, message = after[first].partition(": ")
+    head = f"{name.rpartition('.')[2]}{colon}{message}"  # DeclarationError: ..., not its module path
+    return " ".join([head, *(line.strip() for line in after[first + 1 :])])
 
 
 def render(described: dict[str, JSON], spec: str) -> str:

@@ -207,13 +207,23 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def form_schema(schema: type[BaseModel] | Mapping[str, Any]) -> dict[str, Any]:
-    """An elicitation's ``requestedSchema``: a flat object of primitive properties."""
+    """An elicitation's ``requestedSchema``: a flat object of primitive properties. An optional
+    field (``nickname: str | None = None``) is a property the form may leave out: pydantic's
+    ``anyOf`` with ``null`` and its ``default: null`` are no primitive schema of any revision (the
+    request could not be written, and the tool call failed)."""
     if isinstance(schema, Mapping):
         return dict(schema)
     full = schema.model_json_schema()
     defs = full.get("$defs", {})
     properties: dict[str, Any] = {}
     for name, prop in full.get("properties", {}).items():
+        branches = prop.get("anyOf") if isinstance(prop, dict) else None
+        if isinstance(branches, list):
+            given = [b for b in branches if b != {"type": "null"}]
+            if len(given) == 1 and len(given) < len(branches):
+                prop = {**given[0], **{k: v for k, v in prop.items() if k != "anyOf"}}
+                if "default" in prop and prop["default"] is None:
+                    del prop["default"]
         ref = prop.get("$ref") if isinstance(prop, dict) else None
         if isinstance(ref, str) and ref.startswith("#/$defs/"):  # an enum class: inline it
             prop = {**defs.get(ref[len("#/$defs/") :], {}), **{k: v for k, v in prop.items() if k != "$ref"}}

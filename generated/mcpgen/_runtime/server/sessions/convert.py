@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ...codec import Codec, JSONObject, dump, invalid
-from ...jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId
+from ...jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError, RequestId
 
 
 class Conversion:
@@ -78,6 +78,11 @@ class Conversion:
         try:
             return self.wire.to_bytes(self.wire.encode_request(id, method, data))
         except ProtocolError as error:
+            # the handler asked for what this session's revision cannot carry: the server's failure
+            # (-32603), not the client's request's (a -32601 told it tools/call was not found)
+            if error.code == METHOD_NOT_FOUND:
+                message = f"MCP {self.wire.version} has no {method} request: its client cannot be asked it"
+                raise ProtocolError(INTERNAL_ERROR, message) from None
             if error.code != INVALID_PARAMS:
                 raise
             message = f"the {method} request has no MCP {self.wire.version} form"
