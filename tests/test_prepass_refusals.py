@@ -47,9 +47,13 @@ def obj(**properties: Any) -> dict[str, Any]:
         ({"minimum": 3}, "'minimum' without a 'type'"),
         ({"properties": {"a": STRING}}, "'properties' without a 'type'"),
         ({"items": STRING}, "'items' without a 'type'"),
-        (
+        (  # a definition is validated on its own too (params, results): its class is the object
             {"type": ["object", "null"], "properties": {"a": STRING}},
-            "a 'type' list naming 'object' beside another type, with object keywords",
+            "a definition whose 'type' list names 'object' beside another type",
+        ),
+        (
+            obj(v={"type": ["object", "null"], "additionalProperties": STRING}),
+            "a 'type' list naming 'object' beside another type, with extra properties of a type",
         ),
         # keywords datamodel-code-generator reads that JSON Schema does not
         ({"type": "string", "nullable": True}, "'nullable' at /$defs/D is no JSON Schema keyword"),
@@ -63,7 +67,6 @@ def obj(**properties: Any) -> dict[str, Any]:
             {"allOf": [obj(a=STRING), {"type": "object", "additionalProperties": STRING}]},
             "'allOf' with extra properties of a type in a part",
         ),
-        ({"$ref": "#/$defs/D", "type": "string"}, "'$ref' beside 'type'"),
         ({"type": "array", "items": [STRING, {"type": "integer"}]}, "'items' as a list (a tuple)"),
         # patterns ECMA-262 and Rust's regex read differently
         ({"type": "string", "pattern": "^a.c$"}, "'pattern' '^a.c$' uses '.'"),
@@ -77,6 +80,15 @@ def test_what_the_models_would_not_enforce_exactly_is_refused(definition: dict[s
     assert said in refusal(definition)
 
 
+def test_a_ref_beside_a_type_it_shares_is_generated() -> None:
+    """A review: ``{"$ref": B, "type": "object"}`` with B an object matches every B and is exact."""
+    defs = {"B": obj(b=STRING), "D": obj(v={"$ref": "#/$defs/B", "type": "object"})}
+    check_supported({"$defs": defs}, "$defs", "2099-01-01")
+    defs["D"] = obj(v={"$ref": "#/$defs/B", "type": "string"})
+    with pytest.raises(GeneratorError, match="'\\$ref' to an object beside 'type' 'string'"):
+        check_supported({"$defs": defs}, "$defs", "2099-01-01")
+
+
 def test_a_definitions_nested_definitions_are_checked_too() -> None:
     nested = {"type": "object", "$defs": {"Inner": {"not": STRING}}}
     assert "'not' at /$defs/D/$defs/Inner" in refusal(nested)
@@ -86,8 +98,9 @@ def test_a_draft07_ref_beside_a_validating_keyword_is_refused_beside_an_annotati
     draft07 = "http://json-schema.org/draft-07/schema#"
     said = refusal(obj(a={"$ref": "#/definitions/I", "minimum": 3}), draft07)
     assert "'$ref' beside 'minimum' (draft-07 ignores it" in said
-    described = {"$schema": draft07, "$defs": {"D": obj(a={"$ref": "#/$defs/D", "description": "x"})}}
-    check_supported(described, "$defs", "2099-01-01")
+    for annotation in ({"description": "x"}, {"default": 1}, {"x-vendor": True}):
+        described = {"$schema": draft07, "$defs": {"D": obj(a={"$ref": "#/$defs/D", **annotation})}}
+        check_supported(described, "$defs", "2099-01-01")
 
 
 @pytest.mark.parametrize(
@@ -100,6 +113,12 @@ def test_a_draft07_ref_beside_a_validating_keyword_is_refused_beside_an_annotati
         {"allOf": [{"$ref": "#/$defs/D"}, obj(b=STRING)]},
         {"type": "array", "items": STRING, "minItems": 1},
         obj(f=True),
+        # a review found these refused though generated exactly: a part typed by its combination,
+        # nullable fields written as type lists, a draft-07 $ref beside an annotation
+        {"allOf": [{"$ref": "#/$defs/D"}, {"properties": {"x": STRING}, "required": ["x"]}]},
+        {"type": "string", "anyOf": [{"minLength": 2}, {"maxLength": 0}]},
+        obj(v={"type": ["object", "null"], "properties": {"a": STRING}}),
+        obj(v={"type": ["array", "null"], "items": STRING}),
     ],
 )
 def test_what_the_models_enforce_exactly_is_generated(definition: dict[str, Any]) -> None:

@@ -21,6 +21,7 @@ import copy
 import keyword
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from mcp_schema_codegen.errors import GeneratorError
@@ -353,7 +354,7 @@ JSON_TYPES = {"string": str, "boolean": bool, "null": type(None), "object": dict
 # Keywords that only annotate: beside a draft-07 ``$ref`` they are allowed (draft-07 ignores every
 # sibling of ``$ref``, the models would apply a validating one)
 ANNOTATIONS = frozenset(
-    {"description", "title", "$comment", "examples", "deprecated", "readOnly", "writeOnly"}
+    {"description", "title", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly"}
 )  # fmt: skip
 
 # The ``format``s generated as plain strings (a format is an annotation: it asserts nothing). Any
@@ -362,17 +363,21 @@ ANNOTATIONS = frozenset(
 STRING_FORMATS = ("byte", "uri", "uri-template")
 
 
+NOT_EXACT = "is not generated exactly (the models would not take what the schema does)"
+
+
 def check_supported(document: dict[str, JSON], container: str, version: str) -> None:
     """Every keyword of every definition is one the models enforce exactly (``INEXACT_KEYWORDS``,
     ``GENERATOR_KEYWORDS``, ``STRING_FORMATS``, ``inexact_use``); else a ``GeneratorError`` naming
     the definition and where."""
     draft07 = "draft-07" in str(document.get("$schema", ""))
     for name, body in document[container].items():
+        typed = typed_parts(body)
         for node, pointer in walk(body, f"/{container}/{_escape(name)}"):
             inexact = sorted(INEXACT_KEYWORDS & node.keys())
             if inexact:
                 raise GeneratorError(
-                    f"{inexact[0]!r} at {pointer} is not generated exactly (the models would accept what it refuses)",
+                    f"{inexact[0]!r} at {pointer} {NOT_EXACT}",
                     version=version,
                     definition=name,
                 )
@@ -384,10 +389,11 @@ def check_supported(document: dict[str, JSON], container: str, version: str) -> 
                     version=version,
                     definition=name,
                 )
-            problem = inexact_use(node, draft07)
+            context = Context(draft07, id(node) in typed, node is body, lambda ref: _target(document, ref))
+            problem = inexact_use(node, context)
             if problem is not None:
                 raise GeneratorError(
-                    f"{problem} at {pointer} is not generated exactly (the models would accept what it refuses)",
+                    f"{problem} at {pointer} {NOT_EXACT}",
                     version=version,
                     definition=name,
                 )
@@ -424,7 +430,47 @@ def regex_problem(pattern: str) -> str | None:
     return None
 
 
-def inexact_use(node: dict[str, JSON], draft07: bool = False) -> str | None:
+@dataclass(frozen=True)
+class Context:
+    """Where a node is, for ``inexact_use``: the document's dialect, whether the node is a part
+    of a combination whose parent gives it a type (``allOf: [{"$ref": ...}, {"properties": ...}]``),
+    whether it is a definition itself (validated on its own, not through a field), and how to
+    find what a ``$ref`` names."""
+
+    draft07: bool = False
+    typed_by_parent: bool = False
+    definition: bool = False
+    resolve: Callable[[str], JSON] = lambda ref: None
+
+
+def typed_parts(body: JSON) -> set[int]:
+    """The ids of the ``anyOf``/``allOf``/``oneOf`` parts in ``body`` whose parent has a ``type``
+    or a ``$ref``, or an ``allOf`` with a typed or referenced part: their type comes from there."""
+    found: set[int] = set()
+    for node, _ in walk(body, ""):
+        parts = [p for key in SUBSCHEMA_LISTS for p in node.get(key) or () if isinstance(p, dict)]
+        all_of = [p for p in node.get("allOf") or () if isinstance(p, dict)]
+        if "type" in node or "$ref" in node or any("type" in p or "$ref" in p for p in all_of):
+            found.update(id(p) for p in parts)
+    return found
+
+
+def _target(document: dict[str, JSON], ref: str) -> JSON:
+    found = lookup(document, ref[1:]) if ref[:2] in ("#", "#/") else MISSING
+    return None if found is MISSING else found
+
+
+def _types(value: JSON) -> set[str]:
+    return (
+        {value}
+        if isinstance(value, str)
+        else {t for t in value if isinstance(t, str)}
+        if isinstance(value, list)
+        else set()
+    )
+
+
+def inexact_use(node: dict[str, JSON], context: Context | None = None) -> str | None:
     """A keyword the models accept but would loosen (or tighten) in this use, named; None if there
     is none. ``additionalProperties: false`` (objects keep unknown keys); a ``const`` or ``enum``
     value that is an object or array (generated as its type), a number with a fraction or an
@@ -459,20 +505,32 @@ def inexact_use(node: dict[str, JSON], draft07: bool = False) -> str | None:
         undeclared = [n for n in required if not isinstance(declared, dict) or n not in declared]
         if undeclared:
             return f"'required' naming {undeclared[0]!r}, which its 'properties' do not declare,"
+    context = context or Context()
     types = node.get("type")
-    if types is None and not any(k in node for k in ("$ref", "allOf", "anyOf", "oneOf", "enum", "const")):
+    combined = ("$ref", "allOf", "anyOf", "oneOf", "enum", "const")
+    if types is None and not context.typed_by_parent and not any(k in node for k in combined):
         typeless = [k for keywords in TYPE_KEYWORDS.values() for k in keywords if k in node]
         if typeless:
             return f"{typeless[0]!r} without a 'type'"
-    if isinstance(types, list) and len(types) > 1:
-        for compound in ("object", "array"):
-            if compound in types and any(k in node for k in TYPE_KEYWORDS[compound]):
-                return f"a 'type' list naming {compound!r} beside another type, with {compound} keywords,"
+    if isinstance(types, list) and len(types) > 1 and "object" in types:
+        if isinstance(node.get("additionalProperties"), dict):
+            return "a 'type' list naming 'object' beside another type, with extra properties of a type,"
+        if context.definition and any(k in node for k in TYPE_KEYWORDS["object"]):
+            return "a definition whose 'type' list names 'object' beside another type (its class is the object only)"
     if "$ref" in node:
-        if "type" in node:
-            return "'$ref' beside 'type'"
-        validating = sorted(k for k in node if k not in ANNOTATIONS and k != "$ref")
-        if draft07 and validating:
+        target = context.resolve(node["$ref"]) if isinstance(node["$ref"], str) else None
+        theirs = _types(target.get("type")) if isinstance(target, dict) else set()
+        if (
+            "type" in node
+            and theirs
+            and not theirs & _types(types)
+            and not {"integer", "number"} <= theirs | _types(types)
+        ):
+            named = "/".join(sorted(theirs))
+            article = "an" if named[0] in "aeiou" else "a"
+            return f"'$ref' to {article} {named} beside 'type' {types!r} (nothing matches both)"
+        validating = sorted(k for k in node if k not in ANNOTATIONS and k != "$ref" and not k.startswith("x-"))
+        if context.draft07 and validating:
             return f"'$ref' beside {validating[0]!r} (draft-07 ignores it, the models would apply it)"
     if isinstance(node.get("items"), list):
         return "'items' as a list (a tuple)"
@@ -530,7 +588,8 @@ def _all_of_problem(node: dict[str, JSON]) -> str | None:
 def pattern_dialect_problem(pattern: str) -> str | None:
     r"""What in ``pattern`` ECMA-262 (JSON Schema's regex dialect) and Rust's ``regex`` (the models')
     read differently, named; None if nothing: ``.`` (ECMA leaves out ``\r`` and the line
-    separators), the classes ``\w \d \s \b`` and their negations (ASCII in ECMA, Unicode in Rust),
+    separators), the classes ``\w \d \s \b`` and their negations (ASCII in ECMA but ``\s``, whose
+    whitespace is another set than Rust's Unicode one),
     a POSIX class ``[[:alpha:]]`` (a set of characters in ECMA), ``[]``, look-arounds (Rust has
     none), named groups and inline flags ``(?i)``."""
     in_class = False

@@ -309,6 +309,9 @@ def analyze_revision(lock: Lock, version: str, overlay: Overlay) -> AnalyzedRevi
         # required names undeclared) is no help: the metaschema's verdict names the fault
         check_json_schema(schema.document, version)
         raise
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError, RecursionError) as exc:
+        check_json_schema(schema.document, version)  # the checks could not walk it: is it JSON Schema?
+        raise GeneratorError(f"cannot read the schema: {type(exc).__name__}: {exc}", version=version) from None
 
 
 def check_log_levels(document: dict[str, JSON], container: str, version: str, overlay: Overlay) -> None:
