@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from mcpgen import connect
-from mcpgen._runtime.client import ServerError
+from mcpgen._runtime.client import ServerError, TransportError
 from mcpgen._runtime.client.cache import MAX_TTL, ResultCache
 from mcpgen._runtime.jsonrpc import Notification
 from mcpgen.v2026_07_28 import client as modern_client
@@ -72,11 +72,13 @@ def test_what_must_not_be_kept_is_not_and_an_answer_supersedes_what_was() -> Non
     cache = ResultCache(clock=Clock())
     key = cache.key("tools/list", {})
     assert key is not None
-    cache.put(key, tools("a"), 0)
-    cache.put(key, tools("b", ttl_ms=0), 0)  # immediately stale: what was kept for the request goes too
+    cache.put(key, tools("a"), cache.generation("tools/list"))
+    cache.put(
+        key, tools("b", ttl_ms=0), cache.generation("tools/list")
+    )  # immediately stale: what was kept for the request goes too
     assert cache.get(key) is None
     required = m.InputRequiredResult(result_type="input_required", request_state="s")
-    cache.put(key, required, 0)
+    cache.put(key, required, cache.generation("tools/list"))
     assert cache.get(key) is None
 
 
@@ -92,15 +94,28 @@ def test_a_result_whose_entries_were_dropped_while_it_was_asked_is_not_kept() ->
     assert names(cache.get(key)) == ["new"]
 
 
+def test_a_result_asked_before_a_clear_is_not_kept() -> None:
+    """A review: ``clear()`` dropped what was kept, but an answer asked for before it (while
+    nothing was kept) was written back after it."""
+    cache = ResultCache(clock=Clock())
+    key = cache.key("tools/list", {})
+    assert key is not None
+    asked = cache.generation("tools/list")
+    cache.clear()
+    cache.put(key, tools("before"), asked)
+    assert cache.get(key) is None and len(cache) == 0
+
+
 def test_the_least_recently_used_goes_past_the_bound_and_a_ttl_is_capped_at_a_day() -> None:
     clock = Clock()
     cache = ResultCache(2, clock=clock)
     keys = [cache.key("tools/list", {"cursor": str(i)}) for i in range(3)]
     assert None not in keys
-    cache.put(keys[0], tools("0", ttl_ms=10**12), 0)  # type: ignore[arg-type]
-    cache.put(keys[1], tools("1"), 0)  # type: ignore[arg-type]
+    now = cache.generation("tools/list")
+    cache.put(keys[0], tools("0", ttl_ms=10**12), now)  # type: ignore[arg-type]
+    cache.put(keys[1], tools("1"), now)  # type: ignore[arg-type]
     assert cache.get(keys[0]) is not None  # type: ignore[arg-type]
-    cache.put(keys[2], tools("2"), 0)  # type: ignore[arg-type]
+    cache.put(keys[2], tools("2"), now)  # type: ignore[arg-type]
     assert cache.get(keys[1]) is None and len(cache) == 2  # type: ignore[arg-type]
     clock.now += MAX_TTL
     assert cache.get(keys[0]) is None  # type: ignore[arg-type]
@@ -229,3 +244,33 @@ def test_nothing_is_kept_at_a_ttl_of_0_or_when_the_client_keeps_none(ttl_ms: int
             return names(await client.list_tools()) + names(await client.list_tools())
 
     assert run(go()) == ["listed-1", "listed-2"]
+
+
+def test_a_fresh_answer_still_gives_the_other_tasks_a_turn() -> None:
+    """A review: a hit returned without awaiting anything, so a loop asking until the list changed
+    held the event loop: the reader never took the list_changed that would drop the entry (116,877
+    hits in the 5 s of its TTL, and the task making the change never ran)."""
+
+    async def go() -> tuple[int, list[str]]:
+        async with await modern(3_000) as client, client.listen(tools_list_changed=True):
+            first = names(await client.list_tools())
+            changing = asyncio.create_task(client.call_tool(name="change", arguments={}))
+            asked = 0
+            while (now := names(await client.list_tools())) == first:
+                asked += 1
+            await changing
+            return asked, now
+
+    asked, now = run(go())
+    assert now == ["listed-2"] and asked < 10_000, asked
+
+
+def test_a_closed_client_answers_nothing_from_its_cache() -> None:
+    async def go() -> None:
+        client = await modern(60_000)
+        async with client:
+            await client.list_tools()
+        with pytest.raises(TransportError):
+            await client.list_tools()
+
+    run(go())

@@ -56,6 +56,7 @@ class ResultCache:
         self._clock = clock
         self._entries: OrderedDict[Key, _Entry] = OrderedDict()
         self._generations: dict[str, int] = {}  # per method: bumped when its entries are dropped
+        self._epoch = 0  # bumped when everything is dropped
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -83,15 +84,15 @@ class ResultCache:
         self._entries.move_to_end(key)
         return entry.result.model_copy(deep=True)
 
-    def generation(self, method: str) -> int:
+    def generation(self, method: str) -> tuple[int, int]:
         """Taken before a request is sent, handed to ``put`` with its answer."""
-        return self._generations.get(method, 0)
+        return self._epoch, self._generations.get(method, 0)
 
-    def put(self, key: Key, result: Any, generation: int) -> None:
+    def put(self, key: Key, result: Any, generation: tuple[int, int]) -> None:
         """Keep ``result`` for its ``ttlMs``, unless it is not to be kept (see the module) or the
-        method's entries were dropped since ``generation`` was taken."""
+        method's entries (or all) were dropped since ``generation`` was taken."""
         method = key[0]
-        if self._generations.get(method, 0) != generation:
+        if self.generation(method) != generation:
             return
         ttl = getattr(result, "ttl_ms", None)
         if getattr(result, "result_type", None) != COMPLETE:
@@ -113,9 +114,9 @@ class ResultCache:
             del self._entries[key]
 
     def clear(self) -> None:
-        """Drop everything (a restarted server, another principal)."""
-        for method in {key[0] for key in self._entries}:
-            self._generations[method] = self._generations.get(method, 0) + 1
+        """Drop everything (a restarted server, another principal); a request in flight will
+        not keep its answer."""
+        self._epoch += 1
         self._entries.clear()
 
     def notified(self, note: Notification, methods: Any) -> None:

@@ -105,13 +105,17 @@ class ModernClient(BaseClient):
         on_progress: ProgressCallback | None = None,
     ) -> Any:
         """One request; a cacheable one answered from the result cache while fresh (client/cache.py)."""
-        results = self.session.results
+        session = self.session
+        results = session.results if not session.closed else None  # a closed client fails, cache or not
         spec = self.revision.methods.request(method)
         key = results.key(method, params) if results is not None and spec is not None and spec.cacheable else None
         if key is not None:
             assert results is not None
             kept = results.get(key)
             if kept is not None:
+                # a turn for the other tasks, as a round trip gives them: a loop asking until the
+                # answer changes would otherwise never let the reader take the list_changed in
+                await asyncio.sleep(0)
                 return kept
             generation = results.generation(method)
         try:

@@ -135,6 +135,11 @@ class ClientSession:
     async def start(self) -> None:
         await self.transport.start(self)
 
+    @property
+    def closed(self) -> bool:
+        """``close`` was called: every request fails from now on (none is answered from a cache)."""
+        return self._closed
+
     async def close(self) -> None:
         if self._closed:
             return
