@@ -54,11 +54,21 @@ def parse_document(data: bytes, version: str) -> tuple[dict[str, JSON], str]:
     return original, container
 
 
+PASSED: set[str] = set()  # digests of the documents this process found valid (each check is ~0.2 s)
+
+
 def check_json_schema(document: dict[str, JSON], version: str) -> None:
     """Refuse a document that is no valid JSON Schema, naming the definition and where (its
     metaschema's verdict: about 0.2 s for 2026-07-28, so at adoption, when a schema fails the
-    generator, and before datamodel-code-generator reads one whose models are not cached)."""
+    generator, and before datamodel-code-generator reads one whose models are not cached; a
+    document this process found valid before is not checked again)."""
+    import hashlib
+
     import jsonschema
+
+    digest = hashlib.sha256(json.dumps(document, sort_keys=True, default=repr).encode()).hexdigest()
+    if digest in PASSED:
+        return
 
     dialect = document.get("$schema")
     if dialect is not None and not isinstance(dialect, str):
@@ -73,6 +83,7 @@ def check_json_schema(document: dict[str, JSON], version: str) -> None:
         raise GeneratorError(message, version=version, definition=definition) from None
     except Exception as exc:  # the metaschema itself cannot be read or applied: no JSON Schema either
         raise GeneratorError(f"not a valid JSON Schema: {type(exc).__name__}: {exc}", version=version) from None
+    PASSED.add(digest)
 
 
 def parse_schema(data: bytes, rev: LockedRevision, patches: tuple[Patch, ...]) -> LoadedSchema:
