@@ -737,7 +737,8 @@ def test_generating_from_a_lock_made_by_hand_names_where_the_schema_is_no_json_s
     entry["sha256"], entry["size"] = hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_size
     (schema_dir / "lock.json").write_text(json.dumps(lock))
     out = tmp_path / "out"
-    for cache in ((), ("--no-cache",)):
+    # through the cache (a miss: checked before datamodel-code-generator) and, once, without it
+    for cache in ((), ("--no-cache",)) if "'x'" in where else ((),):
         args = ("--schema-dir", str(schema_dir), "generate", "--version", "2026-07-28", *cache, "--out", str(out))
         done = run(*args, cwd=tmp_path)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
