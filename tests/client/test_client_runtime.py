@@ -190,6 +190,23 @@ def test_a_client_declares_a_capability_only_where_its_revision_has_the_request(
     assert set(ClientOptions(handlers=handlers).client_capabilities(modern)) == {"elicitation", "sampling", "roots"}
 
 
+def test_a_capabilitys_members_are_declared_only_where_the_revision_has_them() -> None:
+    """A review: ``elicitation: {"form": {}}`` went to 2025-06-18 servers, whose elicitation
+    capability has no members (``form`` and ``url`` came with 2025-11-25)."""
+
+    async def answer(params: Any) -> dict[str, Any]:
+        return {}
+
+    options = ClientOptions(handlers={"elicitation/create": answer, "roots/list": answer})
+
+    def declared(version: str) -> Any:
+        return options.client_capabilities(mcpgen.REGISTRY.revision(version).methods)
+
+    assert declared("2025-06-18") == {"elicitation": {}, "roots": {"listChanged": False}}
+    assert declared("2025-11-25") == {"elicitation": {"form": {}}, "roots": {"listChanged": False}}
+    assert declared("2026-07-28")["elicitation"] == {"form": {}}
+
+
 def test_a_legacy_listen_acknowledges_only_what_the_servers_capabilities_declare() -> None:
     """It acknowledged every flag asked for, where a 2026-07-28 server (the same server, in the
     other era) acknowledges only what its capabilities declare: the fake declares tools without

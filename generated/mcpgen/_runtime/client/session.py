@@ -81,8 +81,37 @@ class ClientOptions:
         caps: JSONObject = {}
         for method, (name, value) in DECLARED_FOR.items():
             if method in self.handlers and (methods is None or methods.request(method) is not None):
-                caps[name] = dict(value)
+                parts = capability_parts(methods, name)  # elicitation.form came with 2025-11-25
+                caps[name] = {k: v for k, v in value.items() if parts is None or k in parts}
         return caps
+
+
+def capability_parts(methods: MethodTable | None, name: str) -> frozenset[str] | None:
+    """The wire names of capability ``name``'s members in the revision whose table is ``methods``
+    (read from its ``initialize`` params' ``ClientCapabilities``); None where that cannot be read
+    (a modern revision, which has no ``initialize``): nothing is left out there."""
+    spec = methods.request("initialize") if methods is not None else None
+    model: Any = spec.params if spec is not None else None
+    for field_name in ("capabilities", name):
+        fields = getattr(model, "model_fields", None)
+        if not isinstance(fields, dict):
+            return None
+        info = next((f for n, f in fields.items() if (f.alias or n) == field_name), None)
+        model = _model_in(info.annotation) if info is not None else None
+    fields = getattr(model, "model_fields", None)
+    return frozenset(f.alias or n for n, f in fields.items()) if isinstance(fields, dict) else None
+
+
+def _model_in(annotation: Any) -> Any:
+    """The one model class an annotation holds (``M``, ``M | MISSING``, ``M | None``), else None."""
+    if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
+        return annotation
+    found = [
+        a
+        for a in getattr(annotation, "__args__", ())
+        if isinstance(a, type) and hasattr(a, "model_fields")
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 @dataclass
