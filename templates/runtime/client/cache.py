@@ -2,7 +2,8 @@
 
 A complete result of a cacheable request (the revision's method table says which: its result
 carries ``ttlMs`` and ``cacheScope``) is kept for its ``ttlMs`` and answers the same request
-(method and params, ``_meta`` aside) while fresh, without a round trip. A cursor's page is a
+(method and params; the ``_meta`` a caller adds counts, what the codec stamps on every request
+does not) while fresh, without a round trip. A cursor's page is a
 request of its own. Not kept: ``ttlMs`` 0 (immediately stale: it also drops what was kept for the
 request), an ``input_required`` result, and whatever answers a retry carrying ``inputResponses``
 or ``requestState`` (its inputs are not in the key). A TTL is capped at a day.
@@ -63,11 +64,11 @@ class ResultCache:
 
     @staticmethod
     def key(method: str, params: Mapping[str, Any] | None) -> Key | None:
-        """The request's key: its method and params less ``_meta``; None for an MRTR retry."""
-        params = params or {}
-        if any(name in params for name in NOT_IN_THE_KEY):
+        """The request's key: its method and params as the caller gave them (the codec stamps the
+        revision and capabilities, the same on every request, later); None for an MRTR retry."""
+        material = params or {}
+        if any(name in material for name in NOT_IN_THE_KEY):
             return None
-        material = {name: value for name, value in params.items() if name != "_meta"}
         try:
             return method, orjson.dumps(material, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # not JSON (a caller's own object): such a request is not kept
