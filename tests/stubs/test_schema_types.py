@@ -13,7 +13,7 @@ from mcpgen._runtime.client.tool_client import ToolClient, expand_uri_template, 
 from mcp_schema_codegen.backend.stubs import CLIENT_RESERVED
 from mcp_schema_codegen.tools.names import Namer, pascal, snake
 from mcp_schema_codegen.tools.pysource import Code, Ident, docstring, finalize, literal
-from mcp_schema_codegen.tools.schema_types import TypeBuilder
+from mcp_schema_codegen.tools.schema_types import ANCHOR_REF, Root, TypeBuilder
 
 OBJ = {"type": "object", "properties": {"x": {"type": "string"}}}
 S = {"type": "string"}
@@ -119,9 +119,97 @@ def test_non_object_outputs_are_root_models_and_identical_classes_are_shared() -
 
 
 def test_a_non_object_input_schema_is_reported() -> None:
-    params, problem = TypeBuilder().parameters({"anyOf": [OBJ]}, "T", frozenset())
-    assert (params, problem) == ([], "the input schema is not an object with properties")
+    params, problem = TypeBuilder().parameters({"type": "string"}, "T", frozenset())
+    assert (params, problem) == ([], "its input schema is not an object with properties")
     assert TypeBuilder().parameters({"type": "object"}, "T", frozenset()) == ([], None)
+
+
+@pytest.mark.parametrize(
+    ("schema", "why"),
+    [
+        ({"anyOf": [OBJ]}, "its input schema combines its arguments (anyOf)"),
+        ({"type": "object", "oneOf": [OBJ, OBJ]}, "its input schema combines its arguments (oneOf)"),
+        (
+            {"type": "object", "properties": {"q": {"type": "string"}}, "allOf": [OBJ]},
+            "its input schema combines its arguments (allOf)",
+        ),
+        ({"type": "object", "additionalProperties": {"type": "string"}}, "its input schema takes keys of its own"),
+        ({"type": "object", "patternProperties": {"^x-": {}}}, "its input schema takes keys of its own choosing"),
+        (
+            {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q", "api_version"]},
+            "its input schema requires a name no property declares",
+        ),
+    ],
+)
+def test_arguments_the_properties_cannot_carry_go_as_one_mapping(schema: dict[str, Any], why: str) -> None:
+    """A review: each of these gave the tool no parameters, or none for a required argument, and
+    no ``arguments`` mapping either: no call could reach it."""
+    params, problem = TypeBuilder().parameters(schema, "T", frozenset())
+    assert params == [] and problem is not None and problem.startswith(why)
+
+
+def output_model(tmp_path: Any, schema: dict[str, Any]) -> Any:
+    """The stub's model of ``schema`` as a tool's output, generated and imported."""
+    import json as json_module
+    import sys
+
+    from mcp_schema_codegen.commands.client_stubs import generate_client
+    from mcp_schema_codegen.tools.snapshot import Snapshot
+    from tests.conftest import ROOT
+
+    data = json_module.loads((ROOT / "tests" / "stubs" / "snapshots" / "sdk_tools.json").read_text())
+    data["tools"] = [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}]
+    package = generate_client(Snapshot.from_json(data, "test"), "output_check", tmp_path)
+    sys.path.insert(0, str(package.parent))
+    try:
+        return __import__("output_check.models", fromlist=["*"]).TOutput
+    finally:
+        sys.path.remove(str(package.parent))
+        for name in [m for m in sys.modules if m.startswith("output_check")]:
+            del sys.modules[name]
+
+
+def test_members_of_a_union_keep_their_parents_properties(tmp_path: Any) -> None:
+    """A review: the shared properties of a parent closed by ``additionalProperties: false`` were
+    replaced by each member's own, and the member refused them: no valid value could be sent."""
+    item = {
+        "type": "object",
+        "properties": {"mode": {"enum": ["file", "url"]}, "path": {"type": "string"}, "url": {"type": "string"}},
+        "additionalProperties": False,
+        "oneOf": [
+            {"properties": {"mode": {"const": "file"}}, "required": ["mode", "path"]},
+            {"properties": {"mode": {"const": "url"}}, "required": ["mode", "url"]},
+        ],
+    }
+    model = output_model(tmp_path, {"type": "object", "properties": {"source": item}, "required": ["source"]})
+    assert model.model_validate({"source": {"mode": "file", "path": "/tmp/x"}}).source.path == "/tmp/x"
+    with pytest.raises(ValueError):
+        model.model_validate({"source": {"mode": "file", "url": "u"}})  # the file variant requires path
+
+
+def test_pattern_properties_stay_allowed_beside_additional_properties_false(tmp_path: Any) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"content-type": {"type": "string"}},
+        "patternProperties": {"^x-": {"type": "string"}},
+        "additionalProperties": False,
+    }
+    assert output_model(tmp_path, schema).model_validate({"content-type": "text/plain", "x-trace": "abc"})
+
+
+def test_an_anchor_reference_a_default_outside_its_schema_and_deep_nesting_are_handled() -> None:
+    builder = TypeBuilder()
+    anchored = builder.type_of(
+        {"$ref": "#count"}, Root({"$defs": {"c": {"$anchor": "count"}}}, "T"), "T", constrained=True
+    )
+    assert anchored.why_any == ANCHOR_REF  # it named the whole document before
+    prop = {"enum": ["fast", "safe"], "default": "auto"}
+    params, _ = TypeBuilder().parameters({"type": "object", "properties": {"mode": prop}}, "T", frozenset())
+    assert params[0].default is None and params[0].default_note == '"auto"'  # not in every call
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(300):
+        deep = {"type": "array", "items": deep}
+    assert "Any" in str(TypeBuilder().type_of(deep, Root(deep, "T"), "T", constrained=True).code)
 
 
 NAMES = [

@@ -62,7 +62,7 @@ class ToolView:
     doc: Code
     params: tuple[ParamView, ...]
     output: Ident | None  # the model class of its structured output
-    free_form: bool  # the input schema is not an object with properties: one `arguments` mapping
+    free_form: bool  # the input schema's arguments are no keyword parameters: one `arguments` mapping
     free_form_comment: Code
 
 
@@ -176,7 +176,7 @@ def _tool_view(tool: dict[str, object], builder: TypeBuilder, methods: Namer) ->
         doc += ["", "Args:"]
         doc += [_arg_line(p) for p in params]
     if why:
-        doc += ["", "Args:", "    arguments: the tool's arguments (its input schema is not an object with properties)."]
+        doc += ["", "Args:", f"    arguments: the tool's arguments ({why})."]
     doc += [
         "",
         f"Returns the structured output as ``{output}``." if output else "Returns the ``CallToolResult``.",
@@ -190,7 +190,7 @@ def _tool_view(tool: dict[str, object], builder: TypeBuilder, methods: Namer) ->
         params=tuple(_param_view(p) for p in params),
         output=output,
         free_form=why is not None,
-        free_form_comment=Code("  # Any: the input schema is not an object with properties") if why else Code(""),
+        free_form_comment=Code(f"  # Any: {why}") if why else Code(""),  # a fixed text of schema_types
     )
 
 

@@ -38,6 +38,10 @@ MIXED_ALL_OF = "Any: an 'allOf' that is not all objects"
 NOT_A_SCHEMA = "Any: not a JSON Schema"
 STRUCTURED_ENUM = "Any: an enum of objects or arrays"
 FALSE_SCHEMA = "Any: the schema 'false' accepts nothing"
+ANCHOR_REF = "Any: a $ref to an anchor"
+TOO_DEEP = "Any: nested too deeply"
+UNHOLDABLE = "Any: a string with a lone surrogate (no model can hold it)"
+MAX_DEPTH = 64  # schemas nested deeper: Any (a list nested 210 deep made code Python cannot parse)
 
 # Names a model field may not take: what annotations refer to, and BaseModel's own attributes.
 ANNOTATION_NAMES = frozenset(
@@ -234,6 +238,7 @@ class TypeBuilder:
     _by_key: dict[tuple[str, str], Ident] = field(default_factory=dict)
     _refs: dict[tuple[int, str], PyType] = field(default_factory=dict)
     _resolving: set[tuple[int, str]] = field(default_factory=set)
+    _depth: int = 0
 
     def __post_init__(self) -> None:
         self._namer = Namer(self.reserved)
@@ -245,17 +250,18 @@ class TypeBuilder:
         an object with properties, if it was not)."""
         root = Root(schema, hint)
         resolved = self._deref(schema, root)
+        why = _free_form(resolved)
+        if why is not None:
+            return [], why
         if not isinstance(resolved, dict) or not isinstance(resolved.get("properties"), dict):
-            if isinstance(resolved, dict) and _is_object(resolved):
-                return [], None  # an object without declared properties: no parameters
-            return [], "the input schema is not an object with properties"
+            return [], None  # an object without declared properties: no parameters
         namer = Namer(reserved)
         required = _required(resolved)
         params: list[Parameter] = []
         for wire in sorted(resolved["properties"], key=lambda w: (w not in required, w)):
             prop = resolved["properties"][wire]
             py = self.type_of(prop, root, hint + pascal(wire, "Arg"), constrained=False)
-            default, note = self._default(prop, py)
+            default, note = self._default(prop, py, root)
             params.append(
                 Parameter(
                     name=namer.take(snake(wire, "arg")),
@@ -295,12 +301,21 @@ class TypeBuilder:
         typed = {k: v for k, v in resolved.items() if k in ("properties", "required", "additionalProperties")}
         if isinstance(typed.get("properties"), dict) and typed["properties"]:
             return Ident(self._object({**typed, "description": resolved.get("description")}, root, hint).code)
-        extra = "forbid" if resolved.get("additionalProperties") is False else "allow"
+        extra = "forbid" if _closed(resolved) else "allow"
         return self._register(ModelClass(Ident("_"), _description(resolved), (), extra), hint)
 
     # -- the mapping ------------------------------------------------------------------------
 
     def type_of(self, schema: JSON, root: Root, hint: str, *, constrained: bool) -> PyType:
+        if self._depth >= MAX_DEPTH:
+            return any_because(TOO_DEEP)
+        self._depth += 1
+        try:
+            return self._type_of(schema, root, hint, constrained)
+        finally:
+            self._depth -= 1
+
+    def _type_of(self, schema: JSON, root: Root, hint: str, constrained: bool) -> PyType:
         if schema is True or schema == {}:
             return ANY
         if schema is False:
@@ -371,6 +386,8 @@ class TypeBuilder:
 
     def _object(self, schema: dict[str, JSON], root: Root, hint: str) -> PyType:
         properties: dict[str, JSON] = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
+        if any(_unholdable(wire) for wire in properties):
+            return any_because(UNHOLDABLE)
         required = _required(schema)
         namer = Namer(FIELD_RESERVED)
         ordered = sorted(properties, key=lambda w: (w not in required, w))
@@ -382,7 +399,7 @@ class TypeBuilder:
         for wire in ordered:
             prop = properties[wire]
             py = self.type_of(prop, root, hint + pascal(wire, "Field"), constrained=True)
-            default, _ = self._default(prop, py)
+            default, _ = self._default(prop, py, root)
             name = names[wire] if wire in names else namer.take(snake(wire, "field"))
             fields.append(
                 ModelField(
@@ -395,7 +412,7 @@ class TypeBuilder:
                     aliased=name != wire,
                 )
             )
-        extra = "forbid" if schema.get("additionalProperties") is False else "allow"
+        extra = "forbid" if _closed(schema) else "allow"
         model = ModelClass(Ident("_"), _description(schema), tuple(fields), extra)
         return PyType(self._register(model, hint), frozenset({"model"}))
 
@@ -421,6 +438,8 @@ class TypeBuilder:
     def _ref(self, ref: JSON, root: Root, constrained: bool) -> PyType:
         if not isinstance(ref, str) or not ref.startswith("#"):
             return any_because(EXTERNAL_REF)
+        if ref not in ("#", "#/") and not ref.startswith("#/"):  # "#name": an $anchor, not a pointer
+            return any_because(ANCHOR_REF)
         key = (id(root.document), ref)
         if key in self._refs:
             return self._refs[key]
@@ -444,6 +463,8 @@ class TypeBuilder:
         seen: set[str] = set()
         while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#"):
             ref = schema["$ref"]
+            if ref != "#" and not ref.startswith("#/"):  # an $anchor: not followed (see ``_ref``)
+                return {}
             if ref in seen:
                 return {}
             seen.add(ref)
@@ -463,12 +484,14 @@ class TypeBuilder:
         self.classes.append(ModelClass(name, model.description, model.fields, model.extra, model.root))
         return name
 
-    def _default(self, schema: JSON, py: PyType) -> tuple[Code | None, str | None]:
-        """The schema's default as a literal when the annotation admits it, else a docstring note."""
+    def _default(self, schema: JSON, py: PyType, root: Root) -> tuple[Code | None, str | None]:
+        """The schema's default as a literal when the annotation admits it and the schema does
+        (a default outside its own enum or bounds went into every call, and the server refused
+        it), else a docstring note."""
         if not isinstance(schema, dict) or "default" not in schema:
             return None, None
         value = schema["default"]
-        if is_literal_value(value) and value is not None and py.accepts(value):
+        if is_literal_value(value) and value is not None and py.accepts(value) and _valid(value, schema, root):
             return literal(value), None
         return None, json.dumps(value, ensure_ascii=False, sort_keys=True)
 
@@ -505,6 +528,8 @@ def _constrained(py: PyType, schema: dict[str, JSON], keys: Sequence[str], on: b
 
 def _literals(values: Sequence[JSON]) -> PyType:
     """``Literal[...]`` of scalar enum values; floats and structures fall back to their base type."""
+    if any(_unholdable(v) for v in values):
+        return any_because(UNHOLDABLE)
     if all(is_literal_value(v) and not isinstance(v, float) for v in values):
         unique: list[JSON] = []
         for v in values:
@@ -561,4 +586,61 @@ def _inherit(parent: Mapping[str, JSON], member: JSON) -> JSON:
     inherited = {k: v for k, v in parent.items() if k not in skip and k not in member}
     if "$ref" in member:
         return member
-    return {**inherited, **member}
+    merged = {**inherited, **member}
+    # both apply: the member's properties narrow the parent's, which stay allowed (a parent's
+    # ``additionalProperties: false`` would otherwise refuse its own properties in the member)
+    ours, theirs = parent.get("properties"), member.get("properties")
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        merged["properties"] = {**ours, **theirs}
+    if "required" in member and "required" in parent:
+        merged["required"] = [*_required(parent), *(r for r in _required(member) if r not in _required(parent))]
+    return merged
+
+
+def _free_form(schema: JSON) -> str | None:
+    """Why a tool's input schema cannot be keyword parameters (its arguments then go as one
+    ``arguments`` dict), None when its ``properties`` (or nothing) carry them: not an object, an
+    object whose arguments combine (``allOf``/``anyOf``/``oneOf``), are any keys of a type
+    (``additionalProperties``, ``patternProperties``), or include a required name no property
+    declares. Each of these but the first made a tool no call could reach."""
+    if not isinstance(schema, dict):
+        return "its input schema is not an object with properties"
+    for key in ("allOf", "anyOf", "oneOf"):
+        if schema.get(key):
+            return f"its input schema combines its arguments ({key})"
+    if isinstance(schema.get("additionalProperties"), dict) or schema.get("patternProperties"):
+        return "its input schema takes keys of its own choosing"
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return None if _is_object(schema) else "its input schema is not an object with properties"
+    if any(name not in properties for name in _required(schema)):
+        return "its input schema requires a name no property declares"
+    return None
+
+
+def _closed(schema: Mapping[str, JSON]) -> bool:
+    """``additionalProperties: false`` and no ``patternProperties`` (whose keys stay allowed)."""
+    return schema.get("additionalProperties") is False and not schema.get("patternProperties")
+
+
+def _unholdable(value: JSON) -> bool:
+    """A string with a lone surrogate: valid JSON, but pydantic-core cannot build a model holding it."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _valid(value: JSON, schema: dict[str, JSON], root: Root) -> bool:
+    """``value`` is valid against ``schema``, its references resolved in ``root``'s document."""
+    import jsonschema
+
+    document = root.document if isinstance(root.document, dict) else {}
+    defs = {k: document[k] for k in ("$defs", "definitions") if k in document}
+    try:
+        return bool(jsonschema.Draft202012Validator({**defs, **schema}).is_valid(value))
+    except Exception:  # a schema jsonschema cannot apply: the default goes to the docstring only
+        return False
