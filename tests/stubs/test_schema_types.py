@@ -366,3 +366,44 @@ def test_an_optional_field_that_is_not_nullable_never_goes_out_as_null(tmp_path:
         sys.path.remove(str(package.parent))
         for name in [m for m in sys.modules if m.startswith("nullable_check")]:
             del sys.modules[name]
+
+
+def test_an_optional_nullable_argument_can_be_sent_as_null(tmp_path: Any) -> None:
+    """A review: ``assignee: {"type": ["string", "null"]}`` (optional) was ``str | None = None``
+    and omitted when None, so "null to unassign" could never be sent. Leaving it out is now
+    ``MISSING`` (the default); None sends null. A non-nullable optional argument is as before."""
+    import asyncio
+    import json as json_module
+    import sys
+
+    from mcp_schema_codegen.commands.client_stubs import generate_client
+    from mcp_schema_codegen.tools.snapshot import Snapshot
+    from tests.conftest import ROOT
+
+    data = json_module.loads((ROOT / "tests" / "stubs" / "snapshots" / "sdk_tools.json").read_text())
+    properties = {"issue": {"type": "integer"}, "assignee": {"type": ["string", "null"]}, "note": {"type": "string"}}
+    data["tools"] = [
+        {"name": "update", "inputSchema": {"type": "object", "properties": properties, "required": ["issue"]}}
+    ]
+    package = generate_client(Snapshot.from_json(data, "test"), "null_args", tmp_path)
+    sys.path.insert(0, str(package.parent))
+    try:
+        client_module = __import__("null_args.client", fromlist=["*"])
+        sent: list[dict[str, Any]] = []
+
+        class Recording(client_module.Client):  # type: ignore[name-defined,misc]
+            def __init__(self) -> None:
+                pass
+
+            async def _call_tool(self, name: str, arguments: dict[str, Any], **_: Any) -> Any:
+                sent.append(dict(arguments))
+
+        client = Recording()
+        asyncio.run(client.update(issue=1))
+        asyncio.run(client.update(issue=1, assignee=None, note=None))
+        asyncio.run(client.update(issue=1, assignee="ada", note="x"))
+    finally:
+        sys.path.remove(str(package.parent))
+        for name in [m for m in sys.modules if m.startswith("null_args")]:
+            del sys.modules[name]
+    assert sent == [{"issue": 1}, {"issue": 1, "assignee": None}, {"issue": 1, "assignee": "ada", "note": "x"}]

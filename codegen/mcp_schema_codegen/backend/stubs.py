@@ -52,7 +52,8 @@ class ParamView:
     default: Code  # " = <literal>", " = None" or ""
     comment: Code  # "  # Any: ..." or ""
     required: bool
-    always_sent: bool  # required, or with a default in the signature (else sent only when not None)
+    always_sent: bool  # required, or with a default in the signature (else sent only when not `unset`)
+    unset: Code  # what leaving it out is: None, or MISSING where None is sent as null
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,9 @@ def _arg_line(param: Parameter) -> str:
     text = f"    {param.name}: {_one_line(param.description) or '(no description)'}"
     if param.default_note is not None:
         text += f" (default {param.default_note})"
-    if not param.required and param.default is None:
+    if param.sends_null:
+        text += " Omitted when MISSING (the default); None sends null."
+    elif not param.required and param.default is None:
         text += " Omitted when None."
     return text
 
@@ -208,6 +211,8 @@ def _param_view(param: Parameter) -> ParamView:
         default = Code("")
     elif param.default is not None:
         default = Code(f" = {param.default}")
+    elif param.sends_null:
+        default = Code(" = MISSING")
     else:
         default = Code(" = None")
     return ParamView(
@@ -218,6 +223,7 @@ def _param_view(param: Parameter) -> ParamView:
         comment=param.comment or Code(""),
         required=param.required,
         always_sent=param.required or param.default is not None,
+        unset=Code("MISSING") if param.sends_null else Code("None"),
     )
 
 
@@ -230,6 +236,7 @@ def _string_param(wire: str, required: bool, names: Namer) -> ParamView:
         comment=Code(""),
         required=required,
         always_sent=required,
+        unset=Code("None"),
     )
 
 

@@ -204,7 +204,15 @@ class Parameter:
     default_note: str | None = None  # a default the signature could not carry, for the docstring
 
     @property
+    def sends_null(self) -> bool:
+        """Optional, without a default, and null is a value the schema takes: leaving it out is
+        ``MISSING`` (the default), so ``None`` can be sent (``assignee=None``: unassign)."""
+        return not self.required and self.default is None and "none" in self.type.kinds
+
+    @property
     def annotation(self) -> Code:
+        if self.sends_null:
+            return Code(f"{self.type.code} | MISSING")
         if self.required or self.default is not None or self.type.nullable:
             return self.type.code
         return Code(f"{self.type.code} | None")
