@@ -407,3 +407,31 @@ def test_an_optional_nullable_argument_can_be_sent_as_null(tmp_path: Any) -> Non
         for name in [m for m in sys.modules if m.startswith("null_args")]:
             del sys.modules[name]
     assert sent == [{"issue": 1}, {"issue": 1, "assignee": None}, {"issue": 1, "assignee": "ada", "note": "x"}]
+
+
+def test_a_wire_name_that_is_a_parameter_name_keeps_it() -> None:
+    """A review: names were handed out in sort order, so ``page_size=`` sent "page-size" and the
+    property literally named page_size became ``page_size_2``."""
+    schema = {
+        "type": "object",
+        "properties": {p: {"type": "string"} for p in ("page-size", "page_size", "class", "class_")},
+    }
+    params, _ = TypeBuilder().parameters(schema, "T", frozenset())
+    assert {p.name: p.wire for p in params} == {
+        "page_size": "'page_size'",
+        "page_size_2": "'page-size'",
+        "class_": "'class_'",
+        "class_2": "'class'",
+    }
+
+
+def test_a_definition_used_as_a_parameter_first_keeps_its_bounds_in_a_model() -> None:
+    """A review: the type of a ``$ref`` was cached without its bounds when a parameter used it
+    first (a parameter carries none), and a model field using it later lost them."""
+    defs = {"Port": {"type": "integer", "minimum": 1}}
+    remote = {"type": "object", "properties": {"port": {"$ref": "#/$defs/Port"}}}
+    schema = {"type": "object", "$defs": defs, "properties": {"port": {"$ref": "#/$defs/Port"}, "remote": remote}}
+    builder = TypeBuilder()
+    builder.parameters(schema, "T", frozenset())
+    (model,) = [c for c in builder.classes if c.name == "TRemote"]
+    assert model.fields[0].annotation == "Annotated[int, Field(ge=1)] | None"

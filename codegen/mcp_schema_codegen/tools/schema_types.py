@@ -244,7 +244,7 @@ class TypeBuilder:
     classes: list[ModelClass] = field(default_factory=list)
     _namer: Namer = field(init=False)
     _by_key: dict[tuple[str, str], Ident] = field(default_factory=dict)
-    _refs: dict[tuple[int, str], PyType] = field(default_factory=dict)
+    _refs: dict[tuple[int, str, bool], PyType] = field(default_factory=dict)
     _resolving: set[tuple[int, str]] = field(default_factory=set)
     _depth: int = 0
 
@@ -266,13 +266,17 @@ class TypeBuilder:
         namer = Namer(reserved)
         required = _required(resolved)
         params: list[Parameter] = []
-        for wire in sorted(resolved["properties"], key=lambda w: (w not in required, w)):
+        ordered = sorted(resolved["properties"], key=lambda w: (w not in required, w))
+        # a wire name that is a parameter name as it is keeps it (as a model field's does): handed
+        # out in order, ``page_size=`` sent "page-size" and the property page_size was page_size_2
+        names = {wire: namer.take(wire) for wire in ordered if snake(wire, "arg") == wire and namer.free(wire)}
+        for wire in ordered:
             prop = resolved["properties"][wire]
             py = self.type_of(prop, root, hint + pascal(wire, "Arg"), constrained=False)
             default, note = self._default(prop, py, root)
             params.append(
                 Parameter(
-                    name=namer.take(snake(wire, "arg")),
+                    name=names[wire] if wire in names else namer.take(snake(wire, "arg")),
                     wire=literal(wire),
                     type=py,
                     required=wire in required,
@@ -448,21 +452,22 @@ class TypeBuilder:
             return any_because(EXTERNAL_REF)
         if ref not in ("#", "#/") and not ref.startswith("#/"):  # "#name": an $anchor, not a pointer
             return any_because(ANCHOR_REF)
-        key = (id(root.document), ref)
+        where = (id(root.document), ref)
+        key = (*where, constrained)  # a parameter's type carries no bounds, a field's does
         if key in self._refs:
             return self._refs[key]
-        if key in self._resolving:
+        if where in self._resolving:
             return any_because(RECURSIVE)
         target = lookup(root.document, ref[1:])
         if target is MISSING:
             return any_because(BAD_REF)
         segments = [s for s in ref[1:].split("/") if s]
         name = pascal(segments[-1], "Definition") if segments else root.label
-        self._resolving.add(key)
+        self._resolving.add(where)
         try:
             py = self.type_of(target, root, name, constrained=constrained)
         finally:
-            self._resolving.discard(key)
+            self._resolving.discard(where)
         self._refs[key] = py
         return py
 
