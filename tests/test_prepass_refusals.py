@@ -84,9 +84,18 @@ def test_a_ref_beside_a_type_it_shares_is_generated() -> None:
     """A review: ``{"$ref": B, "type": "object"}`` with B an object matches every B and is exact."""
     defs = {"B": obj(b=STRING), "D": obj(v={"$ref": "#/$defs/B", "type": "object"})}
     check_supported({"$defs": defs}, "$defs", "2099-01-01")
-    defs["D"] = obj(v={"$ref": "#/$defs/B", "type": "string"})
-    with pytest.raises(GeneratorError, match="'\\$ref' to an object beside 'type' 'string'"):
-        check_supported({"$defs": defs}, "$defs", "2099-01-01")
+    defs["N"] = {"type": "number"}
+    defs["D"] = obj(v={"$ref": "#/$defs/N", "type": "integer"})  # an integer narrows a number: exact
+    check_supported({"$defs": defs}, "$defs", "2099-01-01")
+    defs["S"], defs["E"] = {"type": "string"}, {"enum": ["red", "green"]}
+    for ref, sibling, said in (
+        ("B", "string", "'\\$ref' to an object beside 'type' 'string'"),
+        ("S", ["string", "null"], "'\\$ref' to a string beside 'type' \\['string', 'null'\\]"),  # null taken
+        ("E", "integer", "'\\$ref' to a schema without a 'type' beside 'type' 'integer'"),  # "red" taken
+    ):
+        defs["D"] = obj(v={"$ref": f"#/$defs/{ref}", "type": sibling})
+        with pytest.raises(GeneratorError, match=said):
+            check_supported({"$defs": defs}, "$defs", "2099-01-01")
 
 
 def test_a_definitions_nested_definitions_are_checked_too() -> None:
@@ -147,3 +156,25 @@ def test_a_pattern_reader_tells_escapes_and_classes_from_what_it_refuses() -> No
     assert pattern_dialect_problem("[\\]]x") is None
     assert pattern_dialect_problem("[]a]") is not None  # an empty class in ECMA-262
     assert pattern_dialect_problem("a\\bc") == "'\\b'"
+
+
+def test_a_document_found_valid_is_not_checked_again_and_a_refusal_is_repeated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The metaschema costs about 0.2 s a modern revision: a process keeps its passes (by the
+    document's digest), never its refusals."""
+    import jsonschema
+
+    from mcp_schema_codegen.frontend import load
+
+    good = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {"D": {"type": "string"}}}
+    bad = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {"D": {"type": "strin"}}}
+    monkeypatch.setattr(load, "PASSED", set())
+    load.check_json_schema(good, "x")
+    asked: list[object] = []
+    real = jsonschema.validators.validator_for
+    monkeypatch.setattr(jsonschema.validators, "validator_for", lambda d, *a, **k: asked.append(d) or real(d, *a, **k))
+    load.check_json_schema(good, "x")
+    assert [d for d in asked if d is good] == []
+    for _ in range(2):
+        with pytest.raises(GeneratorError, match="'strin' is not valid"):
+            load.check_json_schema(bad, "x")
+    assert [d for d in asked if d is good or d is bad] == [bad, bad]

@@ -407,6 +407,9 @@ def test_an_optional_nullable_argument_can_be_sent_as_null(tmp_path: Any) -> Non
         for name in [m for m in sys.modules if m.startswith("null_args")]:
             del sys.modules[name]
     assert sent == [{"issue": 1}, {"issue": 1, "assignee": None}, {"issue": 1, "assignee": "ada", "note": "x"}]
+    text = (package / "client.py").read_text(encoding="utf-8")
+    assert "from pydantic import MISSING as _MISSING" in text  # a model may be named MISSING
+    assert "assignee: str | None | _MISSING = _MISSING" in text
 
 
 def test_a_wire_name_that_is_a_parameter_name_keeps_it() -> None:
@@ -435,3 +438,43 @@ def test_a_definition_used_as_a_parameter_first_keeps_its_bounds_in_a_model() ->
     builder.parameters(schema, "T", frozenset())
     (model,) = [c for c in builder.classes if c.name == "TRemote"]
     assert model.fields[0].annotation == "Annotated[int, Field(ge=1)] | None"
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"query": {"type": "string"}}, "additionalProperties": {}},
+        {
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "name": {"type": "string"}},
+            "anyOf": [{"required": ["id"]}, {"required": ["name"]}],
+        },
+        {
+            "type": "object",
+            "properties": {"kind": {"enum": ["a", "b"]}, "x": {"type": "string"}},
+            "required": ["kind"],
+            "allOf": [{"if": {"properties": {"kind": {"const": "a"}}}, "then": {"required": ["x"]}}],
+        },
+        {"type": "object", "properties": {"q": {"type": "string"}}, "additionalProperties": {"type": "string"}},
+    ],
+)
+def test_properties_that_carry_every_argument_stay_keyword_parameters(schema: dict[str, Any]) -> None:
+    """A review of the change above: these took the one mapping, though their properties carry
+    every argument (the combinations only require declared names or add conditions)."""
+    params, problem = TypeBuilder().parameters(schema, "T", frozenset())
+    assert problem is None and {p.wire.strip("'") for p in params} == set(schema["properties"])
+
+
+def test_a_closed_side_of_a_union_member_refuses_the_names_only_the_other_declares(tmp_path: Any) -> None:
+    """Merging a parent's properties into a member must not take a name the closed parent
+    refuses (its ``additionalProperties: false`` counts its own properties alone)."""
+    source = {
+        "type": "object",
+        "properties": {"mode": {"type": "string"}},
+        "additionalProperties": False,
+        "oneOf": [{"properties": {"extra": {"type": "string"}}}],
+    }
+    model = output_model(tmp_path, {"type": "object", "properties": {"src": source}, "required": ["src"]})
+    assert model.model_validate({"src": {"mode": "a"}})
+    with pytest.raises(ValueError):
+        model.model_validate({"src": {"mode": "a", "extra": "b"}})

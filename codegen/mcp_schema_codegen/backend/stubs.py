@@ -212,7 +212,7 @@ def _param_view(param: Parameter) -> ParamView:
     elif param.default is not None:
         default = Code(f" = {param.default}")
     elif param.sends_null:
-        default = Code(" = MISSING")
+        default = Code(" = _MISSING")
     else:
         default = Code(" = None")
     return ParamView(
@@ -223,7 +223,7 @@ def _param_view(param: Parameter) -> ParamView:
         comment=param.comment or Code(""),
         required=param.required,
         always_sent=param.required or param.default is not None,
-        unset=Code("MISSING") if param.sends_null else Code("None"),
+        unset=Code("_MISSING") if param.sends_null else Code("None"),
     )
 
 

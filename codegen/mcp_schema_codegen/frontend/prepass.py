@@ -520,15 +520,14 @@ def inexact_use(node: dict[str, JSON], context: Context | None = None) -> str | 
     if "$ref" in node:
         target = context.resolve(node["$ref"]) if isinstance(node["$ref"], str) else None
         theirs = _types(target.get("type")) if isinstance(target, dict) else set()
-        if (
-            "type" in node
-            and theirs
-            and not theirs & _types(types)
-            and not {"integer", "number"} <= theirs | _types(types)
-        ):
-            named = "/".join(sorted(theirs))
+        ours = _types(types)
+        # both apply and the models take one of them: exact only where they say the same (or the
+        # sibling narrows a number to an integer)
+        narrows = ours == {"integer"} and bool(theirs) and theirs <= {"integer", "number"}
+        if "type" in node and ours != theirs and not narrows:
+            named = "/".join(sorted(theirs)) or "schema without a 'type'"
             article = "an" if named[0] in "aeiou" else "a"
-            return f"'$ref' to {article} {named} beside 'type' {types!r} (nothing matches both)"
+            return f"'$ref' to {article} {named} beside 'type' {types!r} (both apply; the models take one)"
         validating = sorted(k for k in node if k not in ANNOTATIONS and k != "$ref" and not k.startswith("x-"))
         if context.draft07 and validating:
             return f"'$ref' beside {validating[0]!r} (draft-07 ignores it, the models would apply it)"

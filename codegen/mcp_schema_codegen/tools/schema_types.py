@@ -206,13 +206,14 @@ class Parameter:
     @property
     def sends_null(self) -> bool:
         """Optional, without a default, and null is a value the schema takes: leaving it out is
-        ``MISSING`` (the default), so ``None`` can be sent (``assignee=None``: unassign)."""
+        ``MISSING`` (the default, imported as ``_MISSING``: a model may be named ``MISSING``), so
+        ``None`` can be sent (``assignee=None``: unassign)."""
         return not self.required and self.default is None and "none" in self.type.kinds
 
     @property
     def annotation(self) -> Code:
         if self.sends_null:
-            return Code(f"{self.type.code} | MISSING")
+            return Code(f"{self.type.code} | _MISSING")
         if self.required or self.default is not None or self.type.nullable:
             return self.type.code
         return Code(f"{self.type.code} | None")
@@ -605,6 +606,11 @@ def _inherit(parent: Mapping[str, JSON], member: JSON) -> JSON:
     ours, theirs = parent.get("properties"), member.get("properties")
     if isinstance(ours, dict) and isinstance(theirs, dict):
         merged["properties"] = {**ours, **theirs}
+        # a closed side refuses the names only the other declares (each ``additionalProperties:
+        # false`` counts its own ``properties`` alone)
+        for closed, own in ((parent, ours), (member, theirs)):
+            if closed.get("additionalProperties") is False and not closed.get("patternProperties"):
+                merged["properties"] = {k: v for k, v in merged["properties"].items() if k in own}
     if "required" in member and "required" in parent:
         merged["required"] = [*_required(parent), *(r for r in _required(member) if r not in _required(parent))]
     return merged
@@ -612,23 +618,31 @@ def _inherit(parent: Mapping[str, JSON], member: JSON) -> JSON:
 
 def _free_form(schema: JSON) -> str | None:
     """Why a tool's input schema cannot be keyword parameters (its arguments then go as one
-    ``arguments`` dict), None when its ``properties`` (or nothing) carry them: not an object, an
-    object whose arguments combine (``allOf``/``anyOf``/``oneOf``), are any keys of a type
-    (``additionalProperties``, ``patternProperties``), or include a required name no property
-    declares. Each of these but the first made a tool no call could reach."""
+    ``arguments`` dict), None when its ``properties`` carry every argument (or it takes none): not
+    an object; a combination (``allOf``/``anyOf``/``oneOf``) whose parts declare or require a name
+    the top-level ``properties`` do not (parts that only require declared names, or only add
+    ``if``/``then``/``not``, constrain the same parameters); keys of a type with no properties
+    declared (a map tool); a required name no property declares. Each of these made a tool no
+    call could reach."""
     if not isinstance(schema, dict):
         return "its input schema is not an object with properties"
+    found = schema.get("properties")
+    declared: dict[str, JSON] = found if isinstance(found, dict) else {}
     for key in ("allOf", "anyOf", "oneOf"):
-        if schema.get(key):
-            return f"its input schema combines its arguments ({key})"
-    if isinstance(schema.get("additionalProperties"), dict) or schema.get("patternProperties"):
+        for part in schema.get(key) or ():
+            if not isinstance(part, dict) or "$ref" in part:
+                return f"its input schema combines its arguments ({key})"
+            named = [*(part.get("properties") or {}), *_required(part)]
+            if any(name not in declared for name in named):
+                return f"its input schema combines its arguments ({key})"
+    open_keys = schema.get("additionalProperties")
+    if not declared and ((isinstance(open_keys, dict) and open_keys) or schema.get("patternProperties")):
         return "its input schema takes keys of its own choosing"
-    properties = schema.get("properties")
-    if not isinstance(properties, dict):
-        return None if _is_object(schema) else "its input schema is not an object with properties"
-    if any(name not in properties for name in _required(schema)):
+    if any(name not in declared for name in _required(schema)):
         return "its input schema requires a name no property declares"
-    return None
+    if declared or _is_object(schema):
+        return None
+    return "its input schema is not an object with properties"
 
 
 def _closed(schema: Mapping[str, JSON]) -> bool:
