@@ -478,3 +478,24 @@ def test_a_closed_side_of_a_union_member_refuses_the_names_only_the_other_declar
     assert model.model_validate({"src": {"mode": "a"}})
     with pytest.raises(ValueError):
         model.model_validate({"src": {"mode": "a", "extra": "b"}})
+
+
+def test_null_is_sendable_exactly_where_the_schema_takes_it() -> None:
+    """A review of the change above: whether null may be sent was read from the Python type, which
+    holds None where a sibling ``type`` refuses it (``{"type": "string", "enum": ["a", null]}``)
+    and says nothing for Any (``{"default": null}``, a tuple). It is now asked of the schema."""
+    properties = {
+        "refused": {"type": "string", "enum": ["low", "high", None]},
+        "any": {"default": None, "title": "Extra"},
+        "nullable": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None},
+    }
+    params, _ = TypeBuilder().parameters({"type": "object", "properties": properties}, "T", frozenset())
+    sends = {p.wire.strip("'"): p.sends_null for p in params}
+    assert sends == {"refused": False, "any": True, "nullable": True}
+
+
+@pytest.mark.parametrize("open_keys", [True, {}])
+def test_a_map_tool_said_to_take_any_keys_takes_the_mapping(open_keys: Any) -> None:
+    schema = {"type": "object", "additionalProperties": open_keys}
+    assert TypeBuilder().parameters(schema, "T", frozenset()) == ([], "its input schema takes keys of its own choosing")
+    assert TypeBuilder().parameters({"type": "object"}, "T", frozenset()) == ([], None)  # a tool without arguments

@@ -202,13 +202,14 @@ class Parameter:
     default: Code | None
     description: str | None
     default_note: str | None = None  # a default the signature could not carry, for the docstring
+    takes_null: bool = False  # null is valid against the property's schema (checked with jsonschema)
 
     @property
     def sends_null(self) -> bool:
-        """Optional, without a default, and null is a value the schema takes: leaving it out is
+        """Optional, without a default, and null valid against its schema: leaving it out is
         ``MISSING`` (the default, imported as ``_MISSING``: a model may be named ``MISSING``), so
         ``None`` can be sent (``assignee=None``: unassign)."""
-        return not self.required and self.default is None and "none" in self.type.kinds
+        return not self.required and self.default is None and self.takes_null
 
     @property
     def annotation(self) -> Code:
@@ -284,6 +285,7 @@ class TypeBuilder:
                     default=default if wire not in required else None,
                     description=_description(prop),
                     default_note=note if wire not in required else None,
+                    takes_null=wire not in required and _valid(None, prop, root),
                 )
             )
         return params, None
@@ -636,8 +638,8 @@ def _free_form(schema: JSON) -> str | None:
             if any(name not in declared for name in named):
                 return f"its input schema combines its arguments ({key})"
     open_keys = schema.get("additionalProperties")
-    if not declared and ((isinstance(open_keys, dict) and open_keys) or schema.get("patternProperties")):
-        return "its input schema takes keys of its own choosing"
+    if not declared and (isinstance(open_keys, dict) or open_keys is True or schema.get("patternProperties")):
+        return "its input schema takes keys of its own choosing"  # said so: a bare object takes none
     if any(name not in declared for name in _required(schema)):
         return "its input schema requires a name no property declares"
     if declared or _is_object(schema):
