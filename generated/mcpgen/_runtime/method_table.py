@@ -134,3 +134,39 @@ class MethodTable:
 
     def names(self) -> list[str]:
         return [m.name for m in self.methods]
+
+
+# the client capability a server's request needs (capabilities.mdx): what a client declares for a
+# handler of it, and what a server checks before asking
+CLIENT_CAPABILITY_OF: dict[str, str] = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+
+
+def wire_names(model: Any, *path: str) -> frozenset[str] | None:
+    """The wire names of the fields of the model reached from ``model`` through the fields
+    ``path`` names (by wire name; ``M | MISSING`` and ``M | None`` followed); None where a step
+    is no model: ``wire_names(InitializeResult, "capabilities")``, a revision's ``ServerCapabilities``."""
+    for name in (*path, None):
+        fields = getattr(model, "model_fields", None)
+        if not isinstance(fields, dict):
+            return None
+        if name is None:
+            return frozenset(info.alias or field for field, info in fields.items())
+        info = next((f for field, f in fields.items() if (f.alias or field) == name), None)
+        model = _model_in(info.annotation) if info is not None else None
+    return None  # not reached: the loop ends on None
+
+
+def _model_in(annotation: Any) -> Any:
+    """The one model class an annotation holds (``M``, ``M | MISSING``, ``M | None``), else None."""
+    if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
+        return annotation
+    found = [
+        a
+        for a in getattr(annotation, "__args__", ())
+        if isinstance(a, type) and hasattr(a, "model_fields")
+    ]
+    return found[0] if len(found) == 1 else None

@@ -27,6 +27,7 @@ from ..jsonrpc import (
     RequestId,
     Response,
 )
+from ..method_table import CLIENT_CAPABILITY_OF, wire_names
 from .errors import RequestTimeout, ServerError, TransportError
 from .transport import JSONObject, Transport
 
@@ -43,12 +44,9 @@ Handler = Callable[[Any], Awaitable[Any]]
 CLOSED = object()
 
 
-# a server's request a client handles -> the capability that says so
-DECLARED_FOR: dict[str, tuple[str, JSONObject]] = {
-    "elicitation/create": ("elicitation", {"form": {}}),
-    "sampling/createMessage": ("sampling", {}),
-    "roots/list": ("roots", {"listChanged": False}),
-}
+# what a client declares of the capability a handler of a server's request implies
+# (``CLIENT_CAPABILITY_OF``), before the revision leaves out members it lacks
+DECLARED: dict[str, JSONObject] = {"elicitation": {"form": {}}, "sampling": {}, "roots": {"listChanged": False}}
 
 
 @dataclass
@@ -76,35 +74,14 @@ class ClientOptions:
         if self.capabilities is not None:
             return dict(self.capabilities)
         caps: JSONObject = {}
-        for method, (name, value) in DECLARED_FOR.items():
+        initialize = methods.request("initialize") if methods is not None else None
+        for method, name in CLIENT_CAPABILITY_OF.items():
             if method in self.handlers and (methods is None or methods.request(method) is not None):
-                parts = capability_parts(methods, name)  # elicitation.form came with 2025-11-25
-                caps[name] = {k: v for k, v in value.items() if parts is None or k in parts}
+                # the members the revision's ClientCapabilities has (elicitation.form came with
+                # 2025-11-25); a modern revision has no initialize: nothing is left out there
+                parts = wire_names(initialize.params, "capabilities", name) if initialize is not None else None
+                caps[name] = {k: v for k, v in DECLARED[name].items() if parts is None or k in parts}
         return caps
-
-
-def capability_parts(methods: MethodTable | None, name: str) -> frozenset[str] | None:
-    """The wire names of capability ``name``'s members in the revision whose table is ``methods``
-    (read from its ``initialize`` params' ``ClientCapabilities``); None where that cannot be read
-    (a modern revision, which has no ``initialize``): nothing is left out there."""
-    spec = methods.request("initialize") if methods is not None else None
-    model: Any = spec.params if spec is not None else None
-    for field_name in ("capabilities", name):
-        fields = getattr(model, "model_fields", None)
-        if not isinstance(fields, dict):
-            return None
-        info = next((f for n, f in fields.items() if (f.alias or n) == field_name), None)
-        model = _model_in(info.annotation) if info is not None else None
-    fields = getattr(model, "model_fields", None)
-    return frozenset(f.alias or n for n, f in fields.items()) if isinstance(fields, dict) else None
-
-
-def _model_in(annotation: Any) -> Any:
-    """The one model class an annotation holds (``M``, ``M | MISSING``, ``M | None``), else None."""
-    if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
-        return annotation
-    found = [a for a in getattr(annotation, "__args__", ()) if isinstance(a, type) and hasattr(a, "model_fields")]
-    return found[0] if len(found) == 1 else None
 
 
 @dataclass

@@ -16,19 +16,13 @@ import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pydantic import MISSING, BaseModel
+from pydantic import MISSING
 
 from ...codec import dump
+from ...method_table import CLIENT_CAPABILITY_OF, wire_names
 
 if TYPE_CHECKING:
     from ...method_table import MethodTable
-
-# a request to the client -> the client capability it needs
-CAPABILITY_OF_INPUT: dict[str, str] = {
-    "elicitation/create": "elicitation",
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-}
 
 
 def declared(capabilities: Any, name: str) -> Any:
@@ -44,7 +38,7 @@ def declared(capabilities: Any, name: str) -> Any:
 def undeclared(method: str, params: Any, capabilities: Any) -> dict[str, Any] | None:
     """The capability (``{"elicitation": {"url": {}}}``...) a client must declare to be sent
     ``method`` with ``params`` and did not; None when it declared it (or ``method`` needs none)."""
-    cap = CAPABILITY_OF_INPUT.get(method)
+    cap = CLIENT_CAPABILITY_OF.get(method)
     if cap is None:
         return None
     have = declared(capabilities, cap)
@@ -130,13 +124,9 @@ def server_capability_fields(methods: MethodTable) -> frozenset[str] | None:
     ``completion/complete`` but no ``completions`` capability, which came with 2025-03-26."""
     for method in ("server/discover", "initialize"):
         spec = methods.request(method)
-        result = spec.result if spec is not None else None
-        if not (isinstance(result, type) and issubclass(result, BaseModel)):
-            continue
-        field = result.model_fields.get("capabilities")
-        model = field.annotation if field is not None else None
-        if isinstance(model, type) and issubclass(model, BaseModel):
-            return frozenset(info.alias or name for name, info in model.model_fields.items())
+        names = wire_names(spec.result, "capabilities") if spec is not None else None
+        if names is not None:
+            return names
     return None
 
 
