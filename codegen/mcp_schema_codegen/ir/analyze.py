@@ -280,6 +280,17 @@ class AnalyzedRevision:
     protocol: Protocol  # the IR
 
 
+# what a step raises on a document it cannot walk (a list where an object belongs...)
+UNREADABLE = (AttributeError, TypeError, KeyError, IndexError, ValueError, RecursionError)
+
+
+def unreadable(document: dict[str, JSON], version: str, exc: Exception) -> GeneratorError:
+    """The error for a document a step could not walk: the metaschema's verdict, naming where it
+    is no JSON Schema (raised), else "cannot read the schema" with what the step met."""
+    check_json_schema(document, version)
+    return GeneratorError(f"cannot read the schema: {type(exc).__name__}: {exc}", version=version)
+
+
 def analyze_schema(schema: LoadedSchema, overlay: Overlay) -> AnalyzedRevision:
     """Prepass and analyze ``schema``. A schema the steps cannot read (a hand-made lock or a file
     given to ``diff`` skip adoption's checks) is a ``GeneratorError`` naming where it is no JSON
@@ -287,12 +298,8 @@ def analyze_schema(schema: LoadedSchema, overlay: Overlay) -> AnalyzedRevision:
     try:
         document, _ = prepass(schema)
         return AnalyzedRevision(schema, document, analyze(schema, document, overlay))
-    except GeneratorError:
-        raise
-    except (AttributeError, TypeError, KeyError, IndexError, ValueError, RecursionError) as exc:
-        check_json_schema(schema.original, schema.version)
-        message = f"cannot read the schema: {type(exc).__name__}: {exc}"
-        raise GeneratorError(message, version=schema.version) from None
+    except UNREADABLE as exc:
+        raise unreadable(schema.original, schema.version, exc) from None
 
 
 def analyze_revision(lock: Lock, version: str, overlay: Overlay) -> AnalyzedRevision:
@@ -309,9 +316,8 @@ def analyze_revision(lock: Lock, version: str, overlay: Overlay) -> AnalyzedRevi
         # required names undeclared) is no help: the metaschema's verdict names the fault
         check_json_schema(schema.document, version)
         raise
-    except (AttributeError, TypeError, KeyError, IndexError, ValueError, RecursionError) as exc:
-        check_json_schema(schema.document, version)  # the checks could not walk it: is it JSON Schema?
-        raise GeneratorError(f"cannot read the schema: {type(exc).__name__}: {exc}", version=version) from None
+    except UNREADABLE as exc:
+        raise unreadable(schema.document, version, exc) from None
 
 
 def check_log_levels(document: dict[str, JSON], container: str, version: str, overlay: Overlay) -> None:
