@@ -453,7 +453,7 @@ class TypeBuilder:
     def _ref(self, ref: JSON, root: Root, constrained: bool) -> PyType:
         if not isinstance(ref, str) or not ref.startswith("#"):
             return any_because(EXTERNAL_REF)
-        if ref not in ("#", "#/") and not ref.startswith("#/"):  # "#name": an $anchor, not a pointer
+        if not _is_pointer(ref):  # "#name": an $anchor
             return any_because(ANCHOR_REF)
         where = (id(root.document), ref)
         key = (*where, constrained)  # a parameter's type carries no bounds, a field's does
@@ -479,7 +479,7 @@ class TypeBuilder:
         seen: set[str] = set()
         while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#"):
             ref = schema["$ref"]
-            if ref != "#" and not ref.startswith("#/"):  # an $anchor: not followed (see ``_ref``)
+            if not _is_pointer(ref):  # an $anchor: not followed (see ``_ref``)
                 return {}
             if ref in seen:
                 return {}
@@ -614,8 +614,14 @@ def _inherit(parent: Mapping[str, JSON], member: JSON) -> JSON:
             if closed.get("additionalProperties") is False and not closed.get("patternProperties"):
                 merged["properties"] = {k: v for k, v in merged["properties"].items() if k in own}
     if "required" in member and "required" in parent:
-        merged["required"] = [*_required(parent), *(r for r in _required(member) if r not in _required(parent))]
+        required = _required(parent)
+        merged["required"] = [*required, *(r for r in _required(member) if r not in required)]
     return merged
+
+
+def _is_pointer(ref: str) -> bool:
+    """A local ``$ref`` that is a JSON Pointer (``#``, ``#/...``), not an ``$anchor`` (``#name``)."""
+    return ref == "#" or ref.startswith("#/")
 
 
 def _free_form(schema: JSON) -> str | None:
@@ -632,10 +638,8 @@ def _free_form(schema: JSON) -> str | None:
     declared: dict[str, JSON] = found if isinstance(found, dict) else {}
     for key in ("allOf", "anyOf", "oneOf"):
         for part in schema.get(key) or ():
-            if not isinstance(part, dict) or "$ref" in part:
-                return f"its input schema combines its arguments ({key})"
-            named = [*(part.get("properties") or {}), *_required(part)]
-            if any(name not in declared for name in named):
+            named = [*(part.get("properties") or {}), *_required(part)] if isinstance(part, dict) else []
+            if not isinstance(part, dict) or "$ref" in part or any(name not in declared for name in named):
                 return f"its input schema combines its arguments ({key})"
     open_keys = schema.get("additionalProperties")
     if not declared and (isinstance(open_keys, dict) or open_keys is True or schema.get("patternProperties")):
