@@ -178,3 +178,40 @@ def test_a_document_found_valid_is_not_checked_again_and_a_refusal_is_repeated(m
         with pytest.raises(GeneratorError, match="'strin' is not valid"):
             load.check_json_schema(bad, "x")
     assert [d for d in asked if d is good or d is bad] == [bad, bad]
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2026-07-28"])
+def test_a_revision_changing_some_definitions_has_only_those_checked_and_the_same_refusal(
+    version: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verdict is kept per definition (and for the rest of the document): the next revision, an
+    edit or a patch pays for what it changed. A refusal is the whole document's, as without the
+    memo: the first error the metaschema meets in it (with two broken definitions, the one
+    ``jsonschema`` reaches first: it walks a container's members as a set)."""
+    from mcp_schema_codegen.frontend import load
+
+    document = json.loads((SCHEMA_DIR / version / "schema.json").read_text())
+    container = "$defs" if "$defs" in document else "definitions"
+    monkeypatch.setattr(load, "PASSED", set())
+    load.check_json_schema(document, version)
+    import jsonschema
+
+    judged: list[object] = []
+    meta_class = type(load._metaschema_validator(jsonschema.validators.validator_for(document)))
+    real = meta_class.iter_errors
+    monkeypatch.setattr(meta_class, "iter_errors", lambda self, part: judged.append(part) or real(self, part))
+    edited = json.loads(json.dumps(document))
+    edited[container]["Added"] = {"type": "string", "minLength": 2}
+    edited[container]["TextContent"]["description"] = "edited"
+    load.check_json_schema(edited, version)
+    assert judged == [edited[container]["TextContent"], edited[container]["Added"]]
+    names = list(edited[container])
+    first, later = names[3], names[-5]
+    edited[container][later]["type"] = "objekt"
+    edited[container][first]["minItems"] = -1
+    with pytest.raises(jsonschema.SchemaError) as whole:
+        jsonschema.validators.validator_for(edited).check_schema(edited)
+    with pytest.raises(GeneratorError) as refused:
+        load.check_json_schema(edited, version)
+    assert refused.value.definition == whole.value.absolute_path[1] in (first, later)
+    assert whole.value.message in refused.value.message
