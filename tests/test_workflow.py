@@ -58,6 +58,9 @@ def test_diff_2025_11_25_to_2026_07_28_reports_the_era_change() -> None:
     assert as_json["changed"] is True and as_json["era"] == ["legacy", "modern"]
     removed = {m["method"] for m in as_json["methods"] if m["change"] == "removed"}
     assert {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"} <= removed
+    # the protocol table's values as JSON: booleans and null, not Python's text of them
+    required = {m["method"]: (m["old"], m["new"]) for m in as_json["methods"] if m["change"] == "params_required"}
+    assert required["prompts/list"] == (False, True), required
 
 
 def test_diff_finds_renames_by_structure_and_reports_no_change() -> None:

@@ -58,8 +58,8 @@ class DefinitionChange:
 class MethodChange:
     method: str
     change: str  # "added" | "removed" | "direction" | "params" | "result" | "params_required" | "kind"
-    old: str | None = None
-    new: str | None = None
+    old: str | bool | None = None  # as the protocol table holds it: JSON writes booleans and null as such
+    new: str | bool | None = None
 
 
 @dataclass
@@ -190,7 +190,7 @@ def _method_changes(old: Protocol, new: Protocol) -> list[MethodChange]:
                 ("embedded", "embedded"),
             ):
                 if getattr(x, attr) != getattr(y, attr):
-                    changes.append(MethodChange(name, label, str(getattr(x, attr)), str(getattr(y, attr))))
+                    changes.append(MethodChange(name, label, getattr(x, attr), getattr(y, attr)))
     return changes
 
 
@@ -308,7 +308,7 @@ def render_text(d: SchemaDiff) -> str:
                 lines.append(f"  + {m.method} ({m.new})")
             elif m.change == "removed":
                 lines.append(f"  - {m.method} (was {m.old})")
-            elif m.change == "embedded" and m.new == "True":
+            elif m.change == "embedded" and m.new is True:
                 lines.append(f"  - {m.method}: no longer a JSON-RPC request; embedded in InputRequiredResult (MRTR)")
             elif m.change == "embedded":
                 lines.append(f"  + {m.method}: now a JSON-RPC request (was embedded)")
