@@ -530,6 +530,15 @@ def test_schema_dir_is_accepted_before_and_after_the_subcommand(tmp_path: Path) 
     assert done.returncode == 0 and done.stdout.startswith("MCP 2024-11-05")
 
 
+@pytest.mark.parametrize("version", ["foo", "2026-02-30", "26-07-28"])
+def test_a_version_that_is_no_date_is_named_so_without_suggesting_an_adoption(version: str, tmp_path: Path) -> None:
+    """Found by a fresh-user review: ``--version foo`` suggested ``schema sync ... --version foo``,
+    which then refused ``foo`` as no MCP protocol version."""
+    done = run("methods", "--version", version, cwd=tmp_path)
+    assert_one_line_error(done, f"revision {version!r} is not an MCP protocol version", "known: 2024-11-05")
+    assert "schema sync" not in done.stderr
+
+
 def test_version_prints_the_tool_version_of_both_distributions() -> None:
     done = run("--version")
     assert done.returncode == 0 and done.stdout.strip() == f"mcp-codegen {__version__}"
@@ -539,7 +548,25 @@ def test_version_prints_the_tool_version_of_both_distributions() -> None:
     assert f"mcpgen=={__version__}" in generator["dependencies"]
 
 
-@pytest.mark.parametrize("command", ["generate", "check", "diff", "methods", "scaffold", "regen", "schema sync"])
+def _commands(group: Any, prefix: str = "") -> list[str]:
+    """Every command and group below the CLI's top level, by its words (``schema sync``)."""
+    import click
+
+    found = []
+    for name, command in sorted(group.commands.items()):
+        found.append(f"{prefix}{name}")
+        if isinstance(command, click.Group):
+            found.extend(_commands(command, f"{prefix}{name} "))
+    return found
+
+
+def _cli_group() -> Any:
+    from mcp_schema_codegen.commands.cli import cli
+
+    return cli
+
+
+@pytest.mark.parametrize("command", _commands(_cli_group()))
 def test_every_subcommand_has_help_with_examples(command: str) -> None:
     done = run(*command.split(), "--help")
     assert done.returncode == 0, done.stderr

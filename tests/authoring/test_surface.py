@@ -153,6 +153,12 @@ def test_regen_refuses_a_hand_edited_surface_and_check_reports_it(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "edited by hand" in err and "--force" in err
     assert main(["regen", "--force"]) == 0 and main(["check"]) == 0
+    # a hand edit that changes nothing the server answers with: no "changed (0 breaking, 0 compatible)"
+    surface.write_text(surface.read_text() + "# a note\n")
+    assert main(["check"]) == 1
+    err = capsys.readouterr().err
+    assert "the surface module of weather:app is not as generated; run `mcp-codegen regen --force`" in err, err
+    assert "changed" not in err
 
 
 @pytest.mark.parametrize(

@@ -58,8 +58,9 @@ def test_check_a_package_against_a_changed_snapshot_and_hand_edits(tmp_path: Pat
     package = tmp_path / "sdk"
     assert cli("client", "sdk", "--check", "--out", str(tmp_path)) == (0, "", "")
     new = snapshot_with(tmp_path, "new.json", "new required argument")
-    status, stdout, _ = cli("client", "sdk", "--check", "--from-snapshot", str(new), "--out", str(tmp_path))
+    status, stdout, stderr = cli("client", "sdk", "--check", "--from-snapshot", str(new), "--out", str(tmp_path))
     assert (status, stdout) == (1, "breaking: tool 'add': new required argument 'c'\n")
+    assert "regenerate with `mcp-codegen client sdk --from-snapshot ...`" in stderr, stderr  # its name, not NAME
     client = package / "client.py"
     client.write_text(client.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     status, stdout, stderr = cli("client", "sdk", "--check", "--out", str(tmp_path))

@@ -358,12 +358,14 @@ def check(
         if not surface.clean:
             breaking = sum(1 for c in surface.changes if c.breaking)
             force = " --force" if edited_by_hand(surface.reasons) else ""
-            click.echo(
-                f"{PROG}: the surface of {config.app} changed ({breaking} breaking, "
-                f"{len(surface.changes) - breaking} compatible); "
-                f"run `mcp-codegen regen{force}` to update {surface.path}",
-                err=True,
-            )
+            if surface.changes:
+                what = (
+                    f"the surface of {config.app} changed ({breaking} breaking, "
+                    f"{len(surface.changes) - breaking} compatible)"
+                )
+            else:  # the declarations match the module; the module's text is not what regen wrote
+                what = f"the surface module of {config.app} is not as generated"
+            click.echo(f"{PROG}: {what}; run `mcp-codegen regen{force}` to update {surface.path}", err=True)
             status = EXIT_DIFFERENT
     return status
 
@@ -669,7 +671,14 @@ def client(
 
 @cli.group()
 def schema() -> None:
-    """Manage the schema lock."""
+    """Manage the schema lock.
+
+    \b
+    Examples:
+      mcp-codegen schema sync
+      mcp-codegen schema sync --from ../spec/schema --version 2026-11-30 --update-lock
+      mcp-codegen schema sync --help
+    """
 
 
 @schema.command()

@@ -216,6 +216,6 @@ def _check_command(
         summary.append(f"{breaking} breaking and {len(report.changes) - breaking} compatible change(s)")
     if report.stale:
         summary.append(f"{len(report.stale)} stale file(s)")
-    hint = f"mcp-codegen client {name or 'NAME'} --from-server ..." if from_server else "mcp-codegen client NAME ..."
+    hint = f"mcp-codegen client {name or 'NAME'} {'--from-server' if from_server else '--from-snapshot'} ..."
     print(f"mcp-codegen: {' and '.join(summary)} against {report.baseline}; regenerate with `{hint}`", file=sys.stderr)
     return 1

@@ -55,6 +55,10 @@ class Lock:
             return self.revisions[version]
         except KeyError:
             known = ", ".join(self.revisions)
+            if not (isinstance(version, str) and _DATE.fullmatch(version) and _is_date(version)):
+                # no schema sync adopts it either: no hint to
+                message = f"revision {version!r} is not an MCP protocol version (YYYY-MM-DD; known: {known})"
+                raise GeneratorError(message) from None
             raise GeneratorError(
                 f"revision {version!r} is not in the lock {self.path} (known: {known})",
                 hint=f"adopt it with `mcp-codegen schema sync --from DIR|URL|FILE --version {version} --update-lock`",
