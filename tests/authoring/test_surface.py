@@ -255,3 +255,30 @@ def test_a_fingerprint_changes_with_the_types_reached_and_a_wrapped_functions_si
         return wrapper
 
     assert Tool("t", wrapped(3)).fingerprint() != Tool("t", wrapped(5)).fingerprint()
+
+
+def test_a_fingerprint_follows_what_string_annotations_stand_for() -> None:
+    """Found by a typed-tools review: with ``from __future__ import annotations`` (the scaffold's
+    server module has it) the annotations are text, and ``Annotated[int, Field(le=MAX)]`` or a
+    ``Literal`` alias read the same whatever ``MAX`` or the alias held, so a server kept serving
+    the generated ``maximum: 10`` while it validated against 20, and said nothing."""
+    from mcpgen._runtime.server.authoring.declarations import Tool
+
+    def declared(limit: int, modes: tuple[str, ...]) -> Any:
+        namespace: dict[str, Any] = {}
+        source = (
+            "from __future__ import annotations\n"
+            "from typing import Annotated, Literal\n"
+            "from pydantic import Field\n"
+            f"MAX = {limit}\n"
+            f"Mode = Literal{list(modes)!r}\n"
+            "def bounded(n: Annotated[int, Field(le=MAX, default_factory=lambda: 0)], mode: Mode) -> int:\n"
+            "    return n\n"
+        )
+        exec(compile(source, "tools_module", "exec"), namespace)
+        return namespace["bounded"]
+
+    ten = Tool("bounded", declared(10, ("a", "b"))).fingerprint()
+    assert Tool("bounded", declared(20, ("a", "b"))).fingerprint() != ten
+    assert Tool("bounded", declared(10, ("a", "b", "c"))).fingerprint() != ten
+    assert Tool("bounded", declared(10, ("a", "b"))).fingerprint() == ten  # a lambda's address is no change

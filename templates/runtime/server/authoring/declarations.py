@@ -12,6 +12,7 @@ import dataclasses
 import enum
 import hashlib
 import inspect
+import re
 import typing
 from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
@@ -34,7 +35,10 @@ from .signatures import (
 from .specs import SpecArguments, SpecOutput, ToolSpec
 
 JSON = Any
-FINGERPRINT_FORMAT = 2  # 2: the types the annotations reach, and the function a decorator wraps
+# 2: the types the annotations reach, and the function a decorator wraps; 3: the annotations resolved
+# (``Annotated`` metadata, ``Literal`` values and aliases behind string annotations)
+FINGERPRINT_FORMAT = 3
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # in the repr of a function or object: differs each run
 
 
 def docstring(fn: Callable[..., Any]) -> str | None:
@@ -62,12 +66,15 @@ def signature_text(fn: Callable[..., Any]) -> str:
 
 
 def types_text(fn: Callable[..., Any]) -> str:
-    """The models, dataclasses, typed dicts and enums ``fn``'s annotations reach, as text: a field
-    of one of them changed changes its schemas, not the function's signature."""
+    """The annotations of ``fn`` resolved, and the models, dataclasses, typed dicts and enums they
+    reach, as text: a field of one of them changed changes its schemas, not the function's
+    signature; so does a name a string annotation stands for (``from __future__ import
+    annotations``: ``Annotated[int, Field(le=MAX)]`` is the same text whatever ``MAX`` is)."""
     try:
         hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
     except Exception as exc:  # the declaration fails the same way when it is built
         return f"unresolved: {exc!r}"
+    resolved = repr(sorted((name, repr(hint)) for name, hint in hints.items()))
     seen: dict[Any, str] = {}
 
     def visit(tp: Any) -> None:
@@ -98,7 +105,7 @@ def types_text(fn: Callable[..., Any]) -> str:
 
     for hint in hints.values():
         visit(hint)
-    return repr(sorted(f"{describe_type(tp)}={text}" for tp, text in seen.items()))
+    return _ADDRESS.sub("", resolved + repr(sorted(f"{describe_type(tp)}={text}" for tp, text in seen.items())))
 
 
 def _hints(tp: Any) -> dict[str, Any]:
