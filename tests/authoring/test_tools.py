@@ -371,6 +371,77 @@ def test_outputs_a_model_instance_hides_are_checked_as_they_are_written(capsys: 
     capsys.readouterr()
 
 
+def test_outputs_with_no_json_form_are_the_tools_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by a typed-tools review: a ``float`` result of NaN went out as a success with
+    ``structuredContent`` ``{"result": null}`` (its outputSchema says number) and text ``NaN``;
+    an unannotated result with a cycle, or a key JSON cannot write, was a -32603 and a traceback
+    rather than the tool's error (tools.mdx: errors in the tool's execution are results)."""
+    app = App("no-json", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def not_a_number() -> float:
+        return float("nan")
+
+    @app.tool
+    def unbounded() -> dict[str, float]:
+        return {"a": 1.0, "b": float("-inf")}
+
+    @app.tool
+    def cycle():  # type: ignore[no-untyped-def]
+        loop: dict[str, Any] = {}
+        loop["self"] = loop
+        return loop
+
+    @app.tool
+    def set_key():  # type: ignore[no-untyped-def]
+        return {frozenset([1]): 1}
+
+    @app.tool
+    def named_nan() -> dict[str, str]:
+        return {"NaN": "Infinity"}  # the words, in strings: JSON
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            return [await d.call(name) for name in ("not_a_number", "unbounded", "cycle", "set_key", "named_nan")]
+
+    *failed, named = run(go())
+    for result in failed:
+        assert result["isError"] is True and "structuredContent" not in result, result
+        assert "cannot be written as JSON" in result["content"][0]["text"], result
+    assert named["structuredContent"] == {"NaN": "Infinity"} and not named.get("isError")
+    capsys.readouterr()
+
+
+def test_a_cancelled_error_a_tool_raises_itself_is_its_failure_not_a_cancellation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Found by a typed-tools review: ``asyncio.CancelledError`` raised by a tool (an awaited task
+    of its own was cancelled, say) left the request unanswered, the server serving on; nothing
+    had cancelled the call, so it is the tool's error like any other exception."""
+    import asyncio
+
+    app = App("cancelled", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    async def inner() -> str:
+        child = asyncio.ensure_future(asyncio.sleep(10))
+        child.cancel()
+        await child  # raises CancelledError here, though this call was never cancelled
+        return "unreachable"
+
+    @app.tool
+    def threaded() -> str:
+        raise asyncio.CancelledError
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            return [await asyncio.wait_for(d.call(name), 10) for name in ("inner", "threaded")]
+
+    for result in run(go()):
+        assert result["isError"] is True and result["content"] == [{"type": "text", "text": "CancelledError"}]
+    capsys.readouterr()
+
+
 def fine_function() -> str:
     return "fine"
 

@@ -87,6 +87,8 @@ class Demo(s.Server):
                 raise
         if params.name == "fail":
             raise RuntimeError("boom")
+        if params.name == "cancelled_inside":  # a task of its own cancelled; the call never was
+            raise asyncio.CancelledError
         return s.CallToolResult(content=[], is_error=True)
 
     async def read_resource(

@@ -198,6 +198,17 @@ def test_handler_exceptions_become_32603_and_the_server_keeps_serving() -> None:
     assert "result" in listed
 
 
+def test_a_cancelled_error_a_handler_raises_itself_is_answered_32603() -> None:
+    """Nothing cancelled the request, so an answer is owed (it went unanswered: a typed-tools review)."""
+
+    async def go() -> dict[str, Any]:
+        async with Stdio(Demo()) as conn:
+            conn.send(request(1, "tools/call", {"name": "cancelled_inside"}))
+            return await asyncio.wait_for(conn.response(1), 10)
+
+    assert run(go())["error"] == {"code": -32603, "message": "Internal error"}
+
+
 def test_cancelled_request_gets_no_response() -> None:
     async def go() -> list[dict[str, Any]]:
         async with Stdio(Demo()) as conn:

@@ -40,7 +40,7 @@ from ..jsonrpc import (
     error_envelope,
 )
 from ..versions import VersionRegistry
-from .services import Context, InputRequired, Limits, ReplayState, Services
+from .services import Context, InputRequired, Limits, ReplayState, Services, cancelled_from_outside
 from .services.capabilities import describe, undeclared
 from .services.inputs import is_replay_state
 
@@ -211,6 +211,14 @@ class Kernel:
             return result
         except ProtocolError:
             raise
+        except asyncio.CancelledError:
+            if (
+                cancelled_from_outside()
+            ):  # no answer: the request was cancelled, or the server stops
+                raise
+            raise internal_error(
+                method
+            ) from None  # raised by the handler itself: an answer is owed
         except Exception:  # the author's bug: a -32603, never a crash
             raise internal_error(method) from None
 

@@ -42,7 +42,7 @@ from pydantic import MISSING
 
 from ...jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError, ResourceNotFoundError
 from ..handler import HandlerBase
-from ..services import Context, InputRequired
+from ..services import Context, InputRequired, cancelled_from_outside
 from . import surface as surfaces
 from .declarations import Declaration, Prompt, Resource, Tool
 from .signatures import ArgumentsError, DeclarationError, OutputError, RevisionTypes, UriTemplate, prompt_messages
@@ -417,7 +417,9 @@ class App:
             raise
         except ToolError as exc:
             return failed(str(exc) or f"tool {name!r} failed")
-        except Exception as exc:
+        except (Exception, asyncio.CancelledError) as exc:
+            if isinstance(exc, asyncio.CancelledError) and cancelled_from_outside():
+                raise  # the call was cancelled: nothing to answer
             log(f"the tool {name!r} raised")
             if self.mask_errors:
                 return failed(f"tool {name!r} failed")

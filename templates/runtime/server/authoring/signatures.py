@@ -33,7 +33,7 @@ from urllib.parse import unquote
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
-from pydantic_core import PydanticSerializationError, to_json
+from pydantic_core import PydanticSerializationError, from_json, to_json
 
 from ...codec import MAX_REPORTED_ERRORS, shortened
 from ..services import Context
@@ -341,7 +341,10 @@ class Output:
         if self.types.passthrough(value, self.types.call_tool_result):
             return value
         if self.kind != STRUCTURED or self.adapter is None:
-            return {"content": content_blocks(value, self.types)}
+            try:
+                return {"content": content_blocks(value, self.types)}
+            except PydanticSerializationError as exc:  # a cycle, a key JSON has no form for
+                raise OutputError(f"cannot be written as JSON: {exc}") from None
         try:
             validated = self.adapter.validate_python({"result": value} if self.wrapped else value)
             # a model instance is taken as it is (pydantic does not validate it again): one changed
@@ -353,7 +356,19 @@ class Output:
         except (PydanticSerializationError, ValueError) as exc:  # bytes not UTF-8, a value with no JSON form
             raise OutputError(f"cannot be written as JSON: {exc}") from None
         shown = data["result"] if self.wrapped else data
-        return {"content": [{"type": "text", "text": to_json(shown).decode()}], "structuredContent": data}
+        text = to_json(shown)  # NaN and infinities written as such: JSON has no form for them
+        if (b"NaN" in text or b"Infinity" in text) and not is_json(text):
+            raise OutputError("cannot be written as JSON: NaN and infinities have no JSON form")
+        return {"content": [{"type": "text", "text": text.decode()}], "structuredContent": data}
+
+
+def is_json(text: bytes) -> bool:
+    """Whether ``text`` parses as JSON proper (no ``NaN``, ``Infinity``)."""
+    try:
+        from_json(text, allow_inf_nan=False)
+    except ValueError:
+        return False
+    return True
 
 
 def is_content(tp: Any, types: RevisionTypes) -> bool:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .bus import Change, MemoryBus, SubscriptionBus
-from .context import LOG_LEVELS, Context, Send
+from .context import LOG_LEVELS, Context, Send, cancelled_from_outside
 from .event_store import EventStore, MemoryEventStore
 from .inputs import Elicitation, InputError, InputRequired, InputRound, ReplayState, Root, Sampled
 from .limits import Limits
@@ -136,6 +136,7 @@ __all__ = [
     "Subscriber",
     "SubscriptionBus",
     "Subscriptions",
+    "cancelled_from_outside",
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -43,6 +44,14 @@ LOG_LEVELS: dict[str, int] = {
     "alert": 6,
     "emergency": 7,
 }
+
+
+def cancelled_from_outside() -> bool:
+    """Whether the ``CancelledError`` being handled cancels the running task (the client's
+    ``notifications/cancelled``, a timeout, the server stopping), rather than one a handler
+    raised itself, which nothing cancelled: a failure like any other, to be answered."""
+    task = asyncio.current_task()
+    return task is None or task.cancelling() > 0
 
 
 class Context:
