@@ -47,7 +47,7 @@ def test_schemas_are_built_from_the_annotations_and_self_contained() -> None:
         "required": ["a", "b"],
         "additionalProperties": False,
     }
-    assert add["outputSchema"] == {  # an int is wrapped: structuredContent is an object in every revision
+    assert add["outputSchema"] == {  # an int is wrapped: structuredContent is an object up to 2025-11-25
         "type": "object",
         "properties": {"result": {"type": "integer"}},
         "required": ["result"],

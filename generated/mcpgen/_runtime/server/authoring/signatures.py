@@ -8,12 +8,14 @@ annotations (so the function receives the author's own types back).
 
 - Arguments: every parameter but the ``Context`` one becomes a field of a pydantic model that
   forbids unknown keys; arguments are validated strictly in JSON mode (``"5"`` is not an
-  integer, an enum takes its value), so what passes is what the schema advertises.
+  integer, an enum takes its value), so what passes is what the schema advertises (but for
+  ``5.0``, an integer to JSON Schema, refused for an ``int`` as by the protocol models).
 - Results: ``str``, ``None``, content blocks (and lists of them) stay unstructured; any other
   annotation is structured output, its JSON Schema the ``outputSchema`` (wrapped as
-  ``{"result": ...}`` when it is not an object, as every revision's ``structuredContent``
-  must be an object). A returned value is validated against the annotation and sent as
-  ``structuredContent`` plus its JSON as text; one that does not fit is never sent as success.
+  ``{"result": ...}`` when it is not an object: ``structuredContent`` is an object up to
+  2025-11-25, and one app serves those sessions too). A returned value is validated against the
+  annotation and sent as ``structuredContent`` plus its JSON as text; one that does not fit, or
+  has no JSON form (NaN, a cycle), is never sent as success.
 - Schemas are self-contained (``$defs`` at the root of each schema) and carry no titles
   pydantic made up (parameter names turned into ``"A"``, model names stay).
 """
