@@ -56,6 +56,7 @@ class Hostile:
         self.mode = mode
         self.seen: dict[str, int] = {}
         self.sessions: list[bytes | None] = []  # the Mcp-Session-Id each POST carried
+        self.slow: Any = None  # cross-*: the id of the "slow" call in flight
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["method"] != "POST":  # a resumption (GET with Last-Event-ID), or a DELETE
@@ -134,6 +135,20 @@ class Hostile:
             while not gone.done():
                 await asyncio.sleep(0.1)
                 await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
+        elif method == "tools/call" and self.mode in ("cross-json", "cross-stream"):
+            # "slow" is answered after a while; "bad" at once, with the id of the "slow" in flight
+            name = request["params"]["name"]
+            if name == "slow":
+                self.slow = rid
+                await asyncio.sleep(1.0)
+            text = {"resultType": "complete", "content": [{"type": "text", "text": f"for {name}"}]}
+            body = answer(self.slow if name == "bad" else rid, text)
+            if self.mode == "cross-json":
+                await reply(send, 200, body)
+            else:
+                stream = [(b"content-type", b"text/event-stream")]
+                await send({"type": "http.response.start", "status": 200, "headers": stream})
+                await send({"type": "http.response.body", "body": b"data: " + body + b"\n\n"})
         elif method == "tools/call" and self.mode == "garbage":
             await reply(send, 200, b"<html>not JSON-RPC</html>")
         elif method == "tools/call" and self.mode == "redirect":
@@ -333,3 +348,26 @@ def test_a_refused_event_is_named_by_its_streams_request_only(served: tuple[Host
     bad, other = asyncio.run(asyncio.wait_for(go(), 20))
     assert "meanwhile the server sent a message this client refused: -32700" in bad, bad
     assert "meanwhile" not in other, other
+
+
+@pytest.mark.parametrize("served", ["cross-json", "cross-stream"], indirect=True)
+def test_a_posts_answer_bearing_another_requests_id_is_not_that_requests_answer(
+    served: tuple[Hostile, str],
+) -> None:
+    """Found by a client review: the answer to the POST of "bad" carried the id of "slow", in
+    flight on another POST; "slow" returned bad's text and its own answer was dropped. A POST's
+    answer (or stream) is that request's: another id is dropped and named, and "slow" gets its own."""
+    _, url = served
+
+    async def go() -> tuple[Any, Any]:
+        client = await client_of(url, timeout=5)
+        async with client:
+            slow = asyncio.ensure_future(client.call_tool(name="slow", arguments={}))
+            await asyncio.sleep(0.3)
+            bad = await asyncio.gather(client.call_tool(name="bad", arguments={}), return_exceptions=True)
+            return bad[0], await slow
+
+    bad, slow = asyncio.run(asyncio.wait_for(go(), 20))
+    assert slow.content[0].text == "for slow", slow
+    assert isinstance(bad, TransportError | mcpgen.RequestTimeout), bad
+    assert "no response for request" in str(bad) or "ended without its response" in str(bad), bad

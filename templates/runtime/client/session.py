@@ -317,8 +317,19 @@ class ClientSession:
             self._refused(error, answer_to, stream_of)
             return
         items = decoded.items if isinstance(decoded, Batch) else (decoded,)
+        owner = answer_to if answer_to is not None else stream_of  # the POST whose answer this is
         for item in items:
-            if isinstance(item, ProtocolError):
+            answers = (
+                item.id
+                if isinstance(item, Response | ErrorResponse)
+                or (isinstance(item, ProtocolError) and item.kind == "response")
+                else None
+            )
+            if owner is not None and answers is not None and answers != owner:
+                # a POST's answer or stream carries that request's response, and no other
+                # (transports.mdx): another id is a server's mistake, not that request's answer
+                self._unmatched(f"the answer to request {owner!r} carried a response to {answers!r}: dropped", owner)
+            elif isinstance(item, ProtocolError):
                 self._refused(item, answer_to, stream_of)
             else:
                 self._dispatch(item)
