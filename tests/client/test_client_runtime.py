@@ -648,3 +648,42 @@ def test_a_cached_modern_verdict_meeting_a_legacy_server_is_probed_again(mode: s
 
     run(scenario)
     assert list(cache.values()) == [("legacy", "2025-11-25")]
+
+
+STEPPING_SERVER = """
+from mcpgen.v2026_07_28.server import App, Context
+app = App("stepping", surface="no_such_surface")
+@app.tool
+async def steps(n: int, ctx: Context) -> str:
+    for i in range(1, n + 1):
+        await ctx.report_progress(i, n)
+    return "done"
+app.run_stdio()
+"""
+
+
+def test_progress_callbacks_run_one_at_a_time_in_the_order_sent() -> None:
+    """Found by a client review: a task per notification ran the callbacks of a request all at
+    once (1,324 of 20,000 together) and out of order, progress going backwards."""
+    seen: list[float] = []
+    running = peak = 0
+
+    async def on_progress(params: Any) -> None:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.002 * (int(params.progress) % 3))  # uneven work per notification
+        seen.append(params.progress)
+        running -= 1
+
+    async def scenario() -> None:
+        command = [sys.executable, "-c", STEPPING_SERVER]
+        async with await connect(command, cache=None, timeout=20, stderr=subprocess.DEVNULL) as client:
+            await client.request("tools/call", {"name": "steps", "arguments": {"n": 200}}, on_progress=on_progress)
+            for _ in range(200):  # what arrived before the answer is still delivered, in order
+                if len(seen) == 200:
+                    break
+                await asyncio.sleep(0.01)
+
+    run(scenario)
+    assert seen == list(range(1, 201)) and peak == 1, (seen[:20], peak)

@@ -9,6 +9,7 @@ hooks that ``ModernClientSession`` and ``LegacyClientSession`` (``modern.py``, `
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import logging
@@ -38,7 +39,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[Any], Awaitable[None] | None]
-"""Called with each ``notifications/progress`` params (typed) for the request."""
+"""Called with each ``notifications/progress`` params (typed) for the request, in order, one at a time."""
+PROGRESS_BACKLOG = (
+    1024  # notifications a slow progress callback may fall behind; the oldest go first
+)
 Handler = Callable[[Any], Awaitable[Any]]
 """Answers a server's request: typed params in, a result (model or dict) out."""
 
@@ -127,6 +131,9 @@ class ClientSession:
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, _Pending] = {}
         self._progress: dict[str, ProgressCallback] = {}
+        self._progressing: dict[
+            str, collections.deque[Any]
+        ] = {}  # token -> params its callback has yet to see
         self._routes: dict[RequestId, asyncio.Queue[Any]] = {}  # subscription id -> its queue
         self._listeners: set[asyncio.Queue[Any]] = set()  # unrouted notifications
         self._tasks: set[asyncio.Task[None]] = set()
@@ -455,8 +462,8 @@ class ClientSession:
         if note.method == "notifications/progress":
             token = getattr(note.params, "progress_token", None)
             callback = self._progress.get(token) if isinstance(token, str) else None
-            if callback is not None:
-                self._spawn(_call(callback, note.params))
+            if callback is not None and isinstance(token, str):
+                self._progressed(token, callback, note.params)
             return
         if note.method == "notifications/cancelled":
             # a server ends a subscription of ours this way on stdio (cancellation.mdx), or cancels
@@ -540,6 +547,25 @@ class ClientSession:
                 pending.future.set_exception(error)
         for queue in [*self._routes.values(), *self._listeners]:
             queue.put_nowait(error)
+
+    def _progressed(self, token: str, callback: ProgressCallback, params: Any) -> None:
+        """Hand ``params`` to the request's callback after those before it, one at a time: a task
+        per notification ran them at once and out of order (progress went backwards), as many as
+        a server sent. A callback slower than the server sees the latest ``PROGRESS_BACKLOG``."""
+        backlog = self._progressing.get(token)
+        if backlog is not None:
+            backlog.append(params)
+            return
+        backlog = self._progressing[token] = collections.deque([params], maxlen=PROGRESS_BACKLOG)
+
+        async def run() -> None:
+            try:
+                while backlog:
+                    await _call(callback, backlog.popleft())
+            finally:
+                self._progressing.pop(token, None)
+
+        self._spawn(run())
 
     def _spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]:
         task = asyncio.ensure_future(coro)
