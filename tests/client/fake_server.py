@@ -16,7 +16,9 @@ exits, of ``unreadable`` answers with an error whose id is null, of ``huge`` wit
 of ``asks-then-cancels`` after a sampling request it cancels at once (``answered-after-cancel``
 lists the ids of those the client answered all the same), of ``chatty`` after a notification no
 revision has, of ``bad-id-request`` with what the client answered to a request whose id is an
-object. Every message received is logged to stderr as ``got METHOD``.
+object; ``longer-than-a-line`` writes 65 MiB on one line, ``exit-leaving-a-child`` exits (code
+5) leaving a process that holds its stdout, ``close-stdout`` closes stdout and runs on. Every
+message received is logged to stderr as ``got METHOD``.
 """
 
 from __future__ import annotations
@@ -139,6 +141,21 @@ def handle(message: dict[str, Any]) -> None:
         if params.get("name") == "then-exit":  # answers with its pid, then the process is gone
             result(rid, text(str(os.getpid()), modern))
             os._exit(0)
+        if params.get("name") == "longer-than-a-line":  # 65 MiB on one line, past the transport's limit
+            for _ in range(65):
+                sys.stdout.write("x" * (1 << 20))
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+            return
+        if params.get("name") == "exit-leaving-a-child":  # exits; a process it started keeps its stdout
+            import subprocess
+
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(10)"], stdout=sys.stdout)
+            os._exit(5)
+        if params.get("name") == "close-stdout":  # closes its output and runs on, answering nothing
+            os.close(1)
+            while True:
+                time.sleep(60)
         if MODE == "mrtr" and params.get("name") == "resumed":  # a caller resuming at requestState S1
             if params.get("requestState") == "S1":  # the next round asks again, keeping no state
                 form = {"type": "object", "properties": {"more": {"type": "string"}}}

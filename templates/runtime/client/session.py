@@ -470,6 +470,9 @@ class ClientSession:
         pending = self._pending.get(request_id)
         return pending is not None and not pending.future.done()
 
+    def unreadable(self, what: str) -> None:
+        self._unmatched(what)
+
     def transport_failed(self, request_id: RequestId | None, error: TransportError) -> None:
         if request_id is not None:
             self._settle(request_id, exception=error)

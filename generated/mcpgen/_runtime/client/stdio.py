@@ -20,6 +20,8 @@ from .errors import TransportError
 from .transport import JSONObject, Receiver, Transport
 
 LINE_LIMIT = 64 * 1024 * 1024
+EXIT_POLL = 0.25  # s between looks at whether the process has exited (see _watch)
+EXIT_GRACE = 1.0  # s to read what an exited server wrote, when its output stays open
 
 
 class StdioTransport(Transport):
@@ -94,23 +96,45 @@ class StdioTransport(Transport):
     async def _read(self, process: asyncio.subprocess.Process, receiver: Receiver) -> None:
         assert process.stdout is not None
         error: TransportError | None = None
+        watch = asyncio.ensure_future(self._watch(process))
         try:
             while True:
-                line = await process.stdout.readline()
+                line = await next_line(process.stdout)
+                if line is None:  # skipped, in bounded memory: the session carries on
+                    receiver.unreadable(
+                        f"the server wrote a line longer than {LINE_LIMIT} bytes: skipped"
+                    )
+                    continue
                 if not line:
                     break
                 if line.strip():
                     await receiver.receive(line)
-        except (ValueError, asyncio.LimitOverrunError) as exc:
-            error = TransportError(f"unreadable output from the server: {exc}")
         except Exception as exc:  # a broken pipe; the session learns of it below
             error = TransportError(f"reading from the server failed: {exc!r}")
+        finally:
+            watch.cancel()
         if error is None:
             code = await _wait(process, 1.0)
-            if not self._closing:
+            if self._closing:
+                return
+            if (
+                code is None
+            ):  # nothing more can come from it: stopped, so a modern client starts another
+                await self._stop(process)
+                error = TransportError("the server closed its output while running; it was stopped")
+            else:
                 error = TransportError(f"the server process exited (code {code})")
-        if error is not None:
-            receiver.transport_failed(None, error)
+        receiver.transport_failed(None, error)
+
+    async def _watch(self, process: asyncio.subprocess.Process) -> None:
+        """End the reading when the process has exited but its output stays open (a process it
+        started holds it): what the server wrote is read for ``EXIT_GRACE`` s, then its pipes are
+        closed, which ends the output. Polled: asyncio (3.11) reports the exit only once every
+        pipe is closed."""
+        while process.returncode is None:
+            await asyncio.sleep(EXIT_POLL)
+        await asyncio.sleep(EXIT_GRACE)
+        _release(process)  # its pipes closed: the output ends here, whoever else holds it
 
     async def send(self, message: JSONObject, *, headers: Mapping[str, str] | None = None) -> None:
         process = self.process
@@ -130,20 +154,60 @@ class StdioTransport(Transport):
                 with contextlib.suppress(Exception):
                     process.stdin.close()
             if await _wait(process, self.shutdown_timeout) is None:
-                with contextlib.suppress(ProcessLookupError):
-                    process.terminate()
-                if await _wait(process, self.shutdown_timeout) is None:
-                    with contextlib.suppress(ProcessLookupError):
-                        process.kill()
-                    await _wait(process, self.shutdown_timeout)
+                await self._stop(process)
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(BaseException):
                 await self._reader
+        if process is not None:
+            _release(process)
+
+    async def _stop(self, process: asyncio.subprocess.Process) -> None:
+        """Terminate, then kill."""
+        with contextlib.suppress(ProcessLookupError):
+            process.terminate()
+        if await _wait(process, self.shutdown_timeout) is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await _wait(process, self.shutdown_timeout)
+
+
+async def next_line(stream: asyncio.StreamReader) -> bytes | None:
+    """The next line (``b""`` at the end of the output), or None for one longer than the stream's
+    limit, dropped a buffer at a time through its end so memory stays bounded (the whole line was
+    the session's end: every later request failed at once)."""
+    try:
+        return await stream.readuntil(b"\n")
+    except asyncio.IncompleteReadError as exc:  # the end: what came after the last line end
+        return exc.partial
+    except asyncio.LimitOverrunError as exc:
+        consumed = exc.consumed
+    while True:
+        await stream.readexactly(consumed)
+        try:
+            await stream.readuntil(b"\n")
+            return None
+        except asyncio.IncompleteReadError:  # the output ended inside the long line
+            return None
+        except asyncio.LimitOverrunError as exc:
+            consumed = exc.consumed
 
 
 async def _wait(process: asyncio.subprocess.Process, timeout: float) -> int | None:
+    """The exit code within ``timeout`` s, or None. The code as soon as the process has exited,
+    whether or not a process it started still holds its output (``wait`` waits for that too)."""
+    if process.returncode is not None:
+        return process.returncode
     try:
         return await asyncio.wait_for(process.wait(), timeout)
     except TimeoutError:
-        return None
+        return process.returncode
+
+
+def _release(process: asyncio.subprocess.Process) -> None:
+    """Close the pipes of an exited process that a process it started may still hold open."""
+    if process.returncode is not None:
+        transport = getattr(process, "_transport", None)
+        if transport is not None:
+            with contextlib.suppress(Exception):
+                transport.close()

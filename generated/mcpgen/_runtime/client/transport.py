@@ -33,6 +33,9 @@ class Receiver(Protocol):
     def transport_failed(self, request_id: RequestId | None, error: TransportError) -> None:
         """A request's exchange failed (``request_id``) or the whole channel did (None)."""
 
+    def unreadable(self, what: str) -> None:
+        """Something the server sent was dropped before it could be read (a line too long)."""
+
 
 class Transport(abc.ABC):
     """One connection to a server. ``start`` before ``send``; ``close`` always."""
