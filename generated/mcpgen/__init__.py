@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from mcpgen._runtime.client.base import BaseClient
     from mcpgen._runtime.client.connect import ConnectOptions
     from mcpgen._runtime.client.errors import AuthorizationError as AuthorizationError
+    from mcpgen._runtime.client.errors import InvalidAnswer as InvalidAnswer
     from mcpgen._runtime.client.errors import RequestTimeout as RequestTimeout
     from mcpgen._runtime.client.errors import ServerError as ServerError
     from mcpgen._runtime.client.errors import TransportError as TransportError
@@ -75,6 +76,7 @@ REGISTRY = VersionRegistry(
 _LAZY = {
     "OAuth": "mcpgen._runtime.client.auth",
     "AuthorizationError": "mcpgen._runtime.client.errors",
+    "InvalidAnswer": "mcpgen._runtime.client.errors",
     "ProtocolError": "mcpgen._runtime.jsonrpc",
     "RequestTimeout": "mcpgen._runtime.client.errors",
     "ServerError": "mcpgen._runtime.client.errors",

@@ -141,6 +141,9 @@ def handle(message: dict[str, Any]) -> None:
         if params.get("name") == "then-exit":  # answers with its pid, then the process is gone
             result(rid, text(str(os.getpid()), modern))
             os._exit(0)
+        if params.get("name") == "invalid-result":  # content is a list in every revision
+            result(rid, {"content": "not a list", **({"resultType": "complete"} if modern else {})})
+            return
         if params.get("name") == "longer-than-a-line":  # 65 MiB on one line, past the transport's limit
             for _ in range(65):
                 sys.stdout.write("x" * (1 << 20))

@@ -723,3 +723,23 @@ def test_a_stdio_server_that_breaks_its_output_is_told_truthfully_and_a_modern_o
                     await client.list_tools()
 
     run(scenario, 60)
+
+
+@pytest.mark.parametrize(("mode", "version"), [("mrtr", "2026-07-28"), ("legacy", "2025-11-25")])
+def test_an_answer_that_is_no_valid_result_is_the_servers_fault_named_by_its_field(mode: str, version: str) -> None:
+    """Found by a client review: a result that failed validation raised a bare ``ProtocolError``
+    "-32602 invalid result", which reads as the server's "Invalid params", the field only in
+    ``data``. It is now an ``InvalidAnswer`` (still a ``ProtocolError``) naming the method, the
+    revision and the first field."""
+
+    async def scenario() -> None:
+        async with await connect([*FAKE, mode], cache=None, timeout=10, stderr=subprocess.DEVNULL) as client:
+            with pytest.raises(mcpgen.InvalidAnswer) as raised:
+                await client.call_tool(name="invalid-result", arguments={})
+            message = str(raised.value)
+            assert f"the answer to tools/call is not valid MCP {version}: content: " in message, message
+            assert isinstance(raised.value, mcpgen.ProtocolError) and not isinstance(raised.value, ServerError)
+            assert raised.value.data["errors"][0]["loc"][:2] == ["result", "content"]
+            assert [t.name for t in (await client.list_tools()).tools] == ["echo"]  # the session goes on
+
+    run(scenario)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import BaseClient, Subscription
 from .connect import VERDICTS, connect, open_client
-from .errors import AuthorizationError, InputRequiredError, RequestTimeout, ServerError, TransportError
+from .errors import AuthorizationError, InputRequiredError, InvalidAnswer, RequestTimeout, ServerError, TransportError
 from .headers import encode_header_value
 from .legacy import LegacyClient, LegacyClientSession
 from .modern import ModernClient, ModernClientSession
@@ -40,6 +40,7 @@ __all__ = [
     "Handler",
     "HttpTransport",
     "InputRequiredError",
+    "InvalidAnswer",
     "LegacyClient",
     "LegacyClientSession",
     "ModernClient",

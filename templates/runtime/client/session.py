@@ -29,7 +29,7 @@ from ..jsonrpc import (
     Response,
 )
 from ..method_table import CLIENT_CAPABILITY_OF, wire_names
-from .errors import RequestTimeout, ServerError, TransportError
+from .errors import InvalidAnswer, RequestTimeout, ServerError, TransportError
 from .transport import JSONObject, Transport
 
 if TYPE_CHECKING:
@@ -340,8 +340,10 @@ class ClientSession:
     def _refused(
         self, error: ProtocolError, answer_to: RequestId | None = None, stream_of: RequestId | None = None
     ) -> None:
-        if error.kind == "response" and error.id is not None:
-            self._settle(error.id, exception=error)  # a result that fails validation
+        if error.kind == "response" and error.id is not None:  # a result that fails validation...
+            pending = self._pending.get(error.id)
+            method = pending.method if pending is not None else None
+            self._settle(error.id, exception=InvalidAnswer.of(error, method, self.codec.version))
         elif error.kind == "request" and not self.answers_refused_requests:
             logger.warning("ignored a request from the server: %s %s", error.code, error.message)
         elif error.kind == "request":  # its error; with a null id when the id could not be read

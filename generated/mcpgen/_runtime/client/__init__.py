@@ -14,6 +14,7 @@ from .connect import VERDICTS, connect, open_client
 from .errors import (
     AuthorizationError,
     InputRequiredError,
+    InvalidAnswer,
     RequestTimeout,
     ServerError,
     TransportError,
@@ -47,6 +48,7 @@ __all__ = [
     "Handler",
     "HttpTransport",
     "InputRequiredError",
+    "InvalidAnswer",
     "LegacyClient",
     "LegacyClientSession",
     "ModernClient",
