@@ -141,6 +141,15 @@ def handle(message: dict[str, Any]) -> None:
         if params.get("name") == "then-exit":  # answers with its pid, then the process is gone
             result(rid, text(str(os.getpid()), modern))
             os._exit(0)
+        if params.get("name") in ("loud", "loud-then-exit"):  # 1 MiB on stderr (a pipe holds 64 KiB)
+            sys.stderr.write("noise\n" * (1 << 17))
+            sys.stderr.flush()
+            if params["name"] == "loud-then-exit":
+                sys.stderr.write("fatal: out of cheese\n")
+                sys.stderr.flush()
+                os._exit(3)
+            result(rid, text("said a lot", modern))
+            return
         if params.get("name") == "invalid-result":  # content is a list in every revision
             result(rid, {"content": "not a list", **({"resultType": "complete"} if modern else {})})
             return

@@ -743,3 +743,23 @@ def test_an_answer_that_is_no_valid_result_is_the_servers_fault_named_by_its_fie
             assert [t.name for t in (await client.list_tools()).tools] == ["echo"]  # the session goes on
 
     run(scenario)
+
+
+@pytest.mark.parametrize("mode", ["mrtr", "legacy"])
+def test_a_piped_stderr_is_read_and_its_end_told_when_the_server_exits(mode: str) -> None:
+    """Found by a client review: ``stderr=subprocess.PIPE`` was accepted and never read: asyncio
+    buffered it (about 128 MiB), then the server stopped and every request timed out, nothing
+    pointing at the cause. It is read now, its last 64 KiB kept and quoted when the server exits
+    (here after 1 MiB of noise; the 128 MiB case is too slow for the suite)."""
+
+    async def scenario() -> None:
+        command = [*FAKE, mode]
+        async with await connect(command, cache=None, timeout=10, stderr=subprocess.PIPE) as client:
+            said = await client.call_tool(name="loud", arguments={})
+            assert said.content[0].text == "said a lot"  # type: ignore[union-attr]
+            with pytest.raises(TransportError) as exited:
+                await client.call_tool(name="loud-then-exit", arguments={})
+            assert "the server process exited (code 3); its stderr ended: " in str(exited.value), exited.value
+            assert str(exited.value).endswith("fatal: out of cheese")
+
+    run(scenario)

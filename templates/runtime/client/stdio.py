@@ -21,6 +21,7 @@ from .transport import JSONObject, Receiver, Transport
 LINE_LIMIT = 64 * 1024 * 1024
 EXIT_POLL = 0.25  # s between looks at whether the process has exited (see _watch)
 EXIT_GRACE = 1.0  # s to read what an exited server wrote, when its output stays open
+STDERR_TAIL = 64 * 1024  # bytes of a piped stderr kept (stderr_tail)
 
 
 class StdioTransport(Transport):
@@ -28,7 +29,9 @@ class StdioTransport(Transport):
 
     ``command`` is an argument list (or a shell-style string, split with ``shlex``);
     ``env`` is added to the current environment; ``stderr`` is where the server's stderr
-    goes (default: ours).
+    goes (default: ours). With ``subprocess.PIPE`` the transport reads it, keeps its last
+    ``STDERR_TAIL`` bytes in ``stderr_tail`` and quotes them when the server exits (unread, the
+    pipe filled up and the server stopped, every request timing out).
     """
 
     kind = "stdio"
@@ -51,8 +54,10 @@ class StdioTransport(Transport):
         self.shutdown_timeout = shutdown_timeout
         self.process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._stderr_reader: asyncio.Task[None] | None = None
         self._receiver: Receiver | None = None
         self._closing = False
+        self.stderr_tail = b""  # with stderr=PIPE: the end of what the server wrote there
 
     def __repr__(self) -> str:
         return f"StdioTransport({shlex.join(self.command)!r})"
@@ -74,7 +79,19 @@ class StdioTransport(Transport):
             )
         except OSError as exc:
             raise TransportError(f"cannot start {shlex.join(self.command)}: {exc}") from exc
+        if self.process.stderr is not None:  # stderr=PIPE: read here, or the server stops when it fills
+            self.stderr_tail = b""
+            self._stderr_reader = asyncio.create_task(self._read_stderr(self.process.stderr))
         self._reader = asyncio.create_task(self._read(self.process, receiver))
+
+    async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
+        with contextlib.suppress(Exception):
+            while chunk := await stream.read(1 << 16):
+                self.stderr_tail = (self.stderr_tail + chunk)[-STDERR_TAIL:]
+
+    def _exited(self, code: int) -> str:
+        said = self.stderr_tail.decode(errors="replace").strip()
+        return f"the server process exited (code {code})" + (f"; its stderr ended: {said[-2000:]}" if said else "")
 
     @property
     def alive(self) -> bool:
@@ -116,7 +133,10 @@ class StdioTransport(Transport):
                 await self._stop(process)
                 error = TransportError("the server closed its output while running; it was stopped")
             else:
-                error = TransportError(f"the server process exited (code {code})")
+                if self._stderr_reader is not None:  # what it said last, before the exit is told
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(self._stderr_reader), 0.5)
+                error = TransportError(self._exited(code))
         receiver.transport_failed(None, error)
 
     async def _watch(self, process: asyncio.subprocess.Process) -> None:
@@ -148,10 +168,11 @@ class StdioTransport(Transport):
                     process.stdin.close()
             if await _wait(process, self.shutdown_timeout) is None:
                 await self._stop(process)
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(BaseException):
-                await self._reader
+        for reader in (self._reader, self._stderr_reader):
+            if reader is not None:
+                reader.cancel()
+                with contextlib.suppress(BaseException):
+                    await reader
         if process is not None:
             _release(process)
 
