@@ -61,6 +61,9 @@ CANCELLED_ASKS: list[str] = []  # sampling requests sent by asks-then-cancels, e
 ANSWERED_AFTER_CANCEL: list[Any] = []  # the ids of those the client answered all the same
 ANSWERS_TO_THE_SERVER: list[Any] = []  # what a modern client answered to a server's request (nothing)
 ASKED_WITH_A_BAD_ID: list[Any] = []  # the tools/call waiting for the client's answer to such a request
+MANY = 60  # asks-many: sampling requests sent at once
+MANY_ANSWERED: list[Any] = []  # the ids of those answered
+MANY_WAITING: list[Any] = []  # the tools/call answered once all are
 
 
 def handle(message: dict[str, Any]) -> None:
@@ -73,6 +76,11 @@ def handle(message: dict[str, Any]) -> None:
         return
     if method is None and rid in CANCELLED_ASKS:  # an answer to a request this server cancelled
         ANSWERED_AFTER_CANCEL.append(rid)
+        return
+    if method is None and isinstance(rid, str) and rid.startswith("many-"):  # asks-many's answers
+        MANY_ANSWERED.append(rid)
+        if len(MANY_ANSWERED) == MANY and MANY_WAITING:
+            result(MANY_WAITING.pop(), text(str(len(MANY_ANSWERED)), False))
         return
     if method is None and ASKED_WITH_A_BAD_ID:  # the client's answer: the tool call's text
         result(ASKED_WITH_A_BAD_ID.pop(), text(json.dumps(message, sort_keys=True), False))
@@ -141,6 +149,18 @@ def handle(message: dict[str, Any]) -> None:
         if params.get("name") == "then-exit":  # answers with its pid, then the process is gone
             result(rid, text(str(os.getpid()), modern))
             os._exit(0)
+        if params.get("name") == "ping-flood":  # 20,000 pings, its answer, then 2 s reading nothing
+            sys.stdout.write("".join(f'{{"jsonrpc":"2.0","id":"p{i}","method":"ping"}}\n' for i in range(20000)))
+            result(rid, text("flooded", modern))
+            time.sleep(2)
+            return
+        if params.get("name") == "asks-many":  # MANY sampling requests at once; answered when all are
+            MANY_WAITING.append(rid)
+            prompt = {"role": "user", "content": {"type": "text", "text": "hi"}}
+            for i in range(MANY):
+                ask = {"messages": [prompt], "maxTokens": 5}
+                send({"jsonrpc": "2.0", "id": f"many-{i}", "method": "sampling/createMessage", "params": ask})
+            return
         if params.get("name") in ("loud", "loud-then-exit"):  # 1 MiB on stderr (a pipe holds 64 KiB)
             sys.stderr.write("noise\n" * (1 << 17))
             sys.stderr.flush()

@@ -763,3 +763,48 @@ def test_a_piped_stderr_is_read_and_its_end_told_when_the_server_exits(mode: str
             assert str(exited.value).endswith("fatal: out of cheese")
 
     run(scenario)
+
+
+def test_the_servers_requests_run_at_most_sixteen_handlers_at_once() -> None:
+    """Found by a client review: 2,000 sampling requests sent at once ran the caller's handler
+    (an LLM call, say) 2,000 times at once. Sixteen run at a time; every one is answered."""
+    from mcpgen._runtime.client.session import HANDLERS_AT_ONCE
+
+    running = peak = 0
+
+    async def sample(params: Any) -> dict[str, Any]:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.01)
+        running -= 1
+        return {"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m"}
+
+    async def scenario() -> None:
+        handlers = {"sampling/createMessage": sample}
+        client = await connect([*FAKE, "legacy"], handlers=handlers, cache=None, timeout=20, stderr=subprocess.DEVNULL)
+        async with client:
+            done = await client.call_tool(name="asks-many", arguments={})
+            assert done.content[0].text == "60"  # type: ignore[union-attr]
+
+    run(scenario)
+    assert peak == HANDLERS_AT_ONCE == 16, peak
+
+
+def test_a_server_asking_faster_than_it_reads_answers_is_refused_past_a_backlog(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Found by a client review: 200,000 pings from a server that stopped reading made 200,000
+    tasks (815 MB) waiting to send their answers. Past 1,024 requests being answered the client
+    drops the server's next ones, saying so, and its own call is answered as usual."""
+
+    async def scenario() -> None:
+        client = await connect([*FAKE, "legacy"], cache=None, timeout=20, stderr=subprocess.DEVNULL)
+        async with client:
+            done = await client.call_tool(name="ping-flood", arguments={})
+            assert done.content[0].text == "flooded"  # type: ignore[union-attr]
+            assert client.session._answers_in_flight <= 1024
+
+    with caplog.at_level("WARNING"):
+        run(scenario)
+    assert any("1024 of its requests are being answered already" in r.getMessage() for r in caplog.records)

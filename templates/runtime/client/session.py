@@ -40,6 +40,8 @@ logger = logging.getLogger(__name__)
 ProgressCallback = Callable[[Any], Awaitable[None] | None]
 """Called with each ``notifications/progress`` params (typed) for the request, in order, one at a time."""
 PROGRESS_BACKLOG = 1024  # notifications a slow progress callback may fall behind; the oldest go first
+HANDLERS_AT_ONCE = 16  # the caller's handlers of the server's requests (sampling, elicitation...) running at once
+ANSWERING_BACKLOG = 1024  # the server's requests waiting or being answered; past it, one is dropped, logged
 Handler = Callable[[Any], Awaitable[Any]]
 """Answers a server's request: typed params in, a result (model or dict) out."""
 
@@ -117,6 +119,9 @@ class ClientSession:
         self._listeners: set[asyncio.Queue[Any]] = set()  # unrouted notifications
         self._tasks: set[asyncio.Task[None]] = set()
         self._answering: dict[RequestId, asyncio.Task[None]] = {}  # the server's requests being answered
+        self._answers_in_flight = 0  # those, counted (a server may reuse an id)
+        self._dropped = 0  # the server's requests dropped past ANSWERING_BACKLOG
+        self._handlers_at_once = asyncio.Semaphore(HANDLERS_AT_ONCE)
         self.failure: TransportError | None = None
         self._closed = False
         self._restarting = asyncio.Lock()
@@ -369,7 +374,18 @@ class ClientSession:
             self._notification(message)
         else:
             rid = message.id
+            if self._answers_in_flight >= ANSWERING_BACKLOG:  # a server asking faster than it reads
+                self._dropped += 1
+                if self._dropped in (1, 10, 100, 1000, 10000, 100000):
+                    logger.warning(
+                        "dropped %d request(s) of the server: %d of its requests are being answered already",
+                        self._dropped,
+                        ANSWERING_BACKLOG,
+                    )
+                return
+            self._answers_in_flight += 1
             task = self._spawn(self._answer(message))
+            task.add_done_callback(self._answered)
             self._answering[rid] = task
             task.add_done_callback(
                 lambda done: self._answering.pop(rid, None) if self._answering.get(rid) is done else None
@@ -430,8 +446,13 @@ class ClientSession:
         for listener in list(self._listeners):
             listener.put_nowait(note)
 
+    def _answered(self, task: asyncio.Task[None]) -> None:
+        self._answers_in_flight -= 1
+
     async def _answer(self, request: Request) -> None:
-        """A server's own request (legacy sessions): answer through the registered handler."""
+        """A server's own request (legacy sessions): answer through the registered handler, at most
+        ``HANDLERS_AT_ONCE`` of them running at once (a server asking for 2,000 samplings at once
+        had the caller's handler, an LLM call, run 2,000 times at once)."""
         try:
             if request.method == "ping":
                 result: Any = {}
@@ -439,7 +460,8 @@ class ClientSession:
                 handler = self.options.handlers.get(request.method)
                 if handler is None:
                     raise ProtocolError(METHOD_NOT_FOUND, f"this client does not handle {request.method!r}")
-                result = await handler(request.params)
+                async with self._handlers_at_once:
+                    result = await handler(request.params)
             reply = self.codec.encode_result(request.id, request.method, result)
         except ProtocolError as error:
             reply = self.codec.encode_error(request.id, error)

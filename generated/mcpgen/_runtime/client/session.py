@@ -43,6 +43,12 @@ ProgressCallback = Callable[[Any], Awaitable[None] | None]
 PROGRESS_BACKLOG = (
     1024  # notifications a slow progress callback may fall behind; the oldest go first
 )
+HANDLERS_AT_ONCE = (
+    16  # the caller's handlers of the server's requests (sampling, elicitation...) running at once
+)
+ANSWERING_BACKLOG = (
+    1024  # the server's requests waiting or being answered; past it, one is dropped, logged
+)
 Handler = Callable[[Any], Awaitable[Any]]
 """Answers a server's request: typed params in, a result (model or dict) out."""
 
@@ -140,6 +146,9 @@ class ClientSession:
         self._answering: dict[
             RequestId, asyncio.Task[None]
         ] = {}  # the server's requests being answered
+        self._answers_in_flight = 0  # those, counted (a server may reuse an id)
+        self._dropped = 0  # the server's requests dropped past ANSWERING_BACKLOG
+        self._handlers_at_once = asyncio.Semaphore(HANDLERS_AT_ONCE)
         self.failure: TransportError | None = None
         self._closed = False
         self._restarting = asyncio.Lock()
@@ -423,7 +432,18 @@ class ClientSession:
             self._notification(message)
         else:
             rid = message.id
+            if self._answers_in_flight >= ANSWERING_BACKLOG:  # a server asking faster than it reads
+                self._dropped += 1
+                if self._dropped in (1, 10, 100, 1000, 10000, 100000):
+                    logger.warning(
+                        "dropped %d request(s) of the server: %d of its requests are being answered already",
+                        self._dropped,
+                        ANSWERING_BACKLOG,
+                    )
+                return
+            self._answers_in_flight += 1
             task = self._spawn(self._answer(message))
+            task.add_done_callback(self._answered)
             self._answering[rid] = task
             task.add_done_callback(
                 lambda done: (
@@ -488,8 +508,13 @@ class ClientSession:
         for listener in list(self._listeners):
             listener.put_nowait(note)
 
+    def _answered(self, task: asyncio.Task[None]) -> None:
+        self._answers_in_flight -= 1
+
     async def _answer(self, request: Request) -> None:
-        """A server's own request (legacy sessions): answer through the registered handler."""
+        """A server's own request (legacy sessions): answer through the registered handler, at most
+        ``HANDLERS_AT_ONCE`` of them running at once (a server asking for 2,000 samplings at once
+        had the caller's handler, an LLM call, run 2,000 times at once)."""
         try:
             if request.method == "ping":
                 result: Any = {}
@@ -499,7 +524,8 @@ class ClientSession:
                     raise ProtocolError(
                         METHOD_NOT_FOUND, f"this client does not handle {request.method!r}"
                     )
-                result = await handler(request.params)
+                async with self._handlers_at_once:
+                    result = await handler(request.params)
             reply = self.codec.encode_result(request.id, request.method, result)
         except ProtocolError as error:
             reply = self.codec.encode_error(request.id, error)
