@@ -154,6 +154,12 @@ def handle(message: dict[str, Any]) -> None:
             result(rid, text("flooded", modern))
             time.sleep(2)
             return
+        if params.get("name") == "notify-flood":  # 12,000 list changes and 5,000 log messages, then the answer
+            changed = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+            logged = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n'
+            sys.stdout.write(changed * 12000 + logged * 5000)
+            result(rid, text("notified", modern))
+            return
         if params.get("name") == "asks-many":  # MANY sampling requests at once; answered when all are
             MANY_WAITING.append(rid)
             prompt = {"role": "user", "content": {"type": "text", "text": "hi"}}

@@ -808,3 +808,23 @@ def test_a_server_asking_faster_than_it_reads_answers_is_refused_past_a_backlog(
     with caplog.at_level("WARNING"):
         run(scenario)
     assert any("1024 of its requests are being answered already" in r.getMessage() for r in caplog.records)
+
+
+def test_a_listener_queues_only_what_it_listens_for_and_at_most_its_backlog(caplog: pytest.LogCaptureFixture) -> None:
+    """Found by a client review: a legacy ``listen`` queued every notification (log messages
+    too) to drop them when read, and a listener that did not keep up grew without bound (189 MB
+    legacy, 297 MB modern). It queues what it asked for, its oldest dropped past 10,000."""
+    from mcpgen._runtime.client.session import LISTEN_BACKLOG
+
+    async def scenario() -> None:
+        client = await connect([*FAKE, "legacy"], cache=None, timeout=20, stderr=subprocess.DEVNULL)
+        async with client, client.listen(tools_list_changed=True) as changes:
+            done = await client.call_tool(name="notify-flood", arguments={})
+            assert done.content[0].text == "notified"  # type: ignore[union-attr]
+            queued = [changes.queue.get_nowait() for _ in range(changes.queue.qsize())]
+            assert len(queued) == LISTEN_BACKLOG == 10000
+            assert {note.method for note in queued} == {"notifications/tools/list_changed"}
+
+    with caplog.at_level("WARNING"):
+        run(scenario)
+    assert any("a listener is 10000 behind" in r.getMessage() for r in caplog.records)

@@ -142,7 +142,7 @@ class LegacyClient(BaseClient):
             return note.method in methods
 
         async def open(sub: Subscription) -> None:
-            sub.queue = self.session.add_listener()
+            sub.queue = self.session.add_listener(accept)
             subscribed: list[str] = []
             try:
                 for uri in resource_subscriptions:

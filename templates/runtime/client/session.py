@@ -42,6 +42,7 @@ ProgressCallback = Callable[[Any], Awaitable[None] | None]
 PROGRESS_BACKLOG = 1024  # notifications a slow progress callback may fall behind; the oldest go first
 HANDLERS_AT_ONCE = 16  # the caller's handlers of the server's requests (sampling, elicitation...) running at once
 ANSWERING_BACKLOG = 1024  # the server's requests waiting or being answered; past it, one is dropped, logged
+LISTEN_BACKLOG = 10000  # notifications a listener may fall behind; past it, its oldest is dropped, logged
 Handler = Callable[[Any], Awaitable[Any]]
 """Answers a server's request: typed params in, a result (model or dict) out."""
 
@@ -116,7 +117,9 @@ class ClientSession:
         self._progress: dict[str, ProgressCallback] = {}
         self._progressing: dict[str, collections.deque[Any]] = {}  # token -> params its callback has yet to see
         self._routes: dict[RequestId, asyncio.Queue[Any]] = {}  # subscription id -> its queue
-        self._listeners: set[asyncio.Queue[Any]] = set()  # unrouted notifications
+        # unrouted notifications, each listener with what it takes (None: everything)
+        self._listeners: dict[asyncio.Queue[Any], Callable[[Any], bool] | None] = {}
+        self._behind = 0  # notifications dropped for listeners LISTEN_BACKLOG behind
         self._tasks: set[asyncio.Task[None]] = set()
         self._answering: dict[RequestId, asyncio.Task[None]] = {}  # the server's requests being answered
         self._answers_in_flight = 0  # those, counted (a server may reuse an id)
@@ -305,13 +308,26 @@ class ClientSession:
     def remove_route(self, rid: RequestId) -> None:
         self._routes.pop(rid, None)
 
-    def add_listener(self) -> asyncio.Queue[Any]:
+    def add_listener(self, accept: Callable[[Any], bool] | None = None) -> asyncio.Queue[Any]:
+        """A queue of the unrouted notifications ``accept`` takes (all, without it): a legacy
+        ``listen`` queued every notification, log messages included, to drop them when read."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        self._listeners.add(queue)
+        self._listeners[queue] = accept
         return queue
 
     def remove_listener(self, queue: asyncio.Queue[Any]) -> None:
-        self._listeners.discard(queue)
+        self._listeners.pop(queue, None)
+
+    def _offer(self, queue: asyncio.Queue[Any], note: Notification) -> None:
+        """Queue ``note`` for a listener; one ``LISTEN_BACKLOG`` behind loses its oldest (a server
+        sending faster than a listener reads grew its queue without bound: 300 MB)."""
+        if queue.qsize() >= LISTEN_BACKLOG:
+            with contextlib.suppress(asyncio.QueueEmpty):
+                queue.get_nowait()
+            self._behind += 1
+            if self._behind in (1, 10, 100, 1000, 10000, 100000):
+                logger.warning("dropped %d notification(s): a listener is %d behind", self._behind, LISTEN_BACKLOG)
+        queue.put_nowait(note)
 
     # -- receiving (the transport's Receiver) -------------------------------------------------
 
@@ -441,10 +457,11 @@ class ClientSession:
         if subscription is not None:
             queue = self._routes.get(subscription)
             if queue is not None:
-                queue.put_nowait(note)
+                self._offer(queue, note)
             return
-        for listener in list(self._listeners):
-            listener.put_nowait(note)
+        for listener, accept in list(self._listeners.items()):
+            if accept is None or accept(note):
+                self._offer(listener, note)
 
     def _answered(self, task: asyncio.Task[None]) -> None:
         self._answers_in_flight -= 1
