@@ -124,6 +124,29 @@ def test_the_least_recently_used_goes_past_the_bound_and_a_ttl_is_capped_at_a_da
         ResultCache(0)
 
 
+def test_what_is_kept_is_bounded_in_bytes_too() -> None:
+    """Found by a client review: the bound was a count alone, so 256 results of up to 16 MiB
+    could stay a day (456 MB held in the review). The JSON kept is bounded too (``MAX_BYTES``),
+    and a result past a quarter of it is not kept."""
+    from mcpgen._runtime.client.cache import MAX_BYTES
+
+    big = "x" * 3000
+    one = len(m.ListToolsResult.__pydantic_serializer__.to_json(tools(big), by_alias=True))
+    cache = ResultCache(clock=Clock(), max_bytes=4 * one)
+    keys = [cache.key("tools/list", {"cursor": str(i)}) for i in range(6)]
+    now = cache.generation("tools/list")
+    for key in keys:
+        cache.put(key, tools(big), now)  # type: ignore[arg-type]
+    assert len(cache) == 4 and cache.bytes == 4 * one  # the two oldest went
+    assert cache.get(keys[1]) is None and cache.get(keys[5]) is not None  # type: ignore[arg-type]
+    cache.drop("tools/list")
+    assert len(cache) == 0 and cache.bytes == 0
+    huge = "x" * (len(big) + 1)  # past a quarter of the bound: not kept
+    cache.put(keys[0], tools(huge), cache.generation("tools/list"))  # type: ignore[arg-type]
+    assert len(cache) == 0 and cache.bytes == 0
+    assert ResultCache().max_bytes == MAX_BYTES == 32 << 20
+
+
 def test_a_notification_drops_what_it_says_changed_and_nothing_else() -> None:
     cache = ResultCache(clock=Clock())
     put = {

@@ -40,23 +40,36 @@ NOT_IN_THE_KEY = ("inputResponses", "requestState")  # an MRTR retry: its inputs
 Key = tuple[str, bytes]
 
 
+MAX_BYTES = (
+    32 * 1024 * 1024
+)  # the results kept, as JSON, at most; one past a quarter of it is not kept
+
+
 @dataclass(frozen=True, slots=True)
 class _Entry:
     result: Any
     fresh_until: float
     uri: Any
+    size: int  # bytes, as JSON
 
 
 class ResultCache:
     """Fresh results of one client's cacheable requests, the least recently used dropped past
-    ``max_entries``; ``clock`` (seconds, monotonic) can be replaced in tests."""
+    ``max_entries`` or ``max_bytes`` (their JSON; a count alone let 256 results of 16 MiB stay a
+    day); ``clock`` (seconds, monotonic) can be replaced in tests."""
 
     def __init__(
-        self, max_entries: int = 256, *, clock: Callable[[], float] = time.monotonic
+        self,
+        max_entries: int = 256,
+        *,
+        max_bytes: int = MAX_BYTES,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_entries < 1:
             raise ValueError(f"max_entries must be at least 1, not {max_entries}")
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.bytes = 0  # what is kept, as JSON
         self._clock = clock
         self._entries: OrderedDict[Key, _Entry] = OrderedDict()
         self._generations: dict[str, int] = {}  # per method: bumped when its entries are dropped
@@ -83,7 +96,7 @@ class ResultCache:
         if entry is None:
             return None
         if entry.fresh_until <= self._clock():
-            del self._entries[key]
+            self._remove(key)
             return None
         self._entries.move_to_end(key)
         return entry.result.model_copy(deep=True)
@@ -101,16 +114,25 @@ class ResultCache:
         ttl = getattr(result, "ttl_ms", None)
         if getattr(result, "result_type", None) != COMPLETE:
             return
-        self._entries.pop(key, None)  # this answer supersedes what was kept
+        self._remove(key)  # this answer supersedes what was kept
         if not isinstance(ttl, int | float) or isinstance(ttl, bool) or ttl <= 0:
+            return
+        size = len(type(result).__pydantic_serializer__.to_json(result, by_alias=True))
+        if size > self.max_bytes // 4:
             return
         params = orjson.loads(key[1])
         uri = params.get("uri") if isinstance(params, dict) else None
-        self._entries[key] = _Entry(
-            result.model_copy(deep=True), self._clock() + min(ttl / 1000, MAX_TTL), uri
-        )
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        fresh_until = self._clock() + min(ttl / 1000, MAX_TTL)
+        self._entries[key] = _Entry(result.model_copy(deep=True), fresh_until, uri, size)
+        self.bytes += size
+        while len(self._entries) > self.max_entries or self.bytes > self.max_bytes:
+            _, oldest = self._entries.popitem(last=False)
+            self.bytes -= oldest.size
+
+    def _remove(self, key: Key) -> None:
+        entry = self._entries.pop(key, None)
+        if entry is not None:
+            self.bytes -= entry.size
 
     def drop(self, method: str, *, uri: str | None = None) -> None:
         """Drop what is kept for ``method`` (every page; with ``uri``, that URI's only); a request
@@ -119,13 +141,14 @@ class ResultCache:
         for key in [
             k for k, e in self._entries.items() if k[0] == method and (uri is None or e.uri == uri)
         ]:
-            del self._entries[key]
+            self._remove(key)
 
     def clear(self) -> None:
         """Drop everything (a restarted server, another principal); a request in flight will
         not keep its answer."""
         self._epoch += 1
         self._entries.clear()
+        self.bytes = 0
 
     def notified(self, note: Notification, methods: Any) -> None:
         """Drop what ``note`` says changed; ``methods`` is the revision's method table (which
