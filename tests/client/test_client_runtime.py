@@ -139,6 +139,7 @@ def test_a_legacy_server_answering_a_version_the_client_does_not_speak_is_refuse
             await connect([*FAKE, "legacy"], versions=["2024-11-05"], cache=None, timeout=10)
         assert refused.value.code == -32022
         assert refused.value.data == {"supported": ["2024-11-05"], "requested": "2025-06-18"}
+        assert "chose protocol version '2025-06-18', not one this client offered (2024-11-05)" in str(refused.value)
         client = await connect([*FAKE, "legacy"], versions=["2025-06-18", "2024-11-05"], cache=None, timeout=10)
         async with client:  # asked for 2025-06-18, its newest
             assert client.version == "2025-06-18"

@@ -277,7 +277,8 @@ async def open_legacy(
         if negotiated is None:
             raise ServerError(
                 UNSUPPORTED_PROTOCOL_VERSION,
-                f"the server chose protocol version {answered!r}, which this client does not speak",
+                f"the server chose protocol version {answered!r}, not one this client offered "
+                f"({', '.join(versions)}): refused by the client, as a server refuses one",
                 {"supported": list(versions), "requested": answered},
             )
         if negotiated != versions[0]:

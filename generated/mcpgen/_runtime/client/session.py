@@ -428,13 +428,12 @@ class ClientSession:
             error.kind in (None, "response") and answer_to is not None
         ):  # the whole answer to that request
             refused = TransportError(
-                f"the answer to request {answer_to!r} was refused: {error.code} {error.message}"
+                f"the answer to request {answer_to!r} was refused: {_why(error)}"
             )
             self._settle(answer_to, exception=refused)
         elif error.kind in (None, "response"):  # not even its id could be read
             self._unmatched(
-                f"the server sent a message this client refused: {error.code} {error.message}",
-                stream_of,
+                f"the server sent a message this client refused: {_why(error)}", stream_of
             )
         else:  # a notification of no use here (unknown, another revision's): ignored, as JSON-RPC has it
             logger.debug("ignored a message the codec refused: %r", error)
@@ -626,6 +625,12 @@ class ClientSession:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+
+def _why(error: ProtocolError) -> str:
+    """The codec's refusal with its reason (a parse error's is in ``data``: bad UTF-8, too deep)."""
+    detail = error.data.get("detail") if isinstance(error.data, dict) else None
+    return f"{error.code} {error.message}" + (f" ({str(detail)[:200]})" if detail else "")
 
 
 async def _call(callback: ProgressCallback, params: Any) -> None:
