@@ -16,7 +16,7 @@ exits, of ``unreadable`` answers with an error whose id is null, of ``huge`` wit
 of ``asks-then-cancels`` after a sampling request it cancels at once (``answered-after-cancel``
 lists the ids of those the client answered all the same), of ``chatty`` after a notification no
 revision has, of ``bad-id-request`` with what the client answered to a request whose id is an
-object; ``longer-than-a-line`` writes 65 MiB on one line, ``exit-leaving-a-child`` exits (code
+object; ``longer-than-a-line`` writes 65 MiB on one line, then its answer, ``exit-leaving-a-child`` exits (code
 5) leaving a process that holds its stdout, ``close-stdout`` closes stdout and runs on. Every
 message received is logged to stderr as ``got METHOD``.
 """
@@ -183,7 +183,7 @@ def handle(message: dict[str, Any]) -> None:
             for _ in range(65):
                 sys.stdout.write("x" * (1 << 20))
             sys.stdout.write("\n")
-            sys.stdout.flush()
+            result(rid, text("after the long line", modern))
             return
         if params.get("name") == "exit-leaving-a-child":  # exits; a process it started keeps its stdout
             import subprocess
