@@ -103,7 +103,8 @@ class ProtocolError(Exception):
         return error
 
     def __repr__(self) -> str:
-        return f"ProtocolError({self.code}, {self.message!r}, data={self.data!r}, id={self.id!r}, kind={self.kind!r})"
+        name = type(self).__name__  # a subclass's (ServerError, InvalidAnswer) by its own name
+        return f"{name}({self.code}, {self.message!r}, data={self.data!r}, id={self.id!r}, kind={self.kind!r})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ProtocolError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
 import shutil
 import subprocess
 import sys
@@ -282,3 +283,40 @@ def test_a_fingerprint_follows_what_string_annotations_stand_for() -> None:
     assert Tool("bounded", declared(20, ("a", "b"))).fingerprint() != ten
     assert Tool("bounded", declared(10, ("a", "b", "c"))).fingerprint() != ten
     assert Tool("bounded", declared(10, ("a", "b"))).fingerprint() == ten  # a lambda's address is no change
+
+
+def test_a_fingerprint_is_the_same_in_every_process_and_follows_type_aliases(tmp_path: Path) -> None:
+    """Found by a review of format 3: the resolved annotations' ``repr`` carried a set's order,
+    which follows the hash seed, so a validator's set of allowed values gave another fingerprint
+    in every process (the server rebuilt its schemas at each start, ``check`` failed at random);
+    and a ``TypeAliasType``'s repr is its name, so its values changed unseen."""
+    (tmp_path / "seeded_tools.py").write_text(
+        "from __future__ import annotations\n"
+        "import functools\n"
+        "from typing import Annotated, Literal\n"
+        "from pydantic import AfterValidator\n"
+        "from typing_extensions import TypeAliasType\n"
+        "def check(value: str, allowed: frozenset[str]) -> str:\n"
+        "    return value\n"
+        "ALLOWED = frozenset({'eu', 'us', 'ap', 'sa'})\n"
+        "Region = Annotated[str, AfterValidator(functools.partial(check, allowed=ALLOWED))]\n"
+        "Mode = TypeAliasType('Mode', Literal['a', 'b'])\n"
+        "def pick(region: Region, mode: Mode) -> str:\n"
+        "    return region\n"
+    )
+    code = (
+        "from mcpgen._runtime.server.authoring.declarations import Tool\n"
+        "import seeded_tools\n"
+        "print(Tool('pick', seeded_tools.pick).fingerprint())\n"
+    )
+    prints = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT / 'generated'}"}
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        prints.add(done.stdout.strip())
+    assert len(prints) == 1, prints
+    source = (tmp_path / "seeded_tools.py").read_text()
+    (tmp_path / "seeded_tools.py").write_text(source.replace("Literal['a', 'b']", "Literal['a', 'b', 'c']"))
+    env = {**os.environ, "PYTHONHASHSEED": "1", "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT / 'generated'}"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() not in prints  # the alias stands for another Literal now

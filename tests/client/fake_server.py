@@ -77,6 +77,8 @@ def handle(message: dict[str, Any]) -> None:
     if method is None and rid in CANCELLED_ASKS:  # an answer to a request this server cancelled
         ANSWERED_AFTER_CANCEL.append(rid)
         return
+    if method is None and rid == "roots-1":  # asks-many-and-roots: the roots answered
+        return
     if method is None and isinstance(rid, str) and rid.startswith("many-"):  # asks-many's answers
         MANY_ANSWERED.append(rid)
         if len(MANY_ANSWERED) == MANY and MANY_WAITING:
@@ -160,12 +162,14 @@ def handle(message: dict[str, Any]) -> None:
             sys.stdout.write(changed * 12000 + logged * 5000)
             result(rid, text("notified", modern))
             return
-        if params.get("name") == "asks-many":  # MANY sampling requests at once; answered when all are
+        if params.get("name") in ("asks-many", "asks-many-and-roots"):  # MANY samplings; answered when all are
             MANY_WAITING.append(rid)
             prompt = {"role": "user", "content": {"type": "text", "text": "hi"}}
             for i in range(MANY):
                 ask = {"messages": [prompt], "maxTokens": 5}
                 send({"jsonrpc": "2.0", "id": f"many-{i}", "method": "sampling/createMessage", "params": ask})
+            if params["name"] == "asks-many-and-roots":
+                send({"jsonrpc": "2.0", "id": "roots-1", "method": "roots/list"})
             return
         if params.get("name") in ("loud", "loud-then-exit"):  # 1 MiB on stderr (a pipe holds 64 KiB)
             sys.stderr.write("noise\n" * (1 << 17))

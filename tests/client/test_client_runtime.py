@@ -845,3 +845,26 @@ def test_a_listener_queues_only_what_it_listens_for_and_at_most_its_backlog(capl
     with caplog.at_level("WARNING"):
         run(scenario)
     assert any("a listener is 10000 behind" in r.getMessage() for r in caplog.records)
+
+
+def test_a_method_at_its_limit_of_handlers_does_not_hold_up_another() -> None:
+    """Found by a review of the limit: one limit for every method let sixteen samplings waiting
+    on something hold up a ``roots/list`` (here: the samplings wait for it; one limit deadlocked)."""
+    rooted = asyncio.Event()
+
+    async def sample(params: Any) -> dict[str, Any]:
+        await rooted.wait()
+        return {"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m"}
+
+    async def roots(params: Any) -> dict[str, Any]:
+        rooted.set()
+        return {"roots": []}
+
+    async def scenario() -> None:
+        handlers = {"sampling/createMessage": sample, "roots/list": roots}
+        client = await connect([*FAKE, "legacy"], handlers=handlers, cache=None, timeout=10, stderr=subprocess.DEVNULL)
+        async with client:
+            done = await client.call_tool(name="asks-many-and-roots", arguments={})
+            assert done.content[0].text == "60"  # type: ignore[union-attr]
+
+    run(scenario, 20)

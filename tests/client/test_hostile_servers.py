@@ -135,15 +135,18 @@ class Hostile:
             while not gone.done():
                 await asyncio.sleep(0.1)
                 await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
-        elif method == "tools/call" and self.mode in ("cross-json", "cross-stream"):
+        elif method == "tools/call" and self.mode in ("cross-json", "cross-stream", "cross-invalid"):
             # "slow" is answered after a while; "bad" at once, with the id of the "slow" in flight
+            # (cross-invalid: and a result that fails validation too)
             name = request["params"]["name"]
             if name == "slow":
                 self.slow = rid
                 await asyncio.sleep(1.0)
             text = {"resultType": "complete", "content": [{"type": "text", "text": f"for {name}"}]}
+            if self.mode == "cross-invalid" and name == "bad":
+                text["content"] = "not a list"
             body = answer(self.slow if name == "bad" else rid, text)
-            if self.mode == "cross-json":
+            if self.mode in ("cross-json", "cross-invalid"):
                 await reply(send, 200, body)
             else:
                 stream = [(b"content-type", b"text/event-stream")]
@@ -350,7 +353,7 @@ def test_a_refused_event_is_named_by_its_streams_request_only(served: tuple[Host
     assert "meanwhile" not in other, other
 
 
-@pytest.mark.parametrize("served", ["cross-json", "cross-stream"], indirect=True)
+@pytest.mark.parametrize("served", ["cross-json", "cross-stream", "cross-invalid"], indirect=True)
 def test_a_posts_answer_bearing_another_requests_id_is_not_that_requests_answer(
     served: tuple[Hostile, str],
 ) -> None:

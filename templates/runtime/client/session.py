@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 ProgressCallback = Callable[[Any], Awaitable[None] | None]
 """Called with each ``notifications/progress`` params (typed) for the request, in order, one at a time."""
 PROGRESS_BACKLOG = 1024  # notifications a slow progress callback may fall behind; the oldest go first
-HANDLERS_AT_ONCE = 16  # the caller's handlers of the server's requests (sampling, elicitation...) running at once
+HANDLERS_AT_ONCE = 16  # the caller's handlers of one method of the server's requests (sampling...) running at once
 ANSWERING_BACKLOG = 1024  # the server's requests waiting or being answered; past it, one is dropped, logged
 LISTEN_BACKLOG = 10000  # notifications a listener may fall behind; past it, its oldest is dropped, logged
 Handler = Callable[[Any], Awaitable[Any]]
@@ -124,7 +124,7 @@ class ClientSession:
         self._answering: dict[RequestId, asyncio.Task[None]] = {}  # the server's requests being answered
         self._answers_in_flight = 0  # those, counted (a server may reuse an id)
         self._dropped = 0  # the server's requests dropped past ANSWERING_BACKLOG
-        self._handlers_at_once = asyncio.Semaphore(HANDLERS_AT_ONCE)
+        self._handlers_at_once: dict[str, asyncio.Semaphore] = {}  # per method of the server's requests
         self.failure: TransportError | None = None
         self._closed = False
         self._restarting = asyncio.Lock()
@@ -335,28 +335,39 @@ class ClientSession:
         self, data: bytes, answer_to: RequestId | None = None, stream_of: RequestId | None = None
     ) -> None:
         pending = {rid: p.method for rid, p in self._pending.items()}
+        owner = answer_to if answer_to is not None else stream_of  # the POST whose answer this is
         try:
             decoded = self.codec.decode(data, pending=pending)
         except ProtocolError as error:
-            self._refused(error, answer_to, stream_of)
+            if not self._foreign(error, owner):
+                self._refused(error, answer_to, stream_of)
             return
         items = decoded.items if isinstance(decoded, Batch) else (decoded,)
-        owner = answer_to if answer_to is not None else stream_of  # the POST whose answer this is
         for item in items:
-            answers = (
-                item.id
-                if isinstance(item, Response | ErrorResponse)
-                or (isinstance(item, ProtocolError) and item.kind == "response")
-                else None
-            )
-            if owner is not None and answers is not None and answers != owner:
-                # a POST's answer or stream carries that request's response, and no other
-                # (transports.mdx): another id is a server's mistake, not that request's answer
-                self._unmatched(f"the answer to request {owner!r} carried a response to {answers!r}: dropped", owner)
-            elif isinstance(item, ProtocolError):
+            if self._foreign(item, owner):
+                continue
+            if isinstance(item, ProtocolError):
                 self._refused(item, answer_to, stream_of)
             else:
                 self._dispatch(item)
+
+    def _foreign(self, item: Any, owner: RequestId | None) -> bool:
+        """A response (or a refused one) to another request than ``owner``, the request whose
+        POST it came in the answer to: dropped and noted. A POST's answer or stream carries that
+        request's response and no other (transports.mdx); another id is the server's mistake, and
+        that other request's answer it is not."""
+        if owner is None:
+            return False
+        answers = (
+            item.id
+            if isinstance(item, Response | ErrorResponse)
+            or (isinstance(item, ProtocolError) and item.kind == "response")
+            else None
+        )
+        if answers is None or answers == owner:
+            return False
+        self._unmatched(f"the answer to request {owner!r} carried a response to {answers!r}: dropped", owner)
+        return True
 
     def _refused(
         self, error: ProtocolError, answer_to: RequestId | None = None, stream_of: RequestId | None = None
@@ -468,8 +479,8 @@ class ClientSession:
 
     async def _answer(self, request: Request) -> None:
         """A server's own request (legacy sessions): answer through the registered handler, at most
-        ``HANDLERS_AT_ONCE`` of them running at once (a server asking for 2,000 samplings at once
-        had the caller's handler, an LLM call, run 2,000 times at once)."""
+        ``HANDLERS_AT_ONCE`` of one method running at once (a server asking for 2,000 samplings at
+        once had the caller's handler, an LLM call, run 2,000 times at once)."""
         try:
             if request.method == "ping":
                 result: Any = {}
@@ -477,7 +488,10 @@ class ClientSession:
                 handler = self.options.handlers.get(request.method)
                 if handler is None:
                     raise ProtocolError(METHOD_NOT_FOUND, f"this client does not handle {request.method!r}")
-                async with self._handlers_at_once:
+                limit = self._handlers_at_once.get(request.method)
+                if limit is None:
+                    limit = self._handlers_at_once[request.method] = asyncio.Semaphore(HANDLERS_AT_ONCE)
+                async with limit:  # per method: 16 samplings waiting on the server never hold up roots/list
                     result = await handler(request.params)
             reply = self.codec.encode_result(request.id, request.method, result)
         except ProtocolError as error:

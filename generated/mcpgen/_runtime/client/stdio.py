@@ -30,9 +30,10 @@ class StdioTransport(Transport):
 
     ``command`` is an argument list (or a shell-style string, split with ``shlex``);
     ``env`` is added to the current environment; ``stderr`` is where the server's stderr
-    goes (default: ours). With ``subprocess.PIPE`` the transport reads it, keeps its last
-    ``STDERR_TAIL`` bytes in ``stderr_tail`` and quotes them when the server exits (unread, the
-    pipe filled up and the server stopped, every request timing out).
+    goes (default: ours). With ``subprocess.PIPE`` the transport reads it (so do not read
+    ``process.stderr`` yourself), keeps its last ``STDERR_TAIL`` bytes in ``stderr_tail`` and
+    quotes the last 2,000 characters when the server exits (unread, asyncio buffered about 128
+    MiB, then the server stopped, every request timing out).
     """
 
     kind = "stdio"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import hashlib
 import inspect
 import re
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 from pydantic_core import to_json
 
 from .signatures import (
@@ -39,6 +41,7 @@ JSON = Any
 # (``Annotated`` metadata, ``Literal`` values and aliases behind string annotations)
 FINGERPRINT_FORMAT = 3
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # in the repr of a function or object: differs each run
+STABLE_DEPTH = 20  # how deep ``stable`` follows nested values
 
 
 def docstring(fn: Callable[..., Any]) -> str | None:
@@ -74,7 +77,7 @@ def types_text(fn: Callable[..., Any]) -> str:
         hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
     except Exception as exc:  # the declaration fails the same way when it is built
         return f"unresolved: {exc!r}"
-    resolved = repr(sorted((name, repr(hint)) for name, hint in hints.items()))
+    resolved = stable(sorted(hints.items(), key=lambda item: item[0]))
     seen: dict[Any, str] = {}
 
     def visit(tp: Any) -> None:
@@ -105,7 +108,42 @@ def types_text(fn: Callable[..., Any]) -> str:
 
     for hint in hints.values():
         visit(hint)
-    return _ADDRESS.sub("", resolved + repr(sorted(f"{describe_type(tp)}={text}" for tp, text in seen.items())))
+    text = resolved + repr(sorted(f"{describe_type(tp)}={text}" for tp, text in seen.items()))
+    if getattr(fn, "__module__", None) == "__main__":  # run as a script: named as imported
+        text = text.replace("__main__.", f"{module_name('__main__')}.")
+    return text
+
+
+def stable(value: Any, depth: int = 0) -> str:
+    """``value`` as text that is the same in every process for the same declaration: sets sorted
+    (their order follows the hash seed), memory addresses left out, type aliases followed to what
+    they stand for, typing forms and pydantic's field infos and metadata by their parts."""
+    if depth > STABLE_DEPTH:
+        return "..."
+    inner = depth + 1
+    if isinstance(value, set | frozenset):
+        return "{" + ", ".join(sorted(stable(v, inner) for v in value)) + "}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(sorted(f"{stable(k, inner)}: {stable(v, inner)}" for k, v in value.items())) + "}"
+    if isinstance(value, list | tuple):
+        parts = ", ".join(stable(v, inner) for v in value)
+        return f"[{parts}]" if isinstance(value, list) else f"({parts})"
+    if isinstance(value, functools.partial):
+        return f"partial({stable(value.func, inner)}, {stable(value.args, inner)}, {stable(value.keywords, inner)})"
+    alias = getattr(value, "__value__", None)
+    if alias is not None and not isinstance(value, type):  # a TypeAliasType (``type X = ...``)
+        return f"{getattr(value, '__name__', '?')}={stable(alias, inner)}"
+    origin, args = typing.get_origin(value), typing.get_args(value)
+    if origin is not None and args:  # generics, unions, Literal, Annotated (its type, then its metadata)
+        return f"{stable(origin, inner)}[{', '.join(stable(a, inner) for a in args)}]"
+    if isinstance(value, FieldInfo):
+        return "FieldInfo(" + ", ".join(f"{k}={stable(v, inner)}" for k, v in value.__repr_args__()) + ")"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = ", ".join(f"{f.name}={stable(getattr(value, f.name), inner)}" for f in dataclasses.fields(value))
+        return f"{type(value).__qualname__}({fields})"
+    if isinstance(value, type) or (callable(value) and hasattr(value, "__qualname__")):
+        return f"{getattr(value, '__module__', '?')}.{value.__qualname__}"
+    return _ADDRESS.sub("", repr(value))
 
 
 def _hints(tp: Any) -> dict[str, Any]:
