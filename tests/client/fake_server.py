@@ -180,6 +180,9 @@ def handle(message: dict[str, Any]) -> None:
                 os._exit(3)
             result(rid, text("said a lot", modern))
             return
+        if params.get("name") == "wordy-error":  # a 10 MB error message
+            error(rid, -32000, "why " * (10 << 18))
+            return
         if params.get("name") == "invalid-result":  # content is a list in every revision
             result(rid, {"content": "not a list", **({"resultType": "complete"} if modern else {})})
             return

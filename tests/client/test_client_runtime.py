@@ -868,3 +868,18 @@ def test_a_method_at_its_limit_of_handlers_does_not_hold_up_another() -> None:
             assert done.content[0].text == "60"  # type: ignore[union-attr]
 
     run(scenario, 20)
+
+
+def test_a_servers_error_message_is_kept_to_16_kib() -> None:
+    """Found by a client review: a 10 MB error message went whole into the exception, and so
+    into every traceback and log line that showed it."""
+
+    async def scenario() -> None:
+        async with await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL) as client:
+            with pytest.raises(ServerError) as raised:
+                await client.call_tool(name="wordy-error", arguments={})
+            assert raised.value.code == -32000 and len(raised.value.message) < 17 * 1024
+            assert raised.value.message.startswith("why why ")
+            assert raised.value.message.endswith(f"... ({4 * (10 << 18) - 16 * 1024} more characters)")
+
+    run(scenario)

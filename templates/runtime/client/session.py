@@ -43,6 +43,7 @@ PROGRESS_BACKLOG = 1024  # notifications a slow progress callback may fall behin
 HANDLERS_AT_ONCE = 16  # the caller's handlers of one method of the server's requests (sampling...) running at once
 ANSWERING_BACKLOG = 1024  # the server's requests waiting or being answered; past it, one is dropped, logged
 LISTEN_BACKLOG = 10000  # notifications a listener may fall behind; past it, its oldest is dropped, logged
+ERROR_MESSAGE_LIMIT = 16 * 1024  # characters of a server's error message a ServerError keeps
 Handler = Callable[[Any], Awaitable[Any]]
 """Answers a server's request: typed params in, a result (model or dict) out."""
 
@@ -394,7 +395,7 @@ class ClientSession:
         elif isinstance(message, ErrorResponse):
             e = message.error
             if message.id is not None:
-                self._settle(message.id, exception=ServerError(e.code, e.message, e.data))
+                self._settle(message.id, exception=ServerError(e.code, _bounded(e.message), e.data))
             else:  # JSON-RPC's answer to a message whose id the server could not tell
                 self._unmatched(f"the server could not read a message of this client: {e.code} {e.message}")
         elif isinstance(message, Notification):
@@ -566,6 +567,14 @@ class ClientSession:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+
+def _bounded(message: str) -> str:
+    """A server's error message as the exception keeps it: at most ``ERROR_MESSAGE_LIMIT``
+    characters (a 10 MB message went whole into every traceback and log line)."""
+    if len(message) <= ERROR_MESSAGE_LIMIT:
+        return message
+    return f"{message[:ERROR_MESSAGE_LIMIT]}... ({len(message) - ERROR_MESSAGE_LIMIT} more characters)"
 
 
 def _why(error: ProtocolError) -> str:

@@ -52,6 +52,7 @@ ANSWERING_BACKLOG = (
 LISTEN_BACKLOG = (
     10000  # notifications a listener may fall behind; past it, its oldest is dropped, logged
 )
+ERROR_MESSAGE_LIMIT = 16 * 1024  # characters of a server's error message a ServerError keeps
 Handler = Callable[[Any], Awaitable[Any]]
 """Answers a server's request: typed params in, a result (model or dict) out."""
 
@@ -456,7 +457,7 @@ class ClientSession:
         elif isinstance(message, ErrorResponse):
             e = message.error
             if message.id is not None:
-                self._settle(message.id, exception=ServerError(e.code, e.message, e.data))
+                self._settle(message.id, exception=ServerError(e.code, _bounded(e.message), e.data))
             else:  # JSON-RPC's answer to a message whose id the server could not tell
                 self._unmatched(
                     f"the server could not read a message of this client: {e.code} {e.message}"
@@ -644,6 +645,16 @@ class ClientSession:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+
+def _bounded(message: str) -> str:
+    """A server's error message as the exception keeps it: at most ``ERROR_MESSAGE_LIMIT``
+    characters (a 10 MB message went whole into every traceback and log line)."""
+    if len(message) <= ERROR_MESSAGE_LIMIT:
+        return message
+    return (
+        f"{message[:ERROR_MESSAGE_LIMIT]}... ({len(message) - ERROR_MESSAGE_LIMIT} more characters)"
+    )
 
 
 def _why(error: ProtocolError) -> str:
