@@ -5,6 +5,7 @@ Layers, bottom to top; none imports one above it (``.importlinter`` holds the co
 
 - wire (``jsonrpc``): error codes, ``ProtocolError``, decoded messages, the envelope builders;
   ``lazy``: models imported on first use (the revision's ``models`` index, ``ModelRef``);
+  ``lines``: newline-delimited input in bounded memory (both stdio transports);
   ``wire_model``/``method_table``: the base of every model, the method table type
 - codecs (``codec``, ``codec_legacy``, ``codec_modern``): bytes <-> typed messages, per era
 - versions (``versions``): the registry a generated package hands in, the negotiation rule

@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from pydantic_core import to_json
 
+from ..lines import chunks
 from .errors import TransportError
 from .transport import JSONObject, Receiver, Transport
 
@@ -120,17 +121,14 @@ class StdioTransport(Transport):
         error: TransportError | None = None
         watch = asyncio.ensure_future(self._watch(process))
         try:
-            while True:
-                line = await next_line(process.stdout)
-                if line is None:  # skipped, in bounded memory: the session carries on
-                    receiver.unreadable(
-                        f"the server wrote a line longer than {LINE_LIMIT} bytes: skipped"
-                    )
-                    continue
-                if not line:
-                    break
-                if line.strip():
-                    await receiver.receive(line)
+            async for batch in chunks(process.stdout, LINE_LIMIT):
+                for line in batch:
+                    if line is None:  # skipped, in bounded memory: the session carries on
+                        receiver.unreadable(
+                            f"the server wrote a line longer than {LINE_LIMIT} bytes: skipped"
+                        )
+                    elif line.strip():
+                        await receiver.receive(line)
         except Exception as exc:  # a broken pipe; the session learns of it below
             error = TransportError(f"reading from the server failed: {exc!r}")
         finally:
@@ -196,27 +194,6 @@ class StdioTransport(Transport):
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             await _wait(process, self.shutdown_timeout)
-
-
-async def next_line(stream: asyncio.StreamReader) -> bytes | None:
-    """The next line (``b""`` at the end of the output), or None for one longer than the stream's
-    limit, dropped a buffer at a time through its end so memory stays bounded (the whole line was
-    the session's end: every later request failed at once)."""
-    try:
-        return await stream.readuntil(b"\n")
-    except asyncio.IncompleteReadError as exc:  # the end: what came after the last line end
-        return exc.partial
-    except asyncio.LimitOverrunError as exc:
-        consumed = exc.consumed
-    while True:
-        await stream.readexactly(consumed)
-        try:
-            await stream.readuntil(b"\n")
-            return None
-        except asyncio.IncompleteReadError:  # the output ended inside the long line
-            return None
-        except asyncio.LimitOverrunError as exc:
-            consumed = exc.consumed
 
 
 async def _wait(process: asyncio.subprocess.Process, timeout: float) -> int | None:

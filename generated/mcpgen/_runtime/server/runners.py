@@ -39,9 +39,10 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
+from ..lines import READ_CHUNK
 from .router import Router
 from .services import Limits
-from .transports.stdio import READ_CHUNK, serve
+from .transports.stdio import serve
 
 if TYPE_CHECKING:
     import uvicorn

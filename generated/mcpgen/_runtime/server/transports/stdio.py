@@ -28,7 +28,7 @@ import asyncio
 import contextlib
 import contextvars
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from pydantic_core import from_json
@@ -43,50 +43,12 @@ from ...jsonrpc import (
     holds_a_request,
     request_id,
 )
+from ...lines import chunks
 from ..kernel import Reply
 from ..router import Connection, Router, id_in_use, is_legacy_initialize, too_busy
 from ..services import Send
 
-READ_CHUNK = 64 * 1024  # bytes read at a time (and buffered before the pipe is paused)
 SHUTDOWN_GRACE = 2.0  # seconds in-flight requests may finish after EOF
-
-
-async def chunks(reader: asyncio.StreamReader, limit: int) -> AsyncIterator[list[bytes | None]]:
-    """The lines of ``reader`` (without the newline), a list per chunk read: the lines it completed;
-    None in place of a line longer than ``limit``, whose bytes are dropped as they arrive, up to
-    its newline."""
-    buffer = bytearray()
-    skipping = False
-    while chunk := await reader.read(READ_CHUNK):
-        done: list[bytes | None] = []
-        start = 0
-        while True:
-            end = chunk.find(b"\n", start)
-            if end < 0:
-                piece = chunk[start:]
-            elif not buffer and not skipping and end - start <= limit:  # a whole line in this chunk
-                done.append(chunk[start:end])
-                start = end + 1
-                continue
-            else:
-                piece = chunk[start:end]
-            if not skipping and len(buffer) + len(piece) > limit:
-                buffer.clear()
-                skipping = True
-                done.append(None)
-            elif not skipping:
-                buffer += piece
-            if end < 0:
-                break
-            if not skipping:
-                done.append(bytes(buffer))
-            buffer.clear()
-            skipping = False
-            start = end + 1
-        if done:
-            yield done
-    if buffer and not skipping:
-        yield [bytes(buffer)]
 
 
 def needs_task(obj: Any) -> bool:
