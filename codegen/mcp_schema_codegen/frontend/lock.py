@@ -55,7 +55,7 @@ class Lock:
             return self.revisions[version]
         except KeyError:
             known = ", ".join(self.revisions)
-            if not (isinstance(version, str) and _DATE.fullmatch(version) and _is_date(version)):
+            if not is_version(version):
                 # no schema sync adopts it either: no hint to
                 message = f"revision {version!r} is not an MCP protocol version (YYYY-MM-DD; known: {known})"
                 raise GeneratorError(message) from None
@@ -138,10 +138,15 @@ def load_lock(schema_dir: Path) -> Lock:
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits: a revision name becomes a module name
 
 
-def check_version(version: str, where: str = "") -> None:
+def is_version(version: object) -> bool:
     """A revision name is an MCP protocol version, a ``YYYY-MM-DD`` date (what the runtime takes,
     and orders revisions by), and becomes a package name (``vYYYY_MM_DD``)."""
-    if not (isinstance(version, str) and _DATE.fullmatch(version) and _is_date(version)):
+    return isinstance(version, str) and _DATE.fullmatch(version) is not None and _is_date(version)
+
+
+def check_version(version: str, where: str = "") -> None:
+    """Refuse a revision name that is no MCP protocol version (``is_version``)."""
+    if not is_version(version):
         prefix = f"{where}: " if where else ""
         raise GeneratorError(f"{prefix}revision {version!r} is not an MCP protocol version (YYYY-MM-DD)")
 

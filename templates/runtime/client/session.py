@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..codec import Codec, dump
+from ..codec import Codec, dump, shortened
 from ..jsonrpc import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
@@ -326,7 +326,7 @@ class ClientSession:
             with contextlib.suppress(asyncio.QueueEmpty):
                 queue.get_nowait()
             self._behind += 1
-            if self._behind in (1, 10, 100, 1000, 10000, 100000):
+            if _now_and_then(self._behind):
                 logger.warning("dropped %d notification(s): a listener is %d behind", self._behind, LISTEN_BACKLOG)
         queue.put_nowait(note)
 
@@ -404,7 +404,7 @@ class ClientSession:
             rid = message.id
             if self._answers_in_flight >= ANSWERING_BACKLOG:  # a server asking faster than it reads
                 self._dropped += 1
-                if self._dropped in (1, 10, 100, 1000, 10000, 100000):
+                if _now_and_then(self._dropped):
                     logger.warning(
                         "dropped %d request(s) of the server: %d of its requests are being answered already",
                         self._dropped,
@@ -577,10 +577,16 @@ def _bounded(message: str) -> str:
     return f"{message[:ERROR_MESSAGE_LIMIT]}... ({len(message) - ERROR_MESSAGE_LIMIT} more characters)"
 
 
+def _now_and_then(count: int) -> bool:
+    """Whether the ``count``-th of something dropped is logged: the 1st, 10th, 100th... (a flood
+    says so without a line per message)."""
+    return count > 0 and str(count).rstrip("0") == "1"
+
+
 def _why(error: ProtocolError) -> str:
     """The codec's refusal with its reason (a parse error's is in ``data``: bad UTF-8, too deep)."""
     detail = error.data.get("detail") if isinstance(error.data, dict) else None
-    return f"{error.code} {error.message}" + (f" ({str(detail)[:200]})" if detail else "")
+    return f"{error.code} {error.message}" + (f" ({shortened(str(detail))})" if detail else "")
 
 
 async def _call(callback: ProgressCallback, params: Any) -> None:
