@@ -86,7 +86,7 @@ def types_text(fn: Callable[..., Any]) -> str:
         hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
     except Exception as exc:  # the declaration fails the same way when it is built
         return f"unresolved: {exc!r}"
-    resolved = stable(sorted(hints.items(), key=lambda item: item[0]))
+    resolved = stable(hints)
     seen: dict[Any, str] = {}
 
     def visit(tp: Any) -> None:
@@ -96,29 +96,27 @@ def types_text(fn: Callable[..., Any]) -> str:
             return
         if issubclass(tp, BaseModel):
             fields = tp.model_fields
-            seen[tp] = repr(
+            seen[tp] = stable(
                 [
                     (n, f.annotation, f.default, f.alias, f.metadata, f.description)
                     for n, f in fields.items()
                 ]
             )
-            seen[tp] += repr(sorted(tp.model_config.items(), key=str))
+            seen[tp] += stable(dict(tp.model_config))
             for f in fields.values():
                 visit(f.annotation)
         elif dataclasses.is_dataclass(tp):
             dc_fields = dataclasses.fields(tp)
-            seen[tp] = repr([(f.name, f.type, f.default) for f in dc_fields])
+            seen[tp] = stable([(f.name, f.type, f.default) for f in dc_fields])
             for hint in _hints(tp).values():
                 visit(hint)
         elif typing.is_typeddict(tp):
             hints_of = _hints(tp)
-            seen[tp] = repr(sorted(hints_of.items(), key=str)) + repr(
-                sorted(getattr(tp, "__required_keys__", ()))
-            )
+            seen[tp] = stable(hints_of) + stable(getattr(tp, "__required_keys__", frozenset()))
             for hint in hints_of.values():
                 visit(hint)
         elif issubclass(tp, enum.Enum):
-            seen[tp] = repr([(m.name, m.value) for m in tp])
+            seen[tp] = stable([(m.name, m.value) for m in tp])
 
     for hint in hints.values():
         visit(hint)
