@@ -758,6 +758,15 @@ def _interrupted(signum: int, _frame: object) -> None:
     raise Interrupted(signum)
 
 
+def interrupted(status: int) -> int:
+    """An interrupted command's end: what it staged removed, one line, ``status``."""
+    from mcp_schema_codegen.output.tree import remove_staged
+
+    remove_staged()
+    click.echo(f"{PROG}: interrupted", err=True)
+    return status
+
+
 @functools.cache
 def end_without_a_last_collection() -> None:
     """At exit, ``gc.freeze()`` before the interpreter's last garbage collections, which would
@@ -782,8 +791,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     except (Interrupted, Stopped) as exc:  # raised outside _main's own handlers (while it returned)
-        click.echo(f"{PROG}: interrupted", err=True)
-        return 128 + exc.signum
+        return interrupted(128 + exc.signum)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -806,12 +814,10 @@ def _main(argv: list[str] | None) -> int:
         sys.stderr.close()
         return EXIT_OK
     except (Interrupted, Stopped) as exc:
-        click.echo(f"{PROG}: interrupted", err=True)
-        return 128 + exc.signum
+        return interrupted(128 + exc.signum)
     except (KeyboardInterrupt, click.Abort) as exc:  # click's own Abort: a signal while it parsed arguments
-        click.echo(f"{PROG}: interrupted", err=True)
         cause = exc.__context__ if isinstance(exc, click.Abort) else exc
-        return 128 + cause.signum if isinstance(cause, Interrupted) else 130
+        return interrupted(128 + cause.signum if isinstance(cause, Interrupted) else 130)
     except OSError as exc:  # a file problem no check anticipated: still one line, never a traceback
         where = f": {exc.filename}" if exc.filename else ""
         click.echo(f"{PROG}: error: {exc.strerror or exc}{where}", err=True)

@@ -109,15 +109,29 @@ def staging_dir(out: Path) -> Path:
     return staged_directory(TMP_PREFIX, out)
 
 
+STAGED: list[Path] = []  # every staging directory this process made: an interrupt removes what is left
+
+
 def staged_directory(prefix: str, parent: Path) -> Path:
     """A new directory in ``parent`` to build a tree in and rename into place, with the mode a
     plain ``mkdir`` gives (``mkdtemp`` makes it 0700 whatever the umask: a scaffolded project,
-    renamed into place, was unreadable to every other user)."""
-    stage = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    renamed into place, was unreadable to every other user). It is made and recorded in
+    ``STAGED`` in one step: a signal landing after ``mkdtemp``, before the caller's cleanup took
+    it over, left it behind (``remove_staged`` is the CLI's cleanup on an interrupt)."""
+    with signals_deferred():
+        stage = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+        STAGED.append(stage)
     umask = os.umask(0o022)
     os.umask(umask)
     stage.chmod(0o777 & ~umask)
     return stage
+
+
+def remove_staged() -> None:
+    """Remove what is left of this process's staging directories (an interrupted command's; one
+    renamed into place is no longer there)."""
+    while STAGED:
+        shutil.rmtree(STAGED.pop(), ignore_errors=True)
 
 
 def swap_in(staged: Path, target: Path) -> None:
