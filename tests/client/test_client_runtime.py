@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import mcpgen
 import pytest
 from mcpgen import connect
@@ -520,13 +521,13 @@ def test_a_legacy_listen_whose_subscribe_fails_leaves_no_listener() -> None:
     assert asyncio.run(asyncio.wait_for(scenario(), 30)) == 0
 
 
-class Chunks:
-    """What ``bounded_lines`` reads of a response: its bytes, in the chunks given."""
+class Chunks(httpx.AsyncByteStream):
+    """A response's bytes as the network gives them, in the chunks given."""
 
     def __init__(self, *chunks: str | bytes) -> None:
         self.chunks = [c.encode() if isinstance(c, str) else c for c in chunks]
 
-    async def aiter_bytes(self) -> Any:
+    async def __aiter__(self) -> Any:
         for chunk in self.chunks:
             yield chunk
 
@@ -535,7 +536,7 @@ def test_event_stream_lines_end_at_cr_lf_or_crlf_only_and_are_bounded() -> None:
     from mcpgen._runtime.client.http import bounded_lines
 
     async def lines(*chunks: str | bytes, limit: int = 100) -> list[bytes]:
-        return [line async for line in bounded_lines(Chunks(*chunks), limit)]  # type: ignore[arg-type]
+        return [line async for line in bounded_lines(httpx.Response(200, stream=Chunks(*chunks)), limit)]
 
     # CRLF cut between two chunks is one line end; U+2028 inside data ends nothing; what follows
     # the last line end is no line (the stream ended inside it)

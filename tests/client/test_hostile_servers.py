@@ -21,7 +21,10 @@ an exhausted connection pool.
 from __future__ import annotations
 
 import asyncio
+import functools
+import gzip
 import json
+import tracemalloc
 from collections.abc import Iterator
 from typing import Any
 
@@ -57,6 +60,7 @@ class Hostile:
         self.seen: dict[str, int] = {}
         self.sessions: list[bytes | None] = []  # the Mcp-Session-Id each POST carried
         self.slow: Any = None  # cross-*: the id of the "slow" call in flight
+        self.encodings: list[bytes | None] = []  # gzip*, br: the Accept-Encoding of each tools/call
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["method"] != "POST":  # a resumption (GET with Last-Event-ID), or a DELETE
@@ -152,6 +156,24 @@ class Hostile:
                 stream = [(b"content-type", b"text/event-stream")]
                 await send({"type": "http.response.start", "status": 200, "headers": stream})
                 await send({"type": "http.response.body", "body": b"data: " + body + b"\n\n"})
+        elif method == "tools/call" and self.mode in ("gzip", "gzip-stream", "gzip-bomb", "br"):
+            self.encodings.append(dict(scope["headers"]).get(b"accept-encoding"))
+            text = {"resultType": "complete", "content": [{"type": "text", "text": "hi"}]}
+            if self.mode == "gzip":  # two members (RFC 1952 allows a series)
+                ctype, body = (
+                    b"application/json",
+                    gzip.compress(answer(rid, text)[:9]) + gzip.compress(answer(rid, text)[9:]),
+                )
+            elif self.mode == "gzip-stream":
+                ctype, body = b"text/event-stream", gzip.compress(b"data: " + answer(rid, text) + b"\n\n")
+            elif self.mode == "gzip-bomb":  # 64 MiB of spaces in 64 KiB
+                ctype, body = b"application/json", gzip_bomb()
+            else:
+                ctype, body = b"application/json", b"not really brotli"
+            coding = b"br" if self.mode == "br" else b"gzip"
+            head = [(b"content-type", ctype), (b"content-encoding", coding)]
+            await send({"type": "http.response.start", "status": 200, "headers": head})
+            await send({"type": "http.response.body", "body": body})
         elif method == "tools/call" and self.mode == "garbage":
             await reply(send, 200, b"<html>not JSON-RPC</html>")
         elif method == "tools/call" and self.mode == "redirect":
@@ -160,6 +182,12 @@ class Hostile:
             await reply(send, 200, answer(rid, {"resultType": "complete"}))  # a result, not the acknowledgement
         else:
             await reply(send, 404, b"")
+
+
+@functools.cache
+def gzip_bomb() -> bytes:
+    """64 MiB of spaces in 64 KiB of gzip."""
+    return gzip.compress(b" " * (64 << 20))
 
 
 def answer(rid: Any, result: dict[str, Any]) -> bytes:
@@ -214,6 +242,45 @@ def test_an_answer_beyond_the_limit_is_refused_while_it_is_read(served: tuple[Ho
     _, url = served
 
     assert "larger than" in asyncio.run(asyncio.wait_for(call_fails(url), 60))
+
+
+@pytest.mark.parametrize("served", ["gzip", "gzip-stream"], indirect=True)
+def test_a_gzip_answer_is_read_and_only_codings_the_client_reads_are_asked_for(served: tuple[Hostile, str]) -> None:
+    app, url = served
+
+    async def go() -> str:
+        async with await client_of(url, timeout=10) as client:
+            result = await client.call_tool(name="echo", arguments={})
+        return result.content[0].text  # type: ignore[union-attr,no-any-return]
+
+    assert asyncio.run(asyncio.wait_for(go(), 60)) == "hi"
+    assert app.encodings == [b"gzip, deflate"]
+
+
+@pytest.mark.parametrize("served", ["gzip-bomb"], indirect=True)
+def test_a_gzip_bomb_is_refused_at_the_limit_without_inflating_past_it(served: tuple[Hostile, str]) -> None:
+    """64 MiB from 64 KiB of gzip: httpx inflated each read (up to 64 KiB) at once, and the client
+    held all 64 MiB (145 MiB from a 255 KiB answer) before it refused the answer at 16 MiB; now
+    the inflated pieces are counted as they come."""
+    _, url = served
+    gzip_bomb()  # made before memory is traced
+    tracemalloc.start()
+    try:
+        refused = asyncio.run(asyncio.wait_for(call_fails(url), 60))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "larger than 16777216 bytes" in refused
+    assert peak < 32 << 20, f"{peak >> 20} MiB at the peak"  # the 16 MiB read, and pieces
+
+
+@pytest.mark.parametrize("served", ["br"], indirect=True)
+def test_an_answer_in_a_coding_the_client_does_not_read_fails_the_request_naming_it(
+    served: tuple[Hostile, str],
+) -> None:
+    _, url = served
+    refused = asyncio.run(asyncio.wait_for(call_fails(url), 60))
+    assert "encoded with 'br', which the client does not read (it asks for gzip, deflate)" in refused
 
 
 @pytest.mark.parametrize("served", ["session-id"], indirect=True)

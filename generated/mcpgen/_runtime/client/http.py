@@ -28,6 +28,7 @@ from pydantic_core import from_json, to_json
 from ..codec import DEFAULT_MAX_MESSAGE_SIZE
 from ..jsonrpc import ProtocolError, RequestId, error_envelope
 from ..tls import default_context
+from .body import ACCEPT_ENCODING, decoded_pieces
 from .errors import AuthorizationError, TransportError
 from .headers import BASE64_PREFIX as BASE64_PREFIX  # their home before headers.py
 from .headers import BASE64_SUFFIX as BASE64_SUFFIX
@@ -62,10 +63,11 @@ EVENT_STREAM_WAIT = 2.0  # seconds opening the GET stream waits for the server's
 
 
 async def bounded_body(response: httpx.Response, limit: int = MAX_ANSWER) -> bytes:
-    """The answer's body, refused (``TransportError``) past ``limit`` bytes, before it is all in memory."""
+    """The answer's body, refused (``TransportError``) past ``limit`` bytes, before it is all in
+    memory (inflated too: ``body.decoded_pieces``)."""
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
+    async for chunk in decoded_pieces(response):
         size += len(chunk)
         if size > limit:
             raise TransportError(
@@ -88,7 +90,7 @@ async def bounded_lines(response: httpx.Response, limit: int = MAX_ANSWER) -> As
     opening: bytes | None = (
         b""  # the stream's first bytes, until they are known not to be (all of) a BOM
     )
-    async for chunk in response.aiter_bytes():
+    async for chunk in decoded_pieces(response):
         if opening is not None:
             opening += chunk
             if len(opening) < len(BOM) and BOM.startswith(opening):
@@ -193,7 +195,12 @@ class HttpTransport(Transport):
         """A request's headers: the session's (``Mcp-Session-Id``, and the ``MCP-Protocol-Version``
         the messages carry, which the spec asks of every request after initialization, GET and
         DELETE too), then ``extra`` (a message's own)."""
-        headers = {"accept": ACCEPT, "content-type": "application/json", **self.headers}
+        headers = {
+            "accept": ACCEPT,
+            "accept-encoding": ACCEPT_ENCODING,
+            "content-type": "application/json",
+            **self.headers,
+        }
         if self.session_id is not None:
             headers[SESSION_HEADER] = self.session_id
         if self.protocol_version is not None:

@@ -31,6 +31,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from ..body import ACCEPT_ENCODING, decoded_pieces
 from ..errors import AuthorizationError
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -253,14 +254,16 @@ async def exchange(
 ) -> httpx.Response:
     """One OAuth exchange, whole within the client's read timeout (which bounds each read, so a
     server sending a byte a read held it for ever) and its answer read up to ``MAX_ANSWER`` bytes
-    (a 300 MB metadata document was read whole); past either, an ``httpx`` error."""
+    (a 300 MB metadata document was read whole), inflated in bounded pieces; past either, an
+    ``httpx`` error."""
     deadline = http.timeout.read or 30.0
+    options["headers"] = {"accept-encoding": ACCEPT_ENCODING, **(options.get("headers") or {})}
     try:
         async with asyncio.timeout(deadline):
             async with http.stream(method, url, **options) as streamed:
                 chunks: list[bytes] = []
                 size = 0
-                async for chunk in streamed.aiter_bytes():
+                async for chunk in decoded_pieces(streamed):
                     size += len(chunk)
                     if size > MAX_ANSWER:
                         raise httpx.ReadError(
