@@ -304,17 +304,43 @@ def test_a_fingerprint_is_the_same_in_every_process_and_follows_type_aliases(tmp
         "def pick(region: Region, mode: Mode) -> str:\n"
         "    return region\n"
     )
+    # found by the next review: the signature's own text (annotations evaluated at definition,
+    # without the future import; defaults) was still a repr, with a function's address in an
+    # ``AfterValidator``, a set's order in a default, a model default's set in its repr
+    (tmp_path / "eager_tools.py").write_text(
+        "import functools\n"
+        "from typing import Annotated\n"
+        "from pydantic import AfterValidator, BaseModel\n"
+        "def tidy(value: str) -> str:\n"
+        "    return value.strip()\n"
+        "def check(value: str, allowed: frozenset[str]) -> str:\n"
+        "    return value\n"
+        "class Inner(BaseModel):\n"
+        "    tags: set[str] = set()\n"
+        "def shout(text: Annotated[str, AfterValidator(tidy), AfterValidator(lambda s: s)]) -> str:\n"
+        "    return text\n"
+        "ALLOWED = functools.partial(check, allowed=frozenset({'eu', 'us', 'ap'}))\n"
+        "def pick(region: Annotated[str, AfterValidator(ALLOWED)]) -> str:\n"
+        "    return region\n"
+        "def flags(chosen: frozenset[str] = frozenset({'a', 'b', 'c', 'd'})) -> str:\n"
+        "    return ''\n"
+        "def nested(inner: Inner = Inner(tags={'alpha', 'beta', 'gamma', 'delta'})) -> str:\n"
+        "    return ''\n"
+    )
     code = (
         "from mcpgen._runtime.server.authoring.declarations import Tool\n"
-        "import seeded_tools\n"
+        "import eager_tools, seeded_tools\n"
         "print(Tool('pick', seeded_tools.pick).fingerprint())\n"
+        "for name in ('shout', 'pick', 'flags', 'nested'):\n"
+        "    print(Tool(name, getattr(eager_tools, name)).fingerprint())\n"
     )
     prints = set()
     for seed in ("1", "2", "3"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT / 'generated'}"}
         done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-        prints.add(done.stdout.strip())
+        prints.add(done.stdout)
     assert len(prints) == 1, prints
+    prints = {next(iter(prints)).splitlines()[0]}
     source = (tmp_path / "seeded_tools.py").read_text()
     (tmp_path / "seeded_tools.py").write_text(source.replace("Literal['a', 'b']", "Literal['a', 'b', 'c']"))
     env = {**os.environ, "PYTHONHASHSEED": "1", "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT / 'generated'}"}

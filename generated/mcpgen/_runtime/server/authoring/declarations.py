@@ -39,8 +39,9 @@ from .specs import SpecArguments, SpecOutput, ToolSpec
 
 JSON = Any
 # 2: the types the annotations reach, and the function a decorator wraps; 3: the annotations resolved
-# (``Annotated`` metadata, ``Literal`` values and aliases behind string annotations)
-FINGERPRINT_FORMAT = 3
+# (``Annotated`` metadata, ``Literal`` values and aliases behind string annotations); 4: the
+# signature's text by ``stable`` too (its defaults and annotations held addresses and set orders)
+FINGERPRINT_FORMAT = 4
 _ADDRESS = re.compile(
     r" at 0x[0-9a-fA-F]+"
 )  # in the repr of a function or object: differs each run
@@ -61,14 +62,18 @@ def signature_text(fn: Callable[..., Any]) -> str:
     code = getattr(fn, "__code__", None)
     if code is None:
         try:
-            text = str(inspect.signature(fn))
+            signature = inspect.signature(fn)
         except (TypeError, ValueError) as exc:
             raise DeclarationError(
                 f"{describe_function(fn)} has no signature to serve: {exc}"
             ) from None
+        parameters = [
+            (p.name, p.kind.name, p.default, p.annotation) for p in signature.parameters.values()
+        ]
+        text = stable((parameters, signature.return_annotation))
     else:
         names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-        text = repr(
+        text = stable(
             (names, fn.__defaults__, getattr(fn, "__kwdefaults__", None), fn.__annotations__)
         )
     module = getattr(fn, "__module__", None)
@@ -165,6 +170,14 @@ def stable(value: Any, depth: int = 0) -> str:
             f"{f.name}={stable(getattr(value, f.name), inner)}" for f in dataclasses.fields(value)
         )
         return f"{type(value).__qualname__}({fields})"
+    if isinstance(
+        value, BaseModel
+    ):  # a model as a default: its fields (a set among them) by their parts
+        members = {
+            **{name: getattr(value, name) for name in type(value).model_fields},
+            **(value.model_extra or {}),
+        }
+        return f"{type(value).__qualname__}({stable(members, inner)})"
     if isinstance(value, type) or (callable(value) and hasattr(value, "__qualname__")):
         return f"{getattr(value, '__module__', '?')}.{value.__qualname__}"
     return _ADDRESS.sub("", repr(value))
