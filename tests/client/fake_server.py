@@ -12,7 +12,8 @@ stdio), ``ignore-eof`` (legacy, but ignores stdin EOF), ``slow-initialize`` (leg
 ``initialize``), ``deaf`` (as ``mrtr`` until it has answered the
 probe, then it never reads stdin again).
 In every mode ``tools/call`` of ``hang`` never answers, of ``then-exit`` answers its pid and
-exits, of ``unreadable`` answers with an error whose id is null, of ``huge`` with 20 MiB of text,
+exits, of ``unreadable`` answers with an error whose id is null (``wordy-unreadable``: its
+message 10 MB), of ``huge`` with 20 MiB of text,
 of ``asks-then-cancels`` after a sampling request it cancels at once (``answered-after-cancel``
 lists the ids of those the client answered all the same), of ``chatty`` after a notification no
 revision has, of ``bad-id-request`` with what the client answered to a request whose id is an
@@ -249,6 +250,9 @@ def handle(message: dict[str, Any]) -> None:
             return
         if params.get("name") == "unreadable":  # as a server that could not read the request's id
             send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+            return
+        if params.get("name") == "wordy-unreadable":  # the same, in 10 MB
+            send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "why " * (10 << 18)}})
             return
         if params.get("name") == "bad-id-request":  # a request whose id is no id; answered with the reply
             ASKED_WITH_A_BAD_ID.append(rid)

@@ -20,7 +20,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict
 
-from ..codec import Codec
+from ..codec import Codec, shortened
 from ..codec_legacy import LegacyCodec
 from ..codec_modern import ModernCodec
 from ..jsonrpc import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION, ProtocolError
@@ -261,9 +261,9 @@ async def open_legacy(channel: Transport, versions: Sequence[str], revisions: Re
         if negotiated is None:
             raise ServerError(
                 UNSUPPORTED_PROTOCOL_VERSION,
-                f"the server chose protocol version {answered!r}, not one this client offered "
-                f"({', '.join(versions)}): refused by the client, as a server refuses one",
-                {"supported": list(versions), "requested": answered},
+                f"the server chose protocol version {shortened(repr(answered))}, not one this client "
+                f"offered ({', '.join(versions)}): refused by the client, as a server refuses one",
+                {"supported": list(versions), "requested": shortened(answered) if isinstance(answered, str) else None},
             )
         if negotiated != versions[0]:
             session.codec = revisions.codec(negotiated)

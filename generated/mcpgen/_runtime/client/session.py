@@ -492,7 +492,9 @@ class ClientSession:
         Over HTTP an error with a null id in a POST's answer is that request's already (the
         transport makes it so), a POST's JSON answer refused whole fails that request at once
         (``receive``'s ``answer_to``), and a refused event of a POST's stream is noted on that
-        POST's request only (``stream_of``: what a request's stream carries is about it)."""
+        POST's request only (``stream_of``: what a request's stream carries is about it). It is
+        kept to what a ``ServerError``'s message is (``_bounded``)."""
+        what = _bounded(what)
         logger.warning("%s", what)
         only = self._pending.get(stream_of) if stream_of is not None else None
         for pending in (only,) if only is not None else self._pending.values():
