@@ -18,7 +18,8 @@ of ``asks-then-cancels`` after a sampling request it cancels at once (``answered
 lists the ids of those the client answered all the same), of ``chatty`` after a notification no
 revision has, of ``bad-id-request`` with what the client answered to a request whose id is an
 object; ``longer-than-a-line`` writes 65 MiB on one line, then its answer, ``exit-leaving-a-child`` exits (code
-5) leaving a process that holds its stdout, ``close-stdout`` closes stdout and runs on. Every
+5) leaving a process that holds its stdout, ``close-stdout`` closes stdout and runs on,
+``start-a-child`` starts a process that sleeps 30 s and answers its pid. Every
 message received is logged to stderr as ``got METHOD``.
 """
 
@@ -198,6 +199,17 @@ def handle(message: dict[str, Any]) -> None:
 
             subprocess.Popen([sys.executable, "-c", "import time; time.sleep(10)"], stdout=sys.stdout)
             os._exit(5)
+        if params.get("name") == "start-a-child":  # starts a process that outlives it unless ended; its pid
+            import subprocess
+
+            child = subprocess.Popen(
+                [sys.executable, "-c", "import time; time.sleep(30)"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            result(rid, text(str(child.pid), modern))
+            return
         if params.get("name") == "close-stdout":  # closes its output and runs on, answering nothing
             os.close(1)
             while True:

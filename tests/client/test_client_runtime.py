@@ -745,6 +745,35 @@ def test_a_stdio_server_that_breaks_its_output_is_told_truthfully_and_a_modern_o
     run(scenario, 60)
 
 
+def running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, ended but not reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_what_a_stdio_server_started_and_left_running_ends_with_it() -> None:
+    """Noticed by a hostile-server review: a process the server started outlived the client's
+    close (a server's helper, a launcher's child). The server now leads its own process group,
+    ended once the server has."""
+    pids: list[int] = []
+
+    async def scenario() -> None:
+        async with await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL) as client:
+            started = await client.call_tool(name="start-a-child", arguments={})
+            pids.append(int(started.content[0].text))  # type: ignore[union-attr]
+            assert running(pids[0])
+
+    run(scenario)
+    deadline = time.monotonic() + 5
+    while running(pids[0]) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not running(pids[0]), "the server's child outlived the client"
+
+
 @pytest.mark.parametrize(("mode", "version"), [("mrtr", "2026-07-28"), ("legacy", "2025-11-25")])
 def test_an_answer_that_is_no_valid_result_is_the_servers_fault_named_by_its_field(mode: str, version: str) -> None:
     """Found by a client review: a result that failed validation raised a bare ``ProtocolError``

@@ -2,7 +2,10 @@
 """The stdio transport: spawn the server, newline-delimited JSON on stdin/stdout.
 
 The server's stderr passes through to ours (it is logging, never an error). Shutdown
-follows the specification: close stdin, wait, then terminate, then kill.
+follows the specification: close stdin, wait, then terminate, then kill. On POSIX the server
+leads a session of its own (as the official SDK starts it): a Ctrl-C at the terminal reaches the
+client, which closes the server, and what the server started and left running (its process
+group) is terminated, then killed, once the server has ended.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import asyncio
 import contextlib
 import os
 import shlex
+import signal
+import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
@@ -24,6 +29,7 @@ LINE_LIMIT = 64 * 1024 * 1024
 EXIT_POLL = 0.25  # s between looks at whether the process has exited (see _watch)
 EXIT_GRACE = 1.0  # s to read what an exited server wrote, when its output stays open
 STDERR_TAIL = 64 * 1024  # bytes of a piped stderr kept (stderr_tail)
+OWN_SESSION = os.name == "posix"  # the server leads a session (and a process group) of its own
 
 
 class StdioTransport(Transport):
@@ -79,6 +85,7 @@ class StdioTransport(Transport):
                 env=self.env,
                 cwd=self.cwd,
                 limit=LINE_LIMIT,
+                start_new_session=OWN_SESSION,
             )
         except OSError as exc:
             raise TransportError(f"cannot start {shlex.join(self.command)}: {exc}") from exc
@@ -184,6 +191,8 @@ class StdioTransport(Transport):
                 with contextlib.suppress(BaseException):
                     await reader
         if process is not None:
+            if OWN_SESSION:
+                await _end_group(process, self.shutdown_timeout)
             _release(process)
 
     async def _stop(self, process: asyncio.subprocess.Process) -> None:
@@ -205,6 +214,64 @@ async def _wait(process: asyncio.subprocess.Process, timeout: float) -> int | No
         return await asyncio.wait_for(process.wait(), timeout)
     except TimeoutError:
         return process.returncode
+
+
+async def _end_group(process: asyncio.subprocess.Process, timeout: float) -> None:
+    """The processes the server started and left running (its process group, which it leads)
+    terminated, then killed after ``timeout`` s; ended ones not yet reaped are not waited for.
+    A group whose leader was reaped is signalled only while no process holds the leader's pid:
+    Linux keeps the number for the group while a member lives, and once none does the number may
+    name another process, and so another group."""
+    group = process.pid
+    if process.returncode is not None and _exists(group):  # the number is another process's now
+        return
+    if not _signal_group(group, signal.SIGTERM):
+        return
+    deadline = time.monotonic() + timeout
+    while _group_alive(group):
+        if time.monotonic() >= deadline:
+            _signal_group(group, signal.SIGKILL)
+            return
+        await asyncio.sleep(0.02)
+
+
+def _signal_group(group: int, sig: int) -> bool:
+    try:
+        os.killpg(group, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of ``group`` still runs: not only ended and unreaped (a zombie, which
+    an init that reaps nothing keeps for ever). Without ``/proc``, any member counts."""
+    if not _signal_group(group, 0):
+        return False
+    try:
+        entries = [e.name for e in os.scandir("/proc") if e.name.isdigit()]
+    except OSError:
+        return True
+    for pid in entries:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(b")") + 2 :].split()  # state, ppid, pgrp, ...
+        if len(fields) > 2 and fields[2] == str(group).encode() and fields[0] != b"Z":
+            return True
+    return False
 
 
 def _release(process: asyncio.subprocess.Process) -> None:
