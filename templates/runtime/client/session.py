@@ -226,11 +226,11 @@ class ClientSession:
                     return future.result()  # it came as the time ran out: the answer stands
                 pending = self._pending.get(rid)
                 meanwhile = f" (meanwhile {pending.meanwhile})" if pending is not None and pending.meanwhile else ""
-                await self.cancel(rid, "timeout")
+                self._cancel_soon(rid, "timeout")
                 shown = timeout if limit is None else limit
                 raise RequestTimeout(f"no answer to request {rid!r} within {shown} s{meanwhile}") from None
         except asyncio.CancelledError:
-            await asyncio.shield(self.cancel(rid, "cancelled by the caller"))
+            self._cancel_soon(rid, "cancelled by the caller")
             raise
         finally:
             self.forget(rid)
@@ -257,7 +257,7 @@ class ClientSession:
             if not scope.expired():
                 raise
             # its bytes may be on their way still (a pipe's buffer took them): cancelled behind them
-            await asyncio.shield(self.cancel(rid, "timeout", within=min(5.0, limit or 5.0)))
+            self._cancel_soon(rid, "timeout")
             raise RequestTimeout(f"no answer to request {rid!r} within {limit} s (it was still being sent)") from None
         left = None if limit is None else max(0.0, limit - (loop.time() - started))
         return await self.wait(rid, future, left, limit)
@@ -280,11 +280,25 @@ class ClientSession:
         """Cancel an in-flight request: ``notifications/cancelled`` (sent within ``within`` s,
         else given up; never for ``initialize``, which clients MUST NOT cancel: cancellation.mdx)
         and/or close its stream."""
+        await self._tell_cancelled(rid, self._stop_waiting(rid), reason, within)
+
+    def _cancel_soon(self, rid: RequestId, reason: str) -> None:
+        """``cancel``, the server told in the background: a request that timed out or whose caller
+        cancelled it ends now, where a server that stopped reading held the notification's write
+        up to 5 s more (its bytes are in the transport's buffer once written; the wait was only
+        the transport's flow control)."""
+        self._spawn(self._tell_cancelled(rid, self._stop_waiting(rid), reason, 5.0))
+
+    def _stop_waiting(self, rid: RequestId) -> bool:
+        """The request's future cancelled; whether the server is to be told (not of ``initialize``)."""
         pending = self._pending.get(rid)
         if pending is not None and not pending.future.done():
             pending.future.cancel()
         initializing = pending is not None and pending.method == "initialize"
-        if self.sends_cancelled() and self.failure is None and not initializing:
+        return self.sends_cancelled() and self.failure is None and not initializing
+
+    async def _tell_cancelled(self, rid: RequestId, tell: bool, reason: str | None, within: float) -> None:
+        if tell:
             params: JSONObject = {"requestId": rid}
             if reason:
                 params["reason"] = reason
