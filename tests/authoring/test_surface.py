@@ -285,6 +285,31 @@ def test_a_fingerprint_follows_what_string_annotations_stand_for() -> None:
     assert Tool("bounded", declared(10, ("a", "b"))).fingerprint() == ten  # a lambda's address is no change
 
 
+def test_a_fingerprint_follows_a_model_reached_through_a_type_alias() -> None:
+    """Noticed by the review of format 3: the types an annotation reaches were looked for in its
+    arguments only, and a ``TypeAliasType`` has none (what it stands for is its ``__value__``): a
+    field added to a model behind an alias changed no fingerprint, and the server served the old
+    schema while it validated against the new model."""
+    from mcpgen._runtime.server.authoring.declarations import Tool
+
+    def declared(fields: str) -> Any:
+        namespace: dict[str, Any] = {}
+        source = (
+            "from pydantic import BaseModel\n"
+            "from typing_extensions import TypeAliasType\n"
+            f"class Point(BaseModel):\n{fields}"
+            "Where = TypeAliasType('Where', list[Point])\n"
+            "def place(where: Where) -> int:\n"
+            "    return 0\n"
+        )
+        exec(compile(source, "tools_module", "exec"), namespace)
+        return namespace["place"]
+
+    flat = Tool("place", declared("    x: int\n")).fingerprint()
+    assert Tool("place", declared("    x: int\n")).fingerprint() == flat
+    assert Tool("place", declared("    x: int\n    y: int = 0\n")).fingerprint() != flat
+
+
 def test_a_fingerprint_is_the_same_in_every_process_and_follows_type_aliases(tmp_path: Path) -> None:
     """Found by a review of format 3: the resolved annotations' ``repr`` carried a set's order,
     which follows the hash seed, so a validator's set of allowed values gave another fingerprint

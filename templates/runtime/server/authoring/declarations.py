@@ -39,7 +39,8 @@ from .specs import SpecArguments, SpecOutput, ToolSpec
 JSON = Any
 # 2: the types the annotations reach, and the function a decorator wraps; 3: the annotations resolved
 # (``Annotated`` metadata, ``Literal`` values and aliases behind string annotations); 4: the
-# signature's text by ``stable`` too (its defaults and annotations held addresses and set orders)
+# signature's text by ``stable`` too (its defaults and annotations held addresses and set orders),
+# and the types reached through type aliases
 FINGERPRINT_FORMAT = 4
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # in the repr of a function or object: differs each run
 STABLE_DEPTH = 20  # how deep ``stable`` follows nested values
@@ -82,10 +83,16 @@ def types_text(fn: Callable[..., Any]) -> str:
         return f"unresolved: {exc!r}"
     resolved = stable(hints)
     seen: dict[Any, str] = {}
+    aliases: set[int] = set()  # the type aliases followed (one may stand for itself: ``type T = list[T]``)
 
     def visit(tp: Any) -> None:
         for arg in typing.get_args(tp):
             visit(arg)
+        for alias in (tp, typing.get_origin(tp)):  # a TypeAliasType, or one given arguments
+            value = getattr(alias, "__value__", None)
+            if value is not None and not isinstance(alias, type) and id(alias) not in aliases:
+                aliases.add(id(alias))
+                visit(value)
         if not isinstance(tp, type) or tp in seen:
             return
         if issubclass(tp, BaseModel):
