@@ -28,6 +28,7 @@ import tracemalloc
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import mcpgen
 import pytest
 from mcpgen._runtime.client import TransportError
@@ -65,7 +66,15 @@ class Hostile:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["method"] != "POST":  # a resumption (GET with Last-Event-ID), or a DELETE
             self.seen[scope["method"]] = self.seen.get(scope["method"], 0) + 1
+            if self.mode == "delete-bomb" and scope["method"] == "DELETE":
+                await reply(send, 200, gzip_bomb(), [(b"content-encoding", b"gzip")])
+                return
             await reply(send, 405, b"")
+            return
+        if self.mode == "401-bomb":  # every POST: a 401 whose body is a gzip bomb
+            await request_body(receive)
+            self.seen["POST"] = self.seen.get("POST", 0) + 1
+            await reply(send, 401, gzip_bomb(), [(b"content-encoding", b"gzip")])
             return
         request = json.loads(await request_body(receive))
         method = request.get("method")
@@ -78,6 +87,8 @@ class Hostile:
                 await reply(send, 202, b"")
             return
         bad_session = [(b"mcp-session-id", "S\u00e9".encode("latin-1"))] if self.mode == "session-id" else []
+        if self.mode == "delete-bomb":
+            bad_session = [(b"mcp-session-id", b"S1")]  # a good one: the client ends it with a DELETE
         self.sessions.append(dict(scope["headers"]).get(b"mcp-session-id"))
         if method == "server/discover":
             await reply(send, 200, answer(rid, DISCOVER), bad_session)
@@ -272,6 +283,57 @@ def test_a_gzip_bomb_is_refused_at_the_limit_without_inflating_past_it(served: t
         tracemalloc.stop()
     assert "larger than 16777216 bytes" in refused
     assert peak < 32 << 20, f"{peak >> 20} MiB at the peak"  # the 16 MiB read, and pieces
+
+
+class RetryOnce(httpx.Auth):
+    """An auth flow that answers a 401 with the request again, once: httpx then reads the 401's
+    body whole itself (``_send_handling_auth``), past any reader of ours."""
+
+    async def async_auth_flow(self, request: httpx.Request) -> Any:
+        response = yield request
+        if response.status_code == 401:
+            yield request
+
+
+def traced_peak(run: Any) -> tuple[Any, int]:
+    gzip_bomb()  # made before memory is traced
+    tracemalloc.start()
+    try:
+        return run(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("served", ["401-bomb"], indirect=True)
+def test_a_gzip_bomb_in_a_401_that_the_auth_flow_answers_is_refused_at_the_limit(served: tuple[Hostile, str]) -> None:
+    """Found by a review: httpx reads the 401 an auth flow answers with a retry whole, with its
+    own decoder: a 64 KiB gzip body took the client to 257 MiB. The transport's own client takes
+    the coding off in a response hook and refuses an error's body past 16 MiB while it is read."""
+    app, url = served
+
+    async def go() -> str:
+        with pytest.raises(TransportError) as failed:
+            await open_client(HttpTransport(url, auth=RetryOnce()), MODERN, registry=mcpgen.REGISTRY, timeout=30)
+        return str(failed.value)
+
+    said, peak = traced_peak(lambda: asyncio.run(asyncio.wait_for(go(), 60)))
+    assert "larger than 16777216 bytes" in said and app.seen["POST"] == 1
+    assert peak < 32 << 20, f"{peak >> 20} MiB at the peak"
+
+
+@pytest.mark.parametrize("served", ["delete-bomb"], indirect=True)
+def test_the_answer_to_the_delete_that_ends_a_session_is_not_read(served: tuple[Hostile, str]) -> None:
+    """Found by a review: ``close`` ended a legacy session with a plain DELETE, whose answer
+    httpx read whole, decoding a gzip bomb to 256 MiB. Its answer is not read at all now."""
+    app, url = served
+
+    async def go() -> None:
+        client = await open_client(HttpTransport(url), LEGACY, registry=mcpgen.REGISTRY, timeout=10)
+        await client.aclose()
+
+    _, peak = traced_peak(lambda: asyncio.run(asyncio.wait_for(go(), 60)))
+    assert app.seen["DELETE"] == 1
+    assert peak < 16 << 20, f"{peak >> 20} MiB at the peak"
 
 
 @pytest.mark.parametrize("served", ["br"], indirect=True)

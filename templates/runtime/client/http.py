@@ -25,9 +25,9 @@ import httpx
 from pydantic_core import from_json, to_json
 
 from ..codec import DEFAULT_MAX_MESSAGE_SIZE
+from ..http_bodies import ACCEPT_ENCODING, bounded, decoded_pieces
 from ..jsonrpc import ProtocolError, RequestId, error_envelope
 from ..tls import default_context
-from .body import ACCEPT_ENCODING, decoded_pieces
 from .errors import AuthorizationError, TransportError
 from .headers import BASE64_PREFIX as BASE64_PREFIX  # their home before headers.py
 from .headers import BASE64_SUFFIX as BASE64_SUFFIX
@@ -53,7 +53,7 @@ EVENT_STREAM_WAIT = 2.0  # seconds opening the GET stream waits for the server's
 
 async def bounded_body(response: httpx.Response, limit: int = MAX_ANSWER) -> bytes:
     """The answer's body, refused (``TransportError``) past ``limit`` bytes, before it is all in
-    memory (inflated too: ``body.decoded_pieces``)."""
+    memory (inflated too: ``http_bodies.decoded_pieces``)."""
     chunks: list[bytes] = []
     size = 0
     async for chunk in decoded_pieces(response):
@@ -154,7 +154,13 @@ class HttpTransport(Transport):
         self.client = (
             client
             if client is not None
-            else httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None), verify=default_context())
+            else httpx.AsyncClient(
+                timeout=httpx.Timeout(timeout, read=None),
+                verify=default_context(),
+                # inflated in bounded pieces; an error's body (which httpx reads itself when the
+                # auth flow answers it) refused past the codec's limit
+                event_hooks={"response": [bounded(None, MAX_ANSWER)]},
+            )
         )
         self.headers = dict(headers or {})
         self.session_id: str | None = None
@@ -375,8 +381,11 @@ class HttpTransport(Transport):
                 await task
         try:
             if self.session_id is not None:  # whatever the DELETE meets (an authorization that fails too)
-                try:
-                    await self.client.delete(self.url, headers=self._headers(None), timeout=5.0, auth=self._auth)
+                try:  # its answer is not read (a non-streamed request reads the body whole)
+                    async with self.client.stream(
+                        "DELETE", self.url, headers=self._headers(None), timeout=5.0, auth=self._auth
+                    ):
+                        pass
                 except Exception as exc:
                     logger.debug("ending the session at %s: %r", self.url, exc)
                 self.session_id = None

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from ..body import ACCEPT_ENCODING, decoded_pieces
+from ...http_bodies import ACCEPT_ENCODING, decoded_pieces
 from ..errors import AuthorizationError
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"

@@ -23,11 +23,27 @@ from joserfc import jws, jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
+from ...http_bodies import ACCEPT_ENCODING, bounded
 from ...tls import default_context
 from .auth import InvalidToken, Principal, VerifierUnavailable, audiences_of, principal_of
 
 FAILED_FETCH_MEMORY = 5.0  # seconds a failed JWKS fetch is not tried again
 log = logging.getLogger(__name__)
+
+MAX_ANSWER = 1 << 20  # bytes of a JWKS or an introspection answer read at most
+
+
+def own_client() -> httpx.AsyncClient:
+    """A verifier's own HTTP client: answers inflated in bounded pieces and refused past
+    ``MAX_ANSWER`` bytes while they are read (a JWKS or introspection endpoint's answer was read
+    whole, a gzip bomb inflated at once)."""
+    return httpx.AsyncClient(
+        timeout=10.0,
+        verify=default_context(),
+        headers={"accept-encoding": ACCEPT_ENCODING},
+        event_hooks={"response": [bounded(MAX_ANSWER, MAX_ANSWER)]},
+    )
+
 
 ASYMMETRIC_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 """JWS algorithms a resource server accepts by default: public-key signatures only, so a key
@@ -132,7 +148,7 @@ class JWTVerifier:
             if self.http is not None:
                 response = await self.http.get(self.jwks_uri, headers={"accept": "application/json"})
             else:
-                async with httpx.AsyncClient(timeout=10.0, verify=default_context()) as http:
+                async with own_client() as http:
                     response = await http.get(self.jwks_uri, headers={"accept": "application/json"})
             response.raise_for_status()
             keys = KeySet.import_key_set(response.json())
@@ -273,7 +289,7 @@ class IntrospectionVerifier:
         loop = asyncio.get_running_loop()
         own = self._own
         if own is None or own[0] is not loop:
-            own = self._own = (loop, httpx.AsyncClient(timeout=10.0, verify=default_context()))
+            own = self._own = (loop, own_client())
         return own[1]
 
     async def aclose(self) -> None:

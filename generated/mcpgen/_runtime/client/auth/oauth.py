@@ -41,6 +41,7 @@ from typing import Any
 
 import httpx
 
+from ...http_bodies import bounded
 from ...tls import default_context
 from ..errors import AuthorizationError
 from .challenge import Challenge
@@ -55,6 +56,7 @@ from .grants import (
     Target,
 )
 from .metadata import (
+    MAX_ANSWER,
     ResourceMetadata,
     ResourceMetadataNotFound,
     ServerMetadata,
@@ -340,7 +342,13 @@ class OAuth(httpx.Auth):
             not TLS_OPTIONS & options.keys()
         ):  # the shared context, only where nothing would change it
             options["verify"] = default_context()
-        return httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, **options)
+        hooks = dict(
+            options.pop("event_hooks", None) or {}
+        )  # the caller's hooks, and ours: answers bounded
+        hooks["response"] = [*hooks.get("response", ()), bounded(MAX_ANSWER, MAX_ANSWER)]
+        return httpx.AsyncClient(
+            timeout=self.timeout, follow_redirects=False, event_hooks=hooks, **options
+        )
 
     def _guard(self) -> asyncio.Lock:
         if self._lock is None:
