@@ -184,6 +184,34 @@ def test_an_unreachable_jwks_is_unavailable_not_invalid() -> None:
         asyncio.run(v.verify(unsigned({"alg": "RS256", "kid": "k"}, {})))
 
 
+def test_a_jwks_answer_is_read_in_bounded_memory() -> None:
+    """Found by a review: the verifier read its JWKS (and an introspection answer) whole, with
+    httpx inflating it at once: a 64 KiB gzip answer was 64 MiB in memory. Its own client refuses
+    an answer past 1 MiB while it is read."""
+    import gzip
+    import tracemalloc
+
+    from tests.auth.protected import served_in_thread
+
+    bomb = gzip.compress(b" " * (64 << 20))
+
+    async def jwks(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        head = [(b"content-type", b"application/json"), (b"content-encoding", b"gzip")]
+        await send({"type": "http.response.start", "status": 200, "headers": head})
+        await send({"type": "http.response.body", "body": bomb})
+
+    with served_in_thread(jwks) as base:  # type: ignore[arg-type]
+        v = JWTVerifier(issuer=base, audience=RESOURCE, jwks_uri=f"{base}/jwks")
+        tracemalloc.start()
+        try:
+            with pytest.raises(VerifierUnavailable, match="larger than 1048576 bytes"):
+                asyncio.run(v.verify(unsigned({"alg": "RS256", "kid": "k"}, {})))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < 16 << 20, f"{peak >> 20} MiB at the peak"
+
+
 def test_a_failed_jwks_fetch_is_remembered_and_a_stale_key_set_serves_on(issuer: TestAuthorizationServer) -> None:
     """Found by an OAuth review: with the JWKS host hanging, requests queued behind the fetch lock
     each ran a fetch of their own (the eighth answered after 80 s). A failed fetch is now
