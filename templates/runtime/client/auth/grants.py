@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import abc
 import hmac
+import math
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -63,6 +65,10 @@ class Target:
     scope: str | None
     dpop: Prover | None = None
     """Bind the token to this key (RFC 9449): a proof goes with the token request."""
+
+
+B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750 2.1: what an access token may be in a header
+QUOTED = 500  # characters of a server's error text or value a message quotes at most
 
 
 @dataclass(frozen=True)
@@ -376,7 +382,7 @@ class IdentityAssertion:
             )
         if answer.get("issued_token_type") != ID_JAG:
             raise AuthorizationError(
-                f"the identity provider {url} issued a {answer.get('issued_token_type')!r}, not an ID-JAG"
+                f"the identity provider {url} issued a {_quoted(answer.get('issued_token_type'))}, not an ID-JAG"
             )
         return grant
 
@@ -500,7 +506,13 @@ async def token_request(
     kinds = ("bearer", "dpop") if dpop is not None else ("bearer",)
     if not isinstance(token_type, str) or token_type.lower() not in kinds:
         uses = "Bearer or DPoP" if dpop is not None else "Bearer"
-        raise AuthorizationError(f"the token endpoint {url} issued a {token_type!r} token; this client uses {uses}")
+        raise AuthorizationError(
+            f"the token endpoint {url} issued a {_quoted(token_type)} token; this client uses {uses}"
+        )
+    if not B64TOKEN.fullmatch(answer["access_token"]):  # it goes in the Authorization header as it is
+        raise AuthorizationError(
+            f"the token endpoint {url} issued an access token that is no b64token (RFC 6750 2.1): refused"
+        )
     return answer
 
 
@@ -526,8 +538,10 @@ def tokens_from(
     """
     try:
         lifetime: float | None = float(answer["expires_in"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):  # (an int of 400 digits overflows)
         lifetime = None
+    if lifetime is not None and not (math.isfinite(lifetime) and lifetime >= 0):
+        lifetime = None  # negative, NaN or infinite: no lifetime said (refreshed on a 401, not before each request)
     scope = answer.get("scope")
     refresh = answer.get("refresh_token")
     bound = dpop is not None and str(answer.get("token_type")).lower() == "dpop"
@@ -553,8 +567,16 @@ def _json_object(response: httpx.Response) -> dict[str, Any]:
 
 
 def _oauth_error(response: httpx.Response, answer: Mapping[str, Any]) -> str:
+    """The server's error and its description, as a message quotes them (cut to ``QUOTED``)."""
     error = answer.get("error")
     if isinstance(error, str):
         description = answer.get("error_description")
-        return error + (f" ({description})" if isinstance(description, str) and description else "")
+        said = error + (f" ({description})" if isinstance(description, str) and description else "")
+        return said if len(said) <= QUOTED else said[: QUOTED - 3] + "..."
     return f"HTTP {response.status_code}"
+
+
+def _quoted(value: Any) -> str:
+    """A value a server sent, as a message quotes it: its repr, cut to ``QUOTED`` characters."""
+    text = repr(value)
+    return text if len(text) <= QUOTED else text[: QUOTED - 3] + "..."

@@ -58,6 +58,11 @@ def canonical_resource(url: str) -> str:
     return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, "", ""))
 
 
+def _cut(text: str, most: int = 500) -> str:
+    """What a server sent, as a message quotes it: at most ``most`` characters."""
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
 def _origin(url: str) -> tuple[str, str, int | None]:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
@@ -89,7 +94,7 @@ def check_secure(url: str, what: str, allow_http: bool) -> str:
     scheme = urlsplit(url).scheme.lower()
     if scheme == "https" or (scheme == "http" and (allow_http or is_loopback(url))):
         return url
-    raise AuthorizationError(f"the {what} {url!r} is not an https URL")
+    raise AuthorizationError(f"the {what} {_cut(repr(url))} is not an https URL")
 
 
 def authorization_base_url(server_url: str) -> str:
@@ -177,7 +182,8 @@ class ServerMetadata:
         stated = doc.get("issuer")
         if stated != issuer:
             raise AuthorizationError(
-                f"the authorization server metadata at {url} names issuer {stated!r}, not {issuer!r}: not used"
+                f"the authorization server metadata at {url} names issuer {_cut(repr(stated))}, "
+                f"not {issuer!r}: not used"
             )
         token_endpoint = _string(doc, "token_endpoint")
         if token_endpoint is None:

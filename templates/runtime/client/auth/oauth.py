@@ -51,6 +51,7 @@ from .metadata import (
     ResourceMetadata,
     ResourceMetadataNotFound,
     ServerMetadata,
+    _cut,
     canonical_resource,
     discover_legacy,
     discover_resource,
@@ -63,6 +64,7 @@ log = logging.getLogger(__name__)
 
 OFFLINE_ACCESS = "offline_access"
 REFRESHED = frozenset({"\x00refreshed"})  # marks a request that already tried a refresh
+MAX_GRANTS = 3  # authorizations one request may cause (a server that asks for another scope each time)
 
 
 def union_scopes(*scopes: str | None) -> str | None:
@@ -420,6 +422,12 @@ class OAuth(httpx.Auth):
                         log.info("refreshed the access token for %s at %s", server, issuer)
                         return await self._keep(server, refreshed)
                 key = frozenset((scope or "").split())
+                grants = len(asked - {REFRESHED})
+                if key not in asked and grants >= MAX_GRANTS:  # authorization.mdx: retry "no more than a few times"
+                    raise AuthorizationError(
+                        f"{url} still answers {challenge.status} after {grants} authorizations of this request, "
+                        f"each for more scope (now {_cut(scope or '')!r}): giving up"
+                    )
                 if key in asked:
                     raise AuthorizationError(
                         f"{url} still answers {challenge.status}"
