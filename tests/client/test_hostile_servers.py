@@ -102,6 +102,9 @@ class Hostile:
         elif method == "tools/list":
             cursor = request["params"].get("cursor")
             following = {None: "a", "a": "b", "b": "a"}[cursor] if self.mode == "cycle" else None
+            if self.mode == "big-cursors":  # 20 pages, each cursor 1 MiB
+                page = self.seen["tools/list"]
+                following = f"{page:03d}" + "x" * (1 << 20) if page < 20 else None
             cursor_member = {"nextCursor": following} if following is not None else {}
             await reply(send, 200, answer(rid, {**LISTING, "tools": [TOOL], **cursor_member}))
         elif method == "tools/call" and self.mode == "cycle":
@@ -393,6 +396,28 @@ def test_pages_end_when_the_cursors_go_round(served: tuple[Hostile, str]) -> Non
 
     asyncio.run(asyncio.wait_for(go(), 30))
     assert pages == [1, 1, 1] and app.seen["tools/list"] == 3  # no cursor, a, b; then a again: the end
+
+
+@pytest.mark.parametrize("served", ["big-cursors"], indirect=True)
+def test_the_pager_keeps_digests_of_the_cursors_it_followed_not_the_cursors(served: tuple[Hostile, str]) -> None:
+    """Found by a review: to know a cursor again, the pager kept every one (4 MiB cursors: 120 MiB
+    held after 30 pages, the pages themselves dropped). It keeps a 16-byte digest of each."""
+    app, url = served
+    held: list[int] = []
+
+    async def go() -> None:
+        client = await client_of(url, timeout=30)
+        async with client:
+            async for _ in client.list_tools_pages():
+                held.append(tracemalloc.get_traced_memory()[0])
+
+    tracemalloc.start()
+    try:
+        asyncio.run(asyncio.wait_for(go(), 60))
+    finally:
+        tracemalloc.stop()
+    assert app.seen["tools/list"] == 20
+    assert held[-1] - held[1] < 8 << 20, f"{(held[-1] - held[1]) >> 20} MiB more after 19 pages"
 
 
 @pytest.mark.parametrize("served", ["listen-result"], indirect=True)

@@ -23,9 +23,9 @@ from urllib.parse import quote
 
 from pydantic import MISSING, BaseModel, ConfigDict, ValidationError
 
-from ..codec import Codec, dump
+from ..codec import MAX_REPORTED_STEPS, Codec, dump, shortened
 from .base import BaseClient
-from .session import ProgressCallback
+from .session import ProgressCallback, _bounded
 
 Arguments = dict[str, object]
 """A tool's arguments by wire name; model values are sent by alias, unset fields omitted."""
@@ -73,7 +73,8 @@ class ToolError(Exception):
         structured = structured_content(result)
         self.structured_content: Any = None if structured is MISSING else structured
         text = " ".join(str(getattr(block, "text", "")) for block in self.content if getattr(block, "text", None))
-        super().__init__(f"tool {tool!r} failed: {text}" if text else f"tool {tool!r} failed")
+        # (the text kept to 16 KiB, as a server's error message is: ``content`` has all of it)
+        super().__init__(f"tool {tool!r} failed: {_bounded(text)}" if text else f"tool {tool!r} failed")
 
 
 class ToolOutputError(Exception):
@@ -83,6 +84,15 @@ class ToolOutputError(Exception):
         super().__init__(f"tool {tool!r}: {problem}")
         self.tool = tool
         self.result = result
+
+
+def _first_problem(exc: ValidationError) -> str:
+    """The first of a validation's errors, and how many more: bounded, where ``str(exc)`` listed
+    every error (450 KB of bad items made an 11 MB message)."""
+    errors = exc.errors(include_url=False, include_input=False, include_context=False)
+    first = errors[0]
+    where = ".".join(shortened(str(step)) for step in first["loc"][:MAX_REPORTED_STEPS]) or "the value"
+    return f"{where}: {shortened(first['msg'])}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
 
 
 class ToolClient:
@@ -146,7 +156,9 @@ class ToolClient:
         try:
             return output.model_validate(structured, by_alias=True, by_name=False)
         except ValidationError as exc:
-            raise ToolOutputError(name, result, f"structuredContent does not match the output schema: {exc}") from None
+            raise ToolOutputError(
+                name, result, f"structuredContent does not match the output schema: {_first_problem(exc)}"
+            ) from None
 
     async def _get_prompt(self, name: str, arguments: Mapping[str, object], *, timeout: float | None = None) -> Any:
         params: dict[str, Any] = {"name": name}

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from types import TracebackType
@@ -11,7 +12,7 @@ from typing import Any, ClassVar, Self
 
 from pydantic import MISSING, BaseModel
 
-from ..codec import Revision, dump
+from ..codec import Revision, dump, shortened
 from ..jsonrpc import Notification
 from .session import CLOSED, ClientSession, ProgressCallback
 from .transport import JSONObject
@@ -188,24 +189,31 @@ class BaseClient:
         (with a warning): its pages go round, and following them never ended (a server answering
         ``"nextCursor": "same"`` was asked 15,000 times in 3 s)."""
         cursor: Any = params.get("cursor")
-        seen: set[Any] = set()
+        seen: set[bytes] = (
+            set()
+        )  # of the cursors' digests (4 MiB cursors held 120 MiB after 30 pages)
         while True:
             page_params = dict(params)
             if cursor is not None:
                 page_params["cursor"] = cursor
-                seen.add(cursor)
+                seen.add(cursor_digest(cursor))
             page = await self._call(method, page_params, timeout=timeout)
             yield page
             cursor = _field(page, "next_cursor")
             if cursor is None:
                 return
-            if cursor in seen:
+            if cursor_digest(cursor) in seen:
                 logger.warning(
-                    "%s: the server gave cursor %r again; its pages go round, so they end here",
+                    "%s: the server gave cursor %s again; its pages go round, so they end here",
                     method,
-                    cursor,
+                    shortened(repr(cursor)),
                 )
                 return
+
+
+def cursor_digest(cursor: Any) -> bytes:
+    """What a pager keeps of a cursor it followed, to know it again: a digest, not the text."""
+    return hashlib.blake2b(repr(cursor).encode(), digest_size=16).digest()
 
 
 def _params(fields: Mapping[str, Any]) -> JSONObject:

@@ -154,7 +154,10 @@ async def connect(
         # the cached assumption failed: probe again (versioning.mdx); another endpoint of the
         # origin, or a server upgraded or rolled back meanwhile
         logger.debug(
-            "the cached verdict %s for %s failed (%r): probing again", verdict, key, failed
+            "the cached verdict %s for %s failed (%s): probing again",
+            verdict,
+            key,
+            shortened(repr(failed)),
         )
         if cache is not None:
             cache.pop(key, None)

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from ..codec import INPUT_REQUIRED, dump
+from ..codec import INPUT_REQUIRED, dump, shortened
 from ..jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
@@ -21,7 +21,7 @@ from ..jsonrpc import (
 )
 from ..param_headers import TOKEN as TOKEN  # its home before param_headers.py
 from ..param_headers import ToolHeaders, tool_headers, value_at
-from .base import BaseClient, Subscription, _field, _params
+from .base import BaseClient, Subscription, _field, _params, cursor_digest
 from .cache import ResultCache
 from .errors import InputRequiredError, RequestTimeout, ServerError
 from .headers import encode_header_value
@@ -161,7 +161,7 @@ class ModernClient(BaseClient):
         if self.session.results is not None:
             self.session.results.drop("tools/list")
         cursor: Any = None
-        seen: set[Any] = set()
+        seen: set[bytes] = set()
         for _ in range(MAX_REFRESH_PAGES):
             page = await self._call(
                 "tools/list", {} if cursor is None else {"cursor": cursor}, timeout=timeout
@@ -169,9 +169,9 @@ class ModernClient(BaseClient):
             following = _field(page, "next_cursor")
             # an empty string is a cursor like any other (pagination.mdx); one seen before leads
             # round in a circle (a server meaning "the end" by it would loop for ever)
-            if following is None or following in seen:
+            if following is None or cursor_digest(following) in seen:
                 return
-            seen.add(following)
+            seen.add(cursor_digest(following))
             cursor = following
 
     def _check_tools(self, result: Any) -> Any:
@@ -184,7 +184,9 @@ class ModernClient(BaseClient):
             schema = dump(_field(tool, "input_schema"))
             headers = tool_headers(schema)
             if headers is None:
-                logger.warning("ignoring tool %r: invalid x-mcp-header annotations", tool.name)
+                logger.warning(
+                    "ignoring tool %s: invalid x-mcp-header annotations", shortened(repr(tool.name))
+                )
                 continue
             self.session.tool_headers[tool.name] = headers
             kept.append(tool)
