@@ -18,6 +18,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
+import typing_extensions
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import to_json
@@ -89,10 +90,9 @@ def types_text(fn: Callable[..., Any]) -> str:
         for arg in typing.get_args(tp):
             visit(arg)
         for alias in (tp, typing.get_origin(tp)):  # a TypeAliasType, or one given arguments
-            value = getattr(alias, "__value__", None)
-            if value is not None and not isinstance(alias, type) and id(alias) not in aliases:
+            if _ALIASES and isinstance(alias, _ALIASES) and id(alias) not in aliases:
                 aliases.add(id(alias))
-                visit(value)
+                visit(typing.cast(Any, alias).__value__)
         if not isinstance(tp, type) or tp in seen:
             return
         if issubclass(tp, BaseModel):
@@ -127,36 +127,73 @@ def types_text(fn: Callable[..., Any]) -> str:
 def stable(value: Any, depth: int = 0) -> str:
     """``value`` as text that is the same in every process for the same declaration: sets sorted
     (their order follows the hash seed), memory addresses left out, type aliases followed to what
-    they stand for, typing forms and pydantic's field infos and metadata by their parts."""
-    if depth > STABLE_DEPTH:
-        return "..."
-    inner = depth + 1
-    if isinstance(value, set | frozenset):
-        return "{" + ", ".join(sorted(stable(v, inner) for v in value)) + "}"
-    if isinstance(value, dict):
-        return "{" + ", ".join(sorted(f"{stable(k, inner)}: {stable(v, inner)}" for k, v in value.items())) + "}"
-    if isinstance(value, list | tuple):
-        parts = ", ".join(stable(v, inner) for v in value)
-        return f"[{parts}]" if isinstance(value, list) else f"({parts})"
-    if isinstance(value, functools.partial):
-        return f"partial({stable(value.func, inner)}, {stable(value.args, inner)}, {stable(value.keywords, inner)})"
-    alias = getattr(value, "__value__", None)
-    if alias is not None and not isinstance(value, type):  # a TypeAliasType (``type X = ...``)
-        return f"{getattr(value, '__name__', '?')}={stable(alias, inner)}"
-    origin, args = typing.get_origin(value), typing.get_args(value)
-    if origin is not None and args:  # generics, unions, Literal, Annotated (its type, then its metadata)
-        return f"{stable(origin, inner)}[{', '.join(stable(a, inner) for a in args)}]"
-    if isinstance(value, FieldInfo):
-        return "FieldInfo(" + ", ".join(f"{k}={stable(v, inner)}" for k, v in value.__repr_args__()) + ")"
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = ", ".join(f"{f.name}={stable(getattr(value, f.name), inner)}" for f in dataclasses.fields(value))
-        return f"{type(value).__qualname__}({fields})"
-    if isinstance(value, BaseModel):  # a model as a default: its fields (a set among them) by their parts
-        members = {**{name: getattr(value, name) for name in type(value).model_fields}, **(value.model_extra or {})}
-        return f"{type(value).__qualname__}({stable(members, inner)})"
-    if isinstance(value, type) or (callable(value) and hasattr(value, "__qualname__")):
-        return f"{getattr(value, '__module__', '?')}.{value.__qualname__}"
-    return _ADDRESS.sub("", repr(value))
+    they stand for, typing forms and pydantic's field infos and metadata by their parts. A value
+    met again inside itself is ``...``; one met twice is written once (a default holding itself,
+    or one list many times, grew with 2 to the depth)."""
+    return _Stable().text(value, depth)
+
+
+_ALIASES: tuple[type, ...] = tuple(
+    t for t in (getattr(typing, "TypeAliasType", None), getattr(typing_extensions, "TypeAliasType", None)) if t
+)
+
+
+class _Stable:
+    def __init__(self) -> None:
+        self.written: dict[int, str] = {}
+        self.open: set[int] = set()
+        self.kept: list[Any] = []  # what ``written`` is keyed by stays alive (ids are not reused)
+
+    def text(self, value: Any, depth: int) -> str:
+        if depth > STABLE_DEPTH:
+            return "..."
+        if isinstance(value, str | int | float | bool | bytes | type(None)):
+            return repr(value)
+        key = id(value)
+        if key in self.open:
+            return "..."
+        if key in self.written:
+            return self.written[key]
+        self.open.add(key)
+        try:
+            written = self._text(value, depth + 1)
+        finally:
+            self.open.discard(key)
+        self.written[key] = written
+        self.kept.append(value)
+        return written
+
+    def _text(self, value: Any, inner: int) -> str:
+        text = self.text
+        if isinstance(value, set | frozenset):
+            return "{" + ", ".join(sorted(text(v, inner) for v in value)) + "}"
+        if isinstance(value, dict):
+            return "{" + ", ".join(sorted(f"{text(k, inner)}: {text(v, inner)}" for k, v in value.items())) + "}"
+        if isinstance(value, list | tuple):
+            parts = ", ".join(text(v, inner) for v in value)
+            return f"[{parts}]" if isinstance(value, list) else f"({parts})"
+        if isinstance(value, functools.partial):
+            return f"partial({text(value.func, inner)}, {text(value.args, inner)}, {text(value.keywords, inner)})"
+        if _ALIASES and isinstance(value, _ALIASES):  # a TypeAliasType (``type X = ...``)
+            alias: Any = value
+            return f"{alias.__name__}={text(alias.__value__, inner)}"
+        origin, args = typing.get_origin(value), typing.get_args(value)
+        if origin is not None and args:  # generics, unions, Literal, Annotated (its type, then its metadata)
+            return f"{text(origin, inner)}[{', '.join(text(a, inner) for a in args)}]"
+        if isinstance(value, FieldInfo):
+            return "FieldInfo(" + ", ".join(f"{k}={text(v, inner)}" for k, v in value.__repr_args__()) + ")"
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            fields = ", ".join(f"{f.name}={text(getattr(value, f.name), inner)}" for f in dataclasses.fields(value))
+            return f"{type(value).__qualname__}({fields})"
+        if isinstance(value, BaseModel):  # a model as a default: its fields (a set among them) by their parts
+            members = {**{name: getattr(value, name) for name in type(value).model_fields}, **(value.model_extra or {})}
+            return f"{type(value).__qualname__}({text(members, inner)})"
+        if isinstance(value, type) or inspect.isroutine(value):
+            return f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', '?')}"
+        try:
+            return _ADDRESS.sub("", repr(value))
+        except Exception:  # a repr that fails: the type stands for it
+            return f"<{type(value).__module__}.{type(value).__qualname__}>"
 
 
 def _hints(tp: Any) -> dict[str, Any]:
