@@ -108,6 +108,9 @@ def test_canonical_resource_and_coverage() -> None:
     assert not resource_covers("https://evil.example.com/mcp", "https://mcp.example.com/mcp")
     assert not resource_covers("http://mcp.example.com/mcp", "https://mcp.example.com/mcp")
     assert not resource_covers("https://mcp.example.com:8443/mcp", "https://mcp.example.com/mcp")
+    # found by a review: a fragment was taken, and sent on as the token's resource
+    assert not resource_covers("https://mcp.example.com/mcp#frag", "https://mcp.example.com/mcp")
+    assert not resource_covers("https://mcp.example.com#", "https://mcp.example.com/mcp")
 
 
 def test_oauth_traffic_needs_https_except_on_loopback() -> None:

@@ -12,12 +12,12 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 from mcpgen._runtime.client import AuthorizationError
-from mcpgen._runtime.client.auth import OAuth
+from mcpgen._runtime.client.auth import AuthorizationResponse, OAuth
 from mcpgen._runtime.client.auth.oauth import MAX_GRANTS
 
 MCP = "https://mcp.example.com/mcp"
@@ -29,7 +29,8 @@ METADATA = {
     "authorization_endpoint": f"{AS}/authorize",
     "token_endpoint": f"{AS}/token",
     "code_challenge_methods_supported": ["S256"],
-    "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+    "token_endpoint_auth_methods_supported": ["client_secret_basic", "none"],
+    "registration_endpoint": f"{AS}/register",
 }
 
 
@@ -41,6 +42,7 @@ class Site:
         self.token = token
         self.challenge: Callable[[int], str] = lambda n: f'Bearer resource_metadata="{PRM}"'
         self.count: Counter[str] = Counter()
+        self.registered: dict[str, Any] = {}  # what the registration endpoint changes in its answer
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         url = str(request.url).split("?")[0]
@@ -55,6 +57,8 @@ class Site:
             return httpx.Response(200, json=METADATA)
         if url == f"{AS}/token":
             return self.token(parse_qs(request.content.decode()), self.count[url])
+        if url == f"{AS}/register":
+            return httpx.Response(201, json={**json.loads(request.content), "client_id": "c1", **self.registered})
         return httpx.Response(404)
 
 
@@ -124,3 +128,20 @@ def test_a_megabyte_of_error_description_is_quoted_cut() -> None:
     )
     (said,) = posts(site, 1)
     assert "invalid_client (xxx" in str(said) and len(str(said)) < 1000
+
+
+def test_a_registration_for_other_redirect_uris_is_refused() -> None:
+    """Found by a review: the registration's answer was kept whatever redirect URIs it named; the
+    client's own was never among them, so it registered again at every authorization."""
+
+    async def browser(url: str) -> AuthorizationResponse:
+        state = parse_qs(urlsplit(url).query)["state"][0]
+        return AuthorizationResponse.from_url(f"http://127.0.0.1:9/callback?code=c&state={state}")
+
+    browser.redirect_uri = "http://127.0.0.1:9/callback"  # type: ignore[attr-defined]
+    site = Site(tokens())
+    site.registered = {"redirect_uris": ["https://evil.example/cb"]}
+    auth = OAuth(browser, http_options={"transport": httpx.MockTransport(site)})
+    (said,) = posts(site, 1, auth)
+    assert "registered this client for the redirect URIs ['https://evil.example/cb'], not" in str(said)
+    assert site.count[f"{AS}/token"] == 0

@@ -448,6 +448,13 @@ async def register_client(http: httpx.AsyncClient, metadata: ServerMetadata, req
             f"the authorization server {metadata.issuer} registered this client for {method} but issued no secret"
         )
     uris = answer.get("redirect_uris")
+    if isinstance(uris, list) and not set(request.get("redirect_uris") or ()) <= set(uris):
+        # RFC 7591 3.2.1: the server may replace what was asked; a redirect it will not accept is
+        # of no use (kept, it made the client register again at every authorization)
+        raise AuthorizationError(
+            f"the authorization server {metadata.issuer} registered this client for the redirect URIs "
+            f"{_quoted(uris)}, not {request['redirect_uris']!r}: not used"
+        )
     return ClientInfo(
         client_id=answer["client_id"],
         client_secret=secret,

@@ -72,9 +72,12 @@ def _origin(url: str) -> tuple[str, str, int | None]:
 
 def resource_covers(resource: str, server_url: str) -> bool:
     """``resource`` names ``server_url``: the same origin, and its path a prefix of the
-    server's at a segment boundary (``/mcp`` covers ``/mcp`` and ``/mcp/x``, not ``/mcpx``).
+    server's at a segment boundary (``/mcp`` covers ``/mcp`` and ``/mcp/x``, not ``/mcpx``). A
+    resource with a fragment names nothing (RFC 8707 2: it MUST NOT have one; authorization.mdx
+    lists ``https://mcp.example.com#fragment`` among the invalid canonical URIs), and it would
+    go to the authorization server as it is.
     """
-    if _origin(resource) != _origin(server_url):
+    if "#" in resource or _origin(resource) != _origin(server_url):
         return False
     prefix = urlsplit(resource).path.rstrip("/") + "/"
     return (urlsplit(server_url).path.rstrip("/") + "/").startswith(prefix)
