@@ -386,6 +386,150 @@ TOOLS: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], list[str]]] =
 ]
 
 
+def described_place(required: list[str]) -> dict[str, Any]:
+    """pydantic's form of a described model field: ``allOf`` of one ``$ref``, a description beside."""
+    made = tool({"where": {"allOf": [{"$ref": "#/$defs/Place"}], "description": "where"}}, ["where"])
+    made["inputSchema"]["$defs"] = {
+        "Place": {"type": "object", "properties": {"city": S, "zip": S}, "required": required}
+    }
+    return made
+
+
+def tree(description: str) -> dict[str, Any]:
+    """A recursive model with two optional children (anyOf of a $ref and null)."""
+    child = {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}
+    node = {"type": "object", "properties": {"v": N, "left": child, "right": child}, "description": description}
+    made = tool({"root": {"$ref": "#/$defs/Node"}})
+    made["inputSchema"]["$defs"] = {"Node": node}
+    return made
+
+
+def returning(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
+
+
+def with_input(made: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {**made, "inputSchema": {**made["inputSchema"], **extra}}
+
+
+ANCHORED = tool({"p": {"$ref": "#node"}})
+
+# Found by a review of the classifier; each row was misjudged before (the first seven said
+# nothing, so `--check` passed; the recursive one never finished; the last raised)
+TOOLS += [
+    (
+        "a model behind allOf (a described field) gains a required field",
+        [described_place(["city"])],
+        [described_place(["city", "zip"])],
+        ["breaking: tool 't': argument 'where.zip' is now required"],
+    ),
+    (
+        "an allOf member's bound tightened",
+        [tool({"a": {"type": "integer", "maximum": 100, "allOf": [{"maximum": 10}]}})],
+        [tool({"a": {"type": "integer", "maximum": 100, "allOf": [{"maximum": 5}]}})],
+        ["breaking: tool 't': argument 'a': maximum 10 -> 5"],
+    ),
+    (
+        "anyOf becomes oneOf (a value both match is refused)",
+        [tool({"a": {"anyOf": [N, I]}})],
+        [tool({"a": {"oneOf": [N, I]}})],
+        ["breaking: tool 't': argument 'a': alternatives now exclusive (oneOf)"],
+    ),
+    (
+        "oneOf becomes anyOf on output",
+        [returning(out({"a": {"oneOf": [N, I]}}, ["a"]))],
+        [returning(out({"a": {"anyOf": [N, I]}}, ["a"]))],
+        ["breaking: tool 't': output field 'a': alternatives no longer exclusive (anyOf)"],
+    ),
+    (
+        "draft-07 tuple items changed",
+        [tool({"a": {"type": "array", "items": [S, I]}})],
+        [tool({"a": {"type": "array", "items": [I, I]}})],
+        ["breaking: tool 't': argument 'a': 'items' changed"],
+    ),
+    (
+        "draft-07 dependencies added",
+        [tool({"x": S, "y": S})],
+        [with_input(tool({"x": S, "y": S}), dependencies={"x": ["y"]})],
+        ["breaking: tool 't': input: 'dependencies' changed"],
+    ),
+    (
+        "an $anchor's target narrowed",
+        [with_input(ANCHORED, **{"$defs": {"N": {"$anchor": "node", "type": "object", "properties": {"x": N}}}})],
+        [with_input(ANCHORED, **{"$defs": {"N": {"$anchor": "node", "type": "object", "properties": {"x": I}}}})],
+        ["breaking: tool 't': argument 'p': $ref \"#node\" not followed, and the definitions changed"],
+    ),
+    (
+        "an output field added that the old extra-fields schema refuses",
+        [returning({"type": "object", "additionalProperties": S})],
+        [returning({"type": "object", "additionalProperties": S, "properties": {"count": I}, "required": ["count"]})],
+        [
+            "breaking: tool 't': output field 'count': type widened: integer now accepted",
+            "compatible: tool 't': output field 'count': type narrowed: string no longer accepted",
+        ],
+    ),
+    (
+        "type dropped while a bound tightened",
+        [tool({"a": {"type": "string", "maxLength": 10}})],
+        [tool({"a": {"maxLength": 5}})],
+        [
+            "breaking: tool 't': argument 'a': maxLength 10 -> 5",
+            "compatible: tool 't': argument 'a': type widened: string -> any",
+        ],
+    ),
+    (
+        "exclusiveMinimum 0 becomes minimum 0 (a widening)",
+        [tool({"a": {"type": "number", "exclusiveMinimum": 0}})],
+        [tool({"a": {"type": "number", "minimum": 0}})],
+        ["compatible: tool 't': argument 'a': minimum 0 (exclusive) -> 0"],
+    ),
+    (
+        "minimum 0 becomes exclusiveMinimum 0 on output (a narrowing)",
+        [returning(out({"a": {"type": "number", "minimum": 0}}, ["a"]))],
+        [returning(out({"a": {"type": "number", "exclusiveMinimum": 0}}, ["a"]))],
+        ["compatible: tool 't': output field 'a': minimum 0 -> 0 (exclusive)"],
+    ),
+    ("enum 1 and 1.0 are one value", [tool({"a": {"enum": [1]}})], [tool({"a": {"enum": [1.0]}})], []),
+    (
+        "false becomes true",
+        [tool({"a": False})],
+        [tool({"a": True})],
+        ["compatible: tool 't': argument 'a': accepts values now (it accepted none)"],
+    ),
+    (
+        "a keyword that does not validate (deprecated) is an annotation",
+        [tool({"a": S})],
+        [tool({"a": {"type": "string", "deprecated": True}})],
+        ["compatible: tool 't': argument 'a': 'deprecated' changed"],
+    ),
+    (
+        "a recursive model with two optional children, a description changed (it never finished)",
+        [tree("a")],
+        [tree("b")],
+        ["compatible: tool 't': argument 'root': description changed"],
+    ),
+    (
+        "a bound of 400 digits (it raised OverflowError)",
+        [tool({"a": {"type": "integer", "maximum": 10**400}})],
+        [tool({"a": {"type": "integer", "maximum": 10**399 + 1}})],
+        [f"breaking: tool 't': argument 'a': maximum {'1' + '0' * 76}... -> {'1' + '0' * 76}..."],
+    ),
+]
+
+
+def test_a_change_past_the_depth_the_walk_follows_is_reported_not_dropped() -> None:
+    """Found by the same review: a change nested 65 levels down went unseen (``--check`` passed)."""
+
+    def nested(leaf: dict[str, Any], depth: int) -> dict[str, Any]:
+        schema = leaf
+        for _ in range(depth):
+            schema = {"type": "object", "properties": {"k": schema}}
+        return {"name": "t", "inputSchema": schema}
+
+    (change,) = diff_tools([nested(N, 70)], [nested(I, 70)])
+    assert change.breaking and str(change).endswith("changed, nested deeper than 64 levels")
+
+
 @pytest.mark.parametrize(("old", "new", "expected"), [row[1:] for row in TOOLS], ids=[row[0] for row in TOOLS])
 def test_tool_changes(old: list[dict[str, Any]], new: list[dict[str, Any]], expected: list[str]) -> None:
     assert [str(c) for c in diff_tools(old, new)] == sorted(expected)

@@ -10,7 +10,13 @@ narrowed, enum value removed, a bound tightened); accepting more is compatible. 
 output flows to the client, so the reverse: a field removed or made optional, a type
 widened or an enum value added break the code that reads it. Descriptions, titles,
 defaults and annotations are compatible changes. A change the classifier cannot reason
-about (``not``, ``if``/``then``, a changed pattern) counts as breaking.
+about (``not``, ``if``/``then``, a changed pattern, draft-07's tuple ``items`` and
+``dependencies``, a ``$ref`` it does not follow while the definitions changed, what lies deeper
+than ``MAX_DEPTH``) counts as breaking; any other keyword that differs is reported as an
+annotation, so ``--fail-on any`` sees every difference. ``allOf`` members are folded into one
+schema (a ``$ref`` member resolved, bounds met at the tighter; what cannot be folded is compared
+as it is), ``$ref`` siblings apply with their target, and ``oneOf`` against ``anyOf`` is a
+narrowing (exactly one alternative may match).
 """
 
 from __future__ import annotations
@@ -53,7 +59,54 @@ UNCLASSIFIABLE = (
     "uniqueItems",
     "unevaluatedItems",
     "unevaluatedProperties",
+    # draft-07 (zod-to-json-schema's default, so TypeScript servers'), and resolution keywords
+    "dependencies",
+    "additionalItems",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$recursiveRef",
+    "$recursiveAnchor",
 )
+# keywords the walk reads itself; any other that differs is reported as an annotation (JSON
+# Schema ignores unknown keywords, and ``deprecated``, ``readOnly``... do not validate), so
+# ``--fail-on any`` sees it
+WALKED = frozenset(
+    {
+        *ANNOTATIONS,
+        *UNCLASSIFIABLE,
+        "type",
+        "enum",
+        "const",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+        "items",
+        "properties",
+        "required",
+        "additionalProperties",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "$ref",
+        "$defs",
+        "definitions",
+    }
+)
+# allOf members' bounds meet at the tighter one
+TIGHTER = {
+    **dict.fromkeys(("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"), min),
+    **dict.fromkeys(("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"), max),
+}
+REF = "\x00ref"  # on an alternative resolved from a $ref member: the reference, for the recursion guard
 MAX_DEPTH = 64
 
 
@@ -312,8 +365,10 @@ class _Comparison:
     # -- the walk --------------------------------------------------------------------------
 
     def schema(self, old: JSON, new: JSON, path: tuple[str, ...]) -> None:
-        if self.depth > MAX_DEPTH:
-            return  # a recursive schema reached through anyOf: compared as far as this
+        if self.depth > MAX_DEPTH:  # compared as a whole below this (a change past it went unseen)
+            if canonical(old) != canonical(new) or not self.same_definitions:
+                self.add("changed", path, f"changed, nested deeper than {MAX_DEPTH} levels")
+            return
         self.depth += 1
         try:
             self._deref_and_compare(old, new, path)
@@ -323,6 +378,9 @@ class _Comparison:
     def _deref_and_compare(self, old: JSON, new: JSON, path: tuple[str, ...]) -> None:
         old, old_ref = self.deref(old, self.old_root)
         new, new_ref = self.deref(new, self.new_root)
+        unresolved = [s["$ref"] for s, root in ((old, self.old_root), (new, self.new_root)) if _unfollowable(s, root)]
+        if unresolved and not self.same_definitions:  # what it names may have changed unseen
+            self.add("changed", path, f"$ref {show(unresolved[0])} not followed, and the definitions changed")
         if old_ref or new_ref:
             key = (str(old_ref), str(new_ref))
             if key in self.visiting:
@@ -338,7 +396,28 @@ class _Comparison:
     def _schema(self, old: JSON, new: JSON, path: tuple[str, ...]) -> None:
         if canonical(old) == canonical(new) and (self.same_definitions or not _refers(old)):
             return
-        old, new = _merge_all_of(_as_schema(old)), _merge_all_of(_as_schema(new))
+        if old is False or new is False:  # the schema that accepts nothing
+            if old is not False:
+                self.add("narrowed", path, "accepts no value any more")
+            elif new is not False:
+                self.add("widened", path, "accepts values now (it accepted none)")
+            return
+        old, new = _merge_all_of(_as_schema(old), self.old_root), _merge_all_of(_as_schema(new), self.new_root)
+        for key in sorted((old.keys() | new.keys()) - WALKED - {REF}):
+            if canonical(old.get(key)) != canonical(new.get(key)):
+                self.add("annotation", path, f"{key!r} changed")
+        if ("oneOf" in old) != ("oneOf" in new):  # oneOf: exactly one alternative may match (anyOf: any)
+            exclusive = "oneOf" in new
+            self.add(
+                "narrowed" if exclusive else "widened",
+                path,
+                "alternatives now exclusive (oneOf)" if exclusive else "alternatives no longer exclusive (anyOf)",
+            )
+        for key in ("items", "allOf"):  # draft-07 tuples; allOf members that could not be folded
+            if (isinstance(old.get(key), list) or isinstance(new.get(key), list)) and canonical(
+                old.get(key)
+            ) != canonical(new.get(key)):
+                self.add("changed", path, f"{key!r} changed")
         for key in ANNOTATIONS:
             if canonical(old.get(key)) != canonical(new.get(key)):
                 if key == "default":
@@ -361,12 +440,15 @@ class _Comparison:
         pairs: list[tuple[dict[str, JSON], dict[str, JSON]]] = []
         unmatched_old: list[dict[str, JSON]] = []
         remaining = []
+        texts: dict[str, list[dict[str, JSON]]] = {}  # the new side's alternatives by their text (once each)
+        for alt in new:
+            texts.setdefault(canonical(alt), []).append(alt)
         for alt in old:  # the same alternative on both sides first, wherever it moved (a reorder is no change)
-            text = canonical(alt)
-            same = next((n for n in unmatched_new if canonical(n) == text), None)
-            if same is None:
+            same_text = texts.get(canonical(alt))
+            if not same_text:
                 remaining.append(alt)
             else:
+                same = same_text.pop(0)
                 unmatched_new.remove(same)
                 pairs.append((alt, same))  # compared still: a $ref in it may name another definition
         for alt in remaining:
@@ -393,18 +475,28 @@ class _Comparison:
                 pairs.append((alt, match))
         old_any = [a for a in unmatched_old if _type(a) is None]
         new_any = [a for a in unmatched_new if _type(a) is None]
-        if old_any:  # "anything" became specific types
+        if old_any:  # "anything" became specific types; what else the untyped side said is compared too
             self.add("narrowed", path, f"type narrowed: any -> {_types(new)}")
+            pairs.extend((old_any[0], n) for n in unmatched_new if n is not old_any[0])
             unmatched_old, unmatched_new = [], []
-        elif new_any:
+        elif new_any:  # ({"type": "string", "maxLength": 10} -> {"maxLength": 5} narrows strings)
             self.add("widened", path, f"type widened: {_types(old)} -> any")
+            pairs.extend((o, new_any[0]) for o in unmatched_old)
             unmatched_old, unmatched_new = [], []
         if unmatched_old:
             self.add("narrowed", path, f"type narrowed: {_types(unmatched_old)} no longer accepted")
         if unmatched_new:
             self.add("widened", path, f"type widened: {_types(unmatched_new)} now accepted")
         for was, now in pairs:
-            self.one_type(was, now, path)
+            key = (str(was.get(REF)), str(now.get(REF)))
+            if key == ("None", "None"):
+                self.one_type(was, now, path)
+            elif key not in self.visiting:  # alternatives resolved from $ref members: recursion guarded
+                self.visiting.add(key)
+                try:
+                    self.one_type(was, now, path)
+                finally:
+                    self.visiting.discard(key)
 
     def one_type(self, old: dict[str, JSON], new: dict[str, JSON], path: tuple[str, ...]) -> None:
         self.values(old, new, path)
@@ -441,23 +533,34 @@ class _Comparison:
             self.add("widened", path, f"enum value {value} added")
 
     def bounds(self, old: dict[str, JSON], new: dict[str, JSON], path: tuple[str, ...]) -> None:
+        for side, tighter in (("min", 1), ("max", -1)):  # a number's bound: inclusive or exclusive, as one
+            was, now = _limit(old, side), _limit(new, side)
+            if was == now:
+                continue
+            if was is None:
+                relation: Relation = "narrowed"
+            elif now is None:
+                relation = "widened"
+            elif was[0] != now[0]:
+                relation = "narrowed" if (now[0] > was[0]) == (tighter > 0) else "widened"
+            else:  # the same value, now exclusive or no longer
+                relation = "narrowed" if now[1] else "widened"
+            self.add(relation, path, f"{side}imum {_shown_limit(was)} -> {_shown_limit(now)}")
         for lower, upper in (
-            ("minimum", "maximum"),
-            ("exclusiveMinimum", "exclusiveMaximum"),
             ("minLength", "maxLength"),
             ("minItems", "maxItems"),
             ("minProperties", "maxProperties"),
         ):
             for key, tighter in ((lower, 1), (upper, -1)):
-                was, now = _number(old.get(key)), _number(new.get(key))
-                if was == now:
+                before, after = _number(old.get(key)), _number(new.get(key))
+                if before == after:
                     continue
-                if was is None:
-                    relation: Relation = "narrowed"
-                elif now is None:
+                if before is None:
+                    relation = "narrowed"
+                elif after is None:
                     relation = "widened"
                 else:
-                    relation = "narrowed" if (now - was) * tighter > 0 else "widened"
+                    relation = "narrowed" if (after > before) == (tighter > 0) else "widened"
                 self.add(relation, path, f"{key} {show(old.get(key))} -> {show(new.get(key))}")
 
     def object(self, old: dict[str, JSON], new: dict[str, JSON], path: tuple[str, ...]) -> None:
@@ -467,9 +570,14 @@ class _Comparison:
         inp = self.position == "input"
         for name in sorted(old_props.keys() - new_props.keys()):
             self.event("narrowed" if inp else "widened", f"{self.where((*path, name))} removed")
+        old_extra_schema = old.get("additionalProperties")
         for name in sorted(new_props.keys() - old_props.keys()):
             where = self.where((*path, name))
-            if inp:
+            if isinstance(old_extra_schema, dict):  # the field was one of the "other fields" before
+                if inp and name in new_req:
+                    self.event("narrowed", f"new required {where}")
+                self.schema(old_extra_schema, new_props[name], (*path, name))
+            elif inp:
                 if name in new_req:
                     self.event("narrowed", f"new required {where}")
                 else:
@@ -503,9 +611,10 @@ class _Comparison:
     def deref(self, schema: JSON, root: JSON) -> tuple[JSON, str | None]:
         first: str | None = None
         seen: set[str] = set()
+        schema = _single_ref(schema)
         while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
             ref = schema["$ref"]
-            if not ref.startswith("#") or ref in seen:
+            if not (ref == "#" or ref.startswith("#/")) or ref in seen:  # (an $anchor, a URL: not followed)
                 return schema, first or ref
             seen.add(ref)
             first = first or ref
@@ -513,7 +622,10 @@ class _Comparison:
             if target is MISSING or target is None:
                 return schema, first
             siblings = {k: v for k, v in schema.items() if k != "$ref"}
-            schema = {**target, **siblings} if isinstance(target, dict) and siblings else target
+            if isinstance(target, dict) and siblings:  # 2020-12: they apply together (annotations: the siblings')
+                schema = _merge_all_of({"allOf": [target, siblings]}, root)
+            else:
+                schema = _single_ref(target)
         return schema, first
 
 
@@ -525,23 +637,91 @@ def _as_schema(schema: JSON) -> dict[str, JSON]:
     return dict(schema) if isinstance(schema, dict) else {}
 
 
-def _merge_all_of(schema: dict[str, JSON]) -> dict[str, JSON]:
-    """Fold ``allOf`` members' properties and required lists into the schema (objects only)."""
+def _unfollowable(schema: JSON, root: JSON) -> bool:
+    """``schema`` is a ``$ref`` the walk does not follow: an ``$anchor``, a URL, a missing target."""
+    ref = schema.get("$ref") if isinstance(schema, dict) else None
+    if not isinstance(ref, str):
+        return False
+    return not (ref == "#" or ref.startswith("#/")) or lookup(root, ref[1:]) is MISSING
+
+
+def _single_ref(schema: JSON) -> JSON:
+    """``{"allOf": [{"$ref": X}], ...}`` (pydantic's field with a description) as ``{"$ref": X, ...}``."""
+    if isinstance(schema, dict):
+        members = schema.get("allOf")
+        if isinstance(members, list) and len(members) == 1 and isinstance(members[0], dict):
+            only = members[0]
+            if set(only) == {"$ref"} and "$ref" not in schema:
+                return {**{k: v for k, v in schema.items() if k != "allOf"}, "$ref": only["$ref"]}
+    return schema
+
+
+def _merge_all_of(schema: dict[str, JSON], root: JSON = None, seen: frozenset[str] = frozenset()) -> dict[str, JSON]:
+    """Fold ``allOf`` members into the schema: properties and required lists joined, bounds met at
+    the tighter one, integer and number at integer, a member that is a ``$ref`` resolved (once
+    along a path), annotations the later member's; what cannot be folded (two enums, other types,
+    two different values of a keyword) stays in ``allOf``, compared as it is."""
     members = schema.get("allOf")
     if not isinstance(members, list):
         return schema
     merged = {k: v for k, v in schema.items() if k != "allOf"}
+    rest: list[JSON] = []
     for member in members:
+        if isinstance(member, dict) and isinstance(member.get("$ref"), str) and root is not None:
+            ref = member["$ref"]
+            target = lookup(root, ref[1:]) if ref.startswith("#") and ref not in seen else MISSING
+            if not isinstance(target, dict):
+                rest.append(member)
+                continue
+            siblings = {k: v for k, v in member.items() if k != "$ref"}
+            member = _merge_all_of({"allOf": [target, siblings]} if siblings else target, root, seen | {ref})
+        elif isinstance(member, dict) and "allOf" in member:
+            member = _merge_all_of(member, root, seen)
         if not isinstance(member, dict):
+            if member is not True:
+                rest.append(member)
             continue
+        kept: dict[str, JSON] = {}
         for key, value in member.items():
-            if key == "properties" and isinstance(value, dict):
-                merged["properties"] = {**(merged.get("properties") or {}), **value}
+            here = merged.get(key, MISSING)
+            if here is MISSING or canonical(here) == canonical(value) or key in ANNOTATIONS:
+                merged[key] = value
+            elif key == "properties" and isinstance(value, dict) and isinstance(here, dict):
+                joined = dict(here)
+                for name, sub in value.items():
+                    joined[name] = sub if name not in joined else {"allOf": [joined[name], sub]}
+                merged[key] = joined
             elif key == "required" and isinstance(value, list):
-                merged["required"] = sorted({*_required(merged), *value})
+                merged[key] = sorted({*_required(merged), *(r for r in value if isinstance(r, str))})
+            elif key in TIGHTER and _number(here) is not None and _number(value) is not None:
+                merged[key] = TIGHTER[key](here, value)
+            elif key == "type" and {here, value} == {"integer", "number"}:
+                merged[key] = "integer"
             else:
-                merged.setdefault(key, value)
+                kept[key] = value
+        if kept:
+            rest.append(kept)
+    if rest:
+        merged["allOf"] = rest
     return merged
+
+
+def _limit(schema: Mapping[str, JSON], side: str) -> tuple[int | float, bool] | None:
+    """A number's lower (``min``) or upper (``max``) bound: its value and whether it is exclusive;
+    ``minimum`` and ``exclusiveMinimum`` together meet at the tighter."""
+    inclusive, exclusive = _number(schema.get(f"{side}imum")), _number(schema.get(f"exclusive{side.title()}imum"))
+    if inclusive is None or exclusive is None:
+        return (inclusive, False) if inclusive is not None else ((exclusive, True) if exclusive is not None else None)
+    if inclusive == exclusive:
+        return exclusive, True
+    beyond = exclusive > inclusive if side == "min" else exclusive < inclusive
+    return (exclusive, True) if beyond else (inclusive, False)
+
+
+def _shown_limit(limit: tuple[int | float, bool] | None) -> str:
+    if limit is None:
+        return "null"
+    return f"{show(limit[0])}{' (exclusive)' if limit[1] else ''}"
 
 
 def _alternatives(schema: dict[str, JSON], root: JSON) -> list[dict[str, JSON]]:
@@ -552,11 +732,14 @@ def _alternatives(schema: dict[str, JSON], root: JSON) -> list[dict[str, JSON]]:
             base = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
             out: list[dict[str, JSON]] = []
             for member in members:
-                resolved = member
-                if isinstance(member, dict) and isinstance(member.get("$ref"), str) and member["$ref"].startswith("#"):
-                    target = lookup(root, member["$ref"][1:])
-                    resolved = target if isinstance(target, dict) else member
-                merged = _merge_all_of({**base, **_as_schema(resolved)})
+                resolved = _single_ref(member)
+                ref = resolved.get("$ref") if isinstance(resolved, dict) else None
+                if isinstance(ref, str) and ref.startswith("#"):
+                    target = lookup(root, ref[1:])
+                    siblings = {k: v for k, v in resolved.items() if k != "$ref"}
+                    if isinstance(target, dict):  # marked: a pair of them is compared once along a path
+                        resolved = {**_merge_all_of({"allOf": [target, siblings]}, root), REF: ref}
+                merged = _merge_all_of({**base, **_as_schema(resolved)}, root)
                 out.extend(_alternatives(merged, root))
             return out
     types = schema.get("type")
@@ -609,17 +792,23 @@ def _types(alternatives: Iterable[Mapping[str, JSON]]) -> str:
 def _allowed_values(schema: Mapping[str, JSON]) -> set[str] | None:
     """The enum (or const) as canonical JSON texts, or None when not limited."""
     if "const" in schema:
-        return {canonical(schema["const"])}
+        return {canonical(_by_value(schema["const"]))}
     values = schema.get("enum")
     if isinstance(values, list):
-        return {canonical(v) for v in values}
+        return {canonical(_by_value(v)) for v in values}
     return None
 
 
-def _number(value: JSON) -> float | None:
+def _by_value(value: JSON) -> JSON:
+    """1.0 as 1: JSON Schema compares numbers by value (Validation 6.1.2)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _number(value: JSON) -> int | float | None:
+    """A bound as a number (an int as it is: 10**400 is no float)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value)
+    return value
 
 
 def _properties(schema: Mapping[str, JSON]) -> dict[str, JSON]:
