@@ -67,7 +67,9 @@ class Target:
     """Bind the token to this key (RFC 9449): a proof goes with the token request."""
 
 
-B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750 2.1: what an access token may be in a header
+# what an access token must be to go in the Authorization header: visible ASCII (RFC 6750's
+# b64token is narrower, but real servers issue others: Salesforce's hold a "!")
+SENDABLE = re.compile(r"[\x21-\x7e]+")
 QUOTED = 500  # characters of a server's error text or value a message quotes at most
 
 
@@ -448,7 +450,9 @@ async def register_client(http: httpx.AsyncClient, metadata: ServerMetadata, req
             f"the authorization server {metadata.issuer} registered this client for {method} but issued no secret"
         )
     uris = answer.get("redirect_uris")
-    if isinstance(uris, list) and not set(request.get("redirect_uris") or ()) <= set(uris):
+    asked = request.get("redirect_uris") or ()
+    registered = tuple(u for u in uris if isinstance(u, str)) if isinstance(uris, list) else None
+    if registered is not None and not all(redirect_allowed(u, registered) for u in asked):
         # RFC 7591 3.2.1: the server may replace what was asked; a redirect it will not accept is
         # of no use (kept, it made the client register again at every authorization)
         raise AuthorizationError(
@@ -516,9 +520,9 @@ async def token_request(
         raise AuthorizationError(
             f"the token endpoint {url} issued a {_quoted(token_type)} token; this client uses {uses}"
         )
-    if not B64TOKEN.fullmatch(answer["access_token"]):  # it goes in the Authorization header as it is
+    if not SENDABLE.fullmatch(answer["access_token"]):  # it goes in the Authorization header as it is
         raise AuthorizationError(
-            f"the token endpoint {url} issued an access token that is no b64token (RFC 6750 2.1): refused"
+            f"the token endpoint {url} issued an access token that cannot go in a header (not visible ASCII): refused"
         )
     return answer
 
