@@ -5,7 +5,10 @@ and pure functions: header encoding, x-mcp-header validation, era fallback, MRTR
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -774,6 +777,40 @@ def test_what_a_stdio_server_started_and_left_running_ends_with_it() -> None:
     while running(pids[0]) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not running(pids[0]), "the server's child outlived the client"
+
+
+NEXT_PID = Path("/proc/sys/kernel/ns_last_pid")
+
+
+@pytest.mark.skipif(not os.access(NEXT_PID, os.W_OK), reason="needs to choose the next pid (Linux, root)")
+def test_a_servers_group_is_ended_when_it_exits_not_at_close_when_its_pid_may_lead_another() -> None:
+    """Found by the review of that change: the group was ended at ``close``, hours later for an
+    idle client whose server had died, when the pid could lead another program's group: its
+    processes were terminated. It is ended as soon as the exit is seen; ``close`` leaves it."""
+    found: dict[str, int] = {}
+
+    async def scenario() -> None:
+        async with await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL) as client:
+            said = await client.call_tool(name="then-exit", arguments={})
+            pid = int(said.content[0].text)  # type: ignore[union-attr]
+            await asyncio.sleep(2)  # the exit is seen (polled every 0.25 s), its group ended
+            NEXT_PID.write_text(str(pid - 1))
+            other = subprocess.Popen(
+                ["sh", "-c", "sleep 30 & echo $!"], start_new_session=True, stdout=subprocess.PIPE, text=True
+            )
+            assert other.stdout is not None
+            found["worker"] = int(other.stdout.readline())
+            other.wait()
+            found["reused"] = int(other.pid == pid)
+
+    run(scenario)
+    try:
+        if not found["reused"]:
+            pytest.skip("another process took the pid meanwhile")
+        assert running(found["worker"]), "close ended another program's process group"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(found["worker"], signal.SIGKILL)
 
 
 @pytest.mark.parametrize(("mode", "version"), [("mrtr", "2026-07-28"), ("legacy", "2025-11-25")])

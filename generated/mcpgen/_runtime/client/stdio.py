@@ -67,6 +67,9 @@ class StdioTransport(Transport):
         self._receiver: Receiver | None = None
         self._closing = False
         self.stderr_tail = b""  # with stderr=PIPE: the end of what the server wrote there
+        self._group_ended: asyncio.subprocess.Process | None = (
+            None  # the process whose group was ended
+        )
 
     def __repr__(self) -> str:
         return f"StdioTransport({shlex.join(self.command)!r})"
@@ -142,6 +145,8 @@ class StdioTransport(Transport):
             watch.cancel()
         if error is None:
             code = await _wait(process, 1.0)
+            if code is not None:
+                await self._end_group(process)
             if self._closing:
                 return
             if (
@@ -163,6 +168,7 @@ class StdioTransport(Transport):
         pipe is closed."""
         while process.returncode is None:
             await asyncio.sleep(EXIT_POLL)
+        await self._end_group(process)
         await asyncio.sleep(EXIT_GRACE)
         _release(process)  # its pipes closed: the output ends here, whoever else holds it
 
@@ -191,9 +197,16 @@ class StdioTransport(Transport):
                 with contextlib.suppress(BaseException):
                     await reader
         if process is not None:
-            if OWN_SESSION:
-                await _end_group(process, self.shutdown_timeout)
+            await self._end_group(process)
             _release(process)
+
+    async def _end_group(self, process: asyncio.subprocess.Process) -> None:
+        """Once the server has exited, and as soon as that is seen: what it left running ended.
+        At once, not at ``close``: by then (hours later, for an idle client) its pid may lead
+        another program's group."""
+        if OWN_SESSION and process.returncode is not None and process is not self._group_ended:
+            self._group_ended = process
+            await _end_group(process.pid, self.shutdown_timeout)
 
     async def _stop(self, process: asyncio.subprocess.Process) -> None:
         """Terminate, then kill."""
@@ -216,19 +229,20 @@ async def _wait(process: asyncio.subprocess.Process, timeout: float) -> int | No
         return process.returncode
 
 
-async def _end_group(process: asyncio.subprocess.Process, timeout: float) -> None:
-    """The processes the server started and left running (its process group, which it leads)
+async def _end_group(group: int, timeout: float) -> None:
+    """The processes the exited server (``group``'s leader, reaped) started and left running:
     terminated, then killed after ``timeout`` s; ended ones not yet reaped are not waited for.
-    A group whose leader was reaped is signalled only while no process holds the leader's pid:
-    Linux keeps the number for the group while a member lives, and once none does the number may
-    name another process, and so another group."""
-    group = process.pid
-    if process.returncode is not None and _exists(group):  # the number is another process's now
+    Signalled only while no process holds the leader's pid: Linux keeps the number for the group
+    while a member lives, and once none does the number may name another process's group."""
+    if _exists(group) or not _signal_group(group, signal.SIGTERM):
         return
-    if not _signal_group(group, signal.SIGTERM):
-        return
+    members = _members(
+        group
+    )  # one look at /proc (each one costs ~20 us a process), then at these only
     deadline = time.monotonic() + timeout
-    while _group_alive(group):
+    while _signal_group(group, 0) and (
+        members is None or any(_runs(pid, group) for pid in members)
+    ):
         if time.monotonic() >= deadline:
             _signal_group(group, signal.SIGKILL)
             return
@@ -253,25 +267,24 @@ def _exists(pid: int) -> bool:
     return True
 
 
-def _group_alive(group: int) -> bool:
-    """Whether a process of ``group`` still runs: not only ended and unreaped (a zombie, which
-    an init that reaps nothing keeps for ever). Without ``/proc``, any member counts."""
-    if not _signal_group(group, 0):
-        return False
+def _members(group: int) -> list[int] | None:
+    """The processes of ``group`` that run (not ended and unreaped: a zombie, which an init that
+    reaps nothing keeps for ever); None without ``/proc`` (then any member counts)."""
     try:
-        entries = [e.name for e in os.scandir("/proc") if e.name.isdigit()]
+        pids = [int(e.name) for e in os.scandir("/proc") if e.name.isdigit()]
     except OSError:
-        return True
-    for pid in entries:
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(b")") + 2 :].split()  # state, ppid, pgrp, ...
-        if len(fields) > 2 and fields[2] == str(group).encode() and fields[0] != b"Z":
-            return True
-    return False
+        return None
+    return [pid for pid in pids if _runs(pid, group)]
+
+
+def _runs(pid: int, group: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    fields = stat[stat.rindex(b")") + 2 :].split()  # state, ppid, pgrp, ...
+    return len(fields) > 2 and fields[2] == str(group).encode() and fields[0] != b"Z"
 
 
 def _release(process: asyncio.subprocess.Process) -> None:
