@@ -516,6 +516,29 @@ def test_a_request_to_a_server_that_stopped_reading_times_out_while_it_is_sent()
     assert asyncio.run(asyncio.wait_for(scenario(), 30)) < 2.6  # 3 s before
 
 
+@pytest.mark.parametrize("then", ["another request", "close"])
+def test_a_timed_out_requests_cancellation_goes_out_before_what_the_caller_does_next(then: str, tmp_path: Path) -> None:
+    """Found by the review of the change that stopped a timeout waiting up to 5 s for its
+    cancellation: sent in the background, the caller's next request overtook it (both ran on the
+    server), and a close right after dropped it (a stateless HTTP server is told only so). The
+    caller waits for it a quarter of a second at most, and so does close."""
+    log = tmp_path / "stderr"
+
+    async def scenario() -> None:
+        with log.open("w") as stderr:
+            async with await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=stderr) as client:
+                with pytest.raises(RequestTimeout):
+                    await client.request("tools/call", {"name": "hang", "arguments": {}}, timeout=0.3)
+                if then == "another request":
+                    await client.request("tools/call", {"name": "echo", "arguments": {}})
+
+    run(scenario)
+    got = [line for line in log.read_text().splitlines() if line.startswith("got ")]
+    got = got[got.index("got tools/call") :]  # (the probe and initialize before it)
+    assert got[:2] == ["got tools/call", "got notifications/cancelled"], got
+    assert got[2:] == (["got tools/call"] if then == "another request" else []), got
+
+
 def test_a_legacy_listen_whose_subscribe_fails_leaves_no_listener() -> None:
     async def scenario() -> int:
         client = await connect([*FAKE, "legacy"], cache=None, timeout=10)

@@ -53,6 +53,9 @@ LISTEN_BACKLOG = (
     10000  # notifications a listener may fall behind; past it, its oldest is dropped, logged
 )
 ERROR_MESSAGE_LIMIT = 16 * 1024  # characters of a server's error message a ServerError keeps
+CANCEL_GRACE = (
+    0.25  # s a timed-out or cancelled request waits for its notifications/cancelled to go out
+)
 Handler = Callable[[Any], Awaitable[Any]]
 """Answers a server's request: typed params in, a result (model or dict) out."""
 
@@ -149,6 +152,9 @@ class ClientSession:
         self._listeners: dict[asyncio.Queue[Any], Callable[[Any], bool] | None] = {}
         self._behind = 0  # notifications dropped for listeners LISTEN_BACKLOG behind
         self._tasks: set[asyncio.Task[None]] = set()
+        self._telling: set[asyncio.Task[None]] = (
+            set()
+        )  # cancellations being told to the server (_cancel_soon)
         self._answering: dict[
             RequestId, asyncio.Task[None]
         ] = {}  # the server's requests being answered
@@ -189,6 +195,9 @@ class ClientSession:
         if self._closed:
             return
         self._closed = True
+        if self._telling:  # a cancellation just made: sent before the channel goes (a stateless
+            # HTTP server is told only so), within the grace a timed-out request gives it
+            await asyncio.wait(set(self._telling), timeout=CANCEL_GRACE)
         for task in list(self._tasks):
             task.cancel()
         try:
@@ -269,13 +278,13 @@ class ClientSession:
                     if pending is not None and pending.meanwhile
                     else ""
                 )
-                self._cancel_soon(rid, "timeout")
+                await self._cancel_soon(rid, "timeout")
                 shown = timeout if limit is None else limit
                 raise RequestTimeout(
                     f"no answer to request {rid!r} within {shown} s{meanwhile}"
                 ) from None
         except asyncio.CancelledError:
-            self._cancel_soon(rid, "cancelled by the caller")
+            await self._cancel_soon(rid, "cancelled by the caller")
             raise
         finally:
             self.forget(rid)
@@ -302,7 +311,7 @@ class ClientSession:
             if not scope.expired():
                 raise
             # its bytes may be on their way still (a pipe's buffer took them): cancelled behind them
-            self._cancel_soon(rid, "timeout")
+            await self._cancel_soon(rid, "timeout")
             raise RequestTimeout(
                 f"no answer to request {rid!r} within {limit} s (it was still being sent)"
             ) from None
@@ -329,12 +338,17 @@ class ClientSession:
         and/or close its stream."""
         await self._tell_cancelled(rid, self._stop_waiting(rid), reason, within)
 
-    def _cancel_soon(self, rid: RequestId, reason: str) -> None:
-        """``cancel``, the server told in the background: a request that timed out or whose caller
-        cancelled it ends now, where a server that stopped reading held the notification's write
-        up to 5 s more (its bytes are in the transport's buffer once written; the wait was only
-        the transport's flow control)."""
-        self._spawn(self._tell_cancelled(rid, self._stop_waiting(rid), reason, 5.0))
+    async def _cancel_soon(self, rid: RequestId, reason: str) -> None:
+        """``cancel``, waiting for the server to be told ``CANCEL_GRACE`` s at most, then going on
+        in the background: a server that stopped reading held the caller up to 5 s more (the
+        notification's bytes are in the transport's buffer once written; the rest was the
+        transport's flow control). Told in time, it goes out before the caller's next request."""
+        telling = self._spawn(self._tell_cancelled(rid, self._stop_waiting(rid), reason, 5.0))
+        self._telling.add(telling)
+        telling.add_done_callback(self._telling.discard)
+        await asyncio.wait(
+            {telling}, timeout=CANCEL_GRACE
+        )  # (a caller cancelled meanwhile: the telling goes on)
 
     def _stop_waiting(self, rid: RequestId) -> bool:
         """The request's future cancelled; whether the server is to be told (not of ``initialize``)."""
