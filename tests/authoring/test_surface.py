@@ -387,12 +387,27 @@ def test_a_fingerprint_is_the_same_in_every_process_and_follows_type_aliases(tmp
         "    return ''\n"
         "def nested(inner: Inner = Inner(tags={'alpha', 'beta', 'gamma', 'delta'})) -> str:\n"
         "    return ''\n"
+        # and the review of format 4's stable(): a value met at two depths of a set (which first
+        # follows the hash seed), nodes of a set pointing at each other (their order: addresses)
+        "import dataclasses\n"
+        "DEEP = 0\n"
+        "for _ in range(17):\n"
+        "    DEEP = (DEEP,)\n"
+        "TWO_DEPTHS = frozenset({('a', DEEP), ('b', ((((DEEP,),),),))})\n"
+        "@dataclasses.dataclass(eq=False)\n"
+        "class Node:\n"
+        "    name: str\n"
+        "    peer: 'Node | None' = None\n"
+        "A, B = Node('a'), Node('b')\n"
+        "A.peer, B.peer = B, A\n"
+        "def graph(x: str = '', depths: frozenset = TWO_DEPTHS, ring: frozenset = frozenset({A, B})) -> str:\n"
+        "    return x\n"
     )
     code = (
         "from mcpgen._runtime.server.authoring.declarations import Tool\n"
         "import eager_tools, seeded_tools\n"
         "print(Tool('pick', seeded_tools.pick).fingerprint())\n"
-        "for name in ('shout', 'pick', 'flags', 'nested'):\n"
+        "for name in ('shout', 'pick', 'flags', 'nested', 'graph'):\n"
         "    print(Tool(name, getattr(eager_tools, name)).fingerprint())\n"
     )
     prints = set()

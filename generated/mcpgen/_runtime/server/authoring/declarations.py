@@ -48,6 +48,7 @@ _ADDRESS = re.compile(
     r" at 0x[0-9a-fA-F]+"
 )  # in the repr of a function or object: differs each run
 STABLE_DEPTH = 20  # how deep ``stable`` follows nested values
+STABLE_BUDGET = 100_000  # values one ``stable`` writes at most (a graph of defaults could be followed along every path)
 
 
 def docstring(fn: Callable[..., Any]) -> str | None:
@@ -160,28 +161,44 @@ _ALIASES: tuple[type, ...] = tuple(
 
 
 class _Stable:
+    """One ``stable`` call. A value's text is kept for when it is met again only when it is
+    whole: one cut short (the depth reached, or a value met inside itself) depends on where it
+    was met, and a set's first-met element follows the hash seed (kept, it made fingerprints
+    differ between processes). Past ``STABLE_BUDGET`` values written, the rest is ``...``."""
+
     def __init__(self) -> None:
-        self.written: dict[int, str] = {}
+        self.written: dict[
+            int, tuple[str, int]
+        ] = {}  # a whole text, and how many levels it goes down
         self.open: set[int] = set()
         self.kept: list[Any] = []  # what ``written`` is keyed by stays alive (ids are not reused)
+        self.cuts = 0  # texts cut short so far
+        self.deepest = 0  # the deepest level written so far
+        self.budget = STABLE_BUDGET
 
     def text(self, value: Any, depth: int) -> str:
-        if depth > STABLE_DEPTH:
-            return "..."
         if isinstance(value, str | int | float | bool | bytes | type(None)):
             return repr(value)
         key = id(value)
-        if key in self.open:
+        kept = self.written.get(key)
+        if kept is not None and depth + kept[1] <= STABLE_DEPTH:  # written whole here too
+            self.deepest = max(self.deepest, depth + kept[1])
+            return kept[0]
+        if depth > STABLE_DEPTH or key in self.open or self.budget <= 0:
+            self.cuts += 1
             return "..."
-        if key in self.written:
-            return self.written[key]
+        self.budget -= 1
+        cuts, outer, self.deepest = self.cuts, self.deepest, depth
         self.open.add(key)
         try:
             written = self._text(value, depth + 1)
         finally:
             self.open.discard(key)
-        self.written[key] = written
-        self.kept.append(value)
+            height = self.deepest - depth
+            self.deepest = max(outer, self.deepest)
+        if self.cuts == cuts:
+            self.written[key] = (written, height)
+            self.kept.append(value)
         return written
 
     def _text(self, value: Any, inner: int) -> str:
