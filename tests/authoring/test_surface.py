@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -319,6 +320,37 @@ def test_stable_text_of_odd_values_is_bounded_and_tells_them_apart() -> None:
 
     assert stable(Settings(1)) != stable(Settings(2))
     assert stable(Broken()).endswith("Broken>")
+
+
+def test_a_fingerprint_follows_the_source_of_the_apps_own_functions_an_annotation_holds(tmp_path: Path) -> None:
+    """Found by a review of format 4: a function an annotation holds was written by its name, so
+    a ``json_schema_extra`` (or a validator, a default factory) whose body changed the schema
+    kept the fingerprint, and the server served the old schema without a word. The app's own
+    functions are written with a digest of their source (not their bytecode, which differs
+    between Python versions); installed code by its name."""
+    from mcpgen._runtime.server.authoring.declarations import Tool
+
+    def fingerprint(example: int, where: str) -> str:
+        (tmp_path / where).mkdir()
+        path = tmp_path / where / "ranked.py"  # one module, in another file each time
+        path.write_text(
+            "from typing import Annotated\n"
+            "from pydantic import AfterValidator, Field\n"
+            "def tidy(value: int) -> int:\n"
+            "    return value\n"
+            "def rank(n: Annotated[int, AfterValidator(tidy), "
+            f"Field(json_schema_extra=lambda s: s.update(examples=[{example}]))]) -> int:\n"
+            "    return n\n"
+        )
+        spec = importlib.util.spec_from_file_location("ranked", path)
+        assert spec is not None and spec.loader is not None
+        loaded = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded)
+        return Tool("rank", loaded.rank).fingerprint()
+
+    one = fingerprint(1, "one")
+    assert fingerprint(1, "again") == one
+    assert fingerprint(2, "edited") != one
 
 
 def test_a_fingerprint_follows_a_model_reached_through_a_type_alias() -> None:

@@ -13,7 +13,10 @@ import enum
 import functools
 import hashlib
 import inspect
+import os
 import re
+import sysconfig
+import types
 import typing
 from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
@@ -204,11 +207,39 @@ class _Stable:
             members = {**{name: getattr(value, name) for name in type(value).model_fields}, **(value.model_extra or {})}
             return f"{type(value).__qualname__}({text(members, inner)})"
         if isinstance(value, type) or inspect.isroutine(value):
-            return f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', '?')}"
+            named = f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', '?')}"
+            code = getattr(value, "__code__", None) if inspect.isfunction(value) else None
+            source = _source_digest(code) if code is not None else None
+            return named if source is None else f"{named}#{source}"
         try:
             return _ADDRESS.sub("", repr(value))
         except Exception:  # a repr that fails: the type stands for it
             return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+@functools.cache
+def _library_paths() -> tuple[str, ...]:
+    """Where installed code lives (the standard library, site-packages): its functions are named,
+    not read (an upgrade of a library is no change of the app's)."""
+    paths = sysconfig.get_paths()
+    found = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    return tuple(sorted(os.path.join(os.path.realpath(p), "") for p in found))
+
+
+@functools.lru_cache(maxsize=1024)
+def _source_digest(code: types.CodeType) -> str | None:
+    """A digest of the source of the app's own function (a validator, a ``json_schema_extra``, a
+    default factory an annotation holds): what it does shapes the schema, and its name alone
+    stayed the same while the schema changed. The source, not the bytecode, which differs
+    between Python versions; None for installed code and for code without source."""
+    filename = os.path.realpath(code.co_filename)
+    if filename.startswith(_library_paths()):
+        return None
+    try:
+        lines, _ = inspect.getsourcelines(code)
+    except (OSError, TypeError):
+        return None
+    return hashlib.sha256("".join(lines).encode()).hexdigest()[:16]
 
 
 def _hints(tp: Any) -> dict[str, Any]:
