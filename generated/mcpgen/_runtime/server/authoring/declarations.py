@@ -14,9 +14,7 @@ import enum
 import functools
 import hashlib
 import inspect
-import os
 import re
-import sysconfig
 import types
 import typing
 from collections.abc import Callable
@@ -76,11 +74,12 @@ def signature_text(fn: Callable[..., Any]) -> str:
         parameters = [
             (p.name, p.kind.name, p.default, p.annotation) for p in signature.parameters.values()
         ]
-        text = stable((parameters, signature.return_annotation))
+        text = stable((parameters, signature.return_annotation), home=_home(fn))
     else:
         names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
         text = stable(
-            (names, fn.__defaults__, getattr(fn, "__kwdefaults__", None), fn.__annotations__)
+            (names, fn.__defaults__, getattr(fn, "__kwdefaults__", None), fn.__annotations__),
+            home=_home(fn),
         )
     module = getattr(fn, "__module__", None)
     if module == "__main__":
@@ -97,7 +96,8 @@ def types_text(fn: Callable[..., Any]) -> str:
         hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
     except Exception as exc:  # the declaration fails the same way when it is built
         return f"unresolved: {exc!r}"
-    resolved = stable(hints)
+    home = _home(inspect.unwrap(fn))
+    resolved = stable(hints, home=home)
     seen: dict[Any, str] = {}
     aliases: set[int] = (
         set()
@@ -118,19 +118,22 @@ def types_text(fn: Callable[..., Any]) -> str:
                 [
                     (n, f.annotation, f.default, f.alias, f.metadata, f.description)
                     for n, f in fields.items()
-                ]
+                ],
+                home=home,
             )
-            seen[tp] += stable(dict(tp.model_config))
+            seen[tp] += stable(dict(tp.model_config), home=home)
             for f in fields.values():
                 visit(f.annotation)
         elif dataclasses.is_dataclass(tp):
             dc_fields = dataclasses.fields(tp)
-            seen[tp] = stable([(f.name, f.type, f.default) for f in dc_fields])
+            seen[tp] = stable([(f.name, f.type, f.default) for f in dc_fields], home=home)
             for hint in _hints(tp).values():
                 visit(hint)
         elif typing.is_typeddict(tp):
             hints_of = _hints(tp)
-            seen[tp] = stable(hints_of) + stable(getattr(tp, "__required_keys__", frozenset()))
+            seen[tp] = stable(hints_of, home=home) + stable(
+                getattr(tp, "__required_keys__", frozenset())
+            )
             for hint in hints_of.values():
                 visit(hint)
         elif issubclass(tp, enum.Enum):
@@ -144,13 +147,23 @@ def types_text(fn: Callable[..., Any]) -> str:
     return text
 
 
-def stable(value: Any, depth: int = 0) -> str:
+def _home(fn: Callable[..., Any]) -> str | None:
+    module = getattr(fn, "__module__", None)
+    return _package(module) if isinstance(module, str) else None
+
+
+def _package(module: str) -> str:
+    """A module's top-level package (a script run as ``__main__``: as imported)."""
+    return module_name(module).partition(".")[0]
+
+
+def stable(value: Any, depth: int = 0, home: str | None = None) -> str:
     """``value`` as text that is the same in every process for the same declaration: sets sorted
     (their order follows the hash seed), memory addresses left out, type aliases followed to what
     they stand for, typing forms and pydantic's field infos and metadata by their parts. A value
     met again inside itself is ``...``; one met twice is written once (a default holding itself,
     or one list many times, grew with 2 to the depth)."""
-    return _Stable().text(value, depth)
+    return _Stable(home).text(value, depth)
 
 
 _ALIASES: tuple[type, ...] = tuple(
@@ -169,7 +182,10 @@ class _Stable:
     was met, and a set's first-met element follows the hash seed (kept, it made fingerprints
     differ between processes). Past ``STABLE_BUDGET`` values written, the rest is ``...``."""
 
-    def __init__(self) -> None:
+    def __init__(self, home: str | None = None) -> None:
+        self.home = (
+            home  # the declaring function's package: its functions are written with their source
+        )
         self.written: dict[
             int, tuple[str, int]
         ] = {}  # a whole text, and how many levels it goes down
@@ -247,9 +263,17 @@ class _Stable:
             }
             return f"{type(value).__qualname__}({text(members, inner)})"
         if isinstance(value, type) or inspect.isroutine(value):
-            named = f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', '?')}"
+            module = getattr(value, "__module__", None) or "?"
+            named = f"{module}.{getattr(value, '__qualname__', '?')}"
             code = getattr(value, "__code__", None) if inspect.isfunction(value) else None
-            source = _source_digest(code) if code is not None else None
+            own = (
+                isinstance(code, types.CodeType)
+                and self.home is not None
+                and _package(module) == self.home
+            )
+            source = (
+                _source_digest(code) if own and code is not None else None
+            )  # (another package's: by name)
             return named if source is None else f"{named}#{source}"
         try:
             return _ADDRESS.sub("", repr(value))
@@ -257,24 +281,12 @@ class _Stable:
             return f"<{type(value).__module__}.{type(value).__qualname__}>"
 
 
-@functools.cache
-def _library_paths() -> tuple[str, ...]:
-    """Where installed code lives (the standard library, site-packages): its functions are named,
-    not read (an upgrade of a library is no change of the app's)."""
-    paths = sysconfig.get_paths()
-    found = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
-    return tuple(sorted(os.path.join(os.path.realpath(p), "") for p in found))
-
-
 @functools.lru_cache(maxsize=1024)
 def _source_digest(code: types.CodeType) -> str | None:
     """A digest of the source of the app's own function (a validator, a ``json_schema_extra``, a
     default factory an annotation holds): what it does shapes the schema, and its name alone
     stayed the same while the schema changed. The source, not the bytecode, which differs
-    between Python versions; None for installed code and for code without source."""
-    filename = os.path.realpath(code.co_filename)
-    if filename.startswith(_library_paths()):
-        return None
+    between Python versions; None for code without source."""
     try:
         lines, _ = inspect.getsourcelines(code)
     except (OSError, TypeError):
