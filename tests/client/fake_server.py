@@ -19,7 +19,8 @@ lists the ids of those the client answered all the same), of ``chatty`` after a 
 revision has, of ``bad-id-request`` with what the client answered to a request whose id is an
 object; ``longer-than-a-line`` writes 65 MiB on one line, then its answer, ``exit-leaving-a-child`` exits (code
 5) leaving a process that holds its stdout, ``close-stdout`` closes stdout and runs on,
-``start-a-child`` starts a process that sleeps 30 s and answers its pid. Every
+``start-a-child`` starts a process that sleeps 30 s and answers its pid (``start-a-stubborn-child``:
+one that ignores SIGTERM). Every
 message received is logged to stderr as ``got METHOD``.
 """
 
@@ -199,11 +200,14 @@ def handle(message: dict[str, Any]) -> None:
 
             subprocess.Popen([sys.executable, "-c", "import time; time.sleep(10)"], stdout=sys.stdout)
             os._exit(5)
-        if params.get("name") == "start-a-child":  # starts a process that outlives it unless ended; its pid
+        if params.get("name") in ("start-a-child", "start-a-stubborn-child"):  # a process that outlives it; its pid
             import subprocess
 
+            stubborn = "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); " * (
+                params["name"] != "start-a-child"
+            )
             child = subprocess.Popen(
-                [sys.executable, "-c", "import time; time.sleep(30)"],
+                [sys.executable, "-c", stubborn + "import time; time.sleep(30)"],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

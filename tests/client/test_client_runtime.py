@@ -783,15 +783,17 @@ def running(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
-def test_what_a_stdio_server_started_and_left_running_ends_with_it() -> None:
+@pytest.mark.parametrize("child", ["start-a-child", "start-a-stubborn-child"])
+def test_what_a_stdio_server_started_and_left_running_ends_with_it(child: str) -> None:
     """Noticed by a hostile-server review: a process the server started outlived the client's
     close (a server's helper, a launcher's child). The server now leads its own process group,
-    ended once the server has."""
+    ended once the server has. Found by the review of that change: one ignoring SIGTERM
+    survived, close having cut the ending short before its SIGKILL."""
     pids: list[int] = []
 
     async def scenario() -> None:
         async with await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL) as client:
-            started = await client.call_tool(name="start-a-child", arguments={})
+            started = await client.call_tool(name=child, arguments={})
             pids.append(int(started.content[0].text))  # type: ignore[union-attr]
             assert running(pids[0])
 

@@ -66,7 +66,7 @@ class StdioTransport(Transport):
         self._receiver: Receiver | None = None
         self._closing = False
         self.stderr_tail = b""  # with stderr=PIPE: the end of what the server wrote there
-        self._group_ended: asyncio.subprocess.Process | None = None  # the process whose group was ended
+        self._ending: tuple[asyncio.subprocess.Process, asyncio.Task[None]] | None = None  # its group's end
 
     def __repr__(self) -> str:
         return f"StdioTransport({shlex.join(self.command)!r})"
@@ -135,7 +135,7 @@ class StdioTransport(Transport):
         if error is None:
             code = await _wait(process, 1.0)
             if code is not None:
-                await self._end_group(process)
+                self._end_group(process)
             if self._closing:
                 return
             if code is None:  # nothing more can come from it: stopped, so a modern client starts another
@@ -155,7 +155,7 @@ class StdioTransport(Transport):
         pipe is closed."""
         while process.returncode is None:
             await asyncio.sleep(EXIT_POLL)
-        await self._end_group(process)
+        self._end_group(process)
         await asyncio.sleep(EXIT_GRACE)
         _release(process)  # its pipes closed: the output ends here, whoever else holds it
 
@@ -184,16 +184,22 @@ class StdioTransport(Transport):
                 with contextlib.suppress(BaseException):
                     await reader
         if process is not None:
-            await self._end_group(process)
+            ending = self._end_group(process)
+            if ending is not None:
+                await asyncio.shield(ending)
             _release(process)
 
-    async def _end_group(self, process: asyncio.subprocess.Process) -> None:
+    def _end_group(self, process: asyncio.subprocess.Process) -> asyncio.Task[None] | None:
         """Once the server has exited, and as soon as that is seen: what it left running ended.
         At once, not at ``close``: by then (hours later, for an idle client) its pid may lead
-        another program's group."""
-        if OWN_SESSION and process.returncode is not None and process is not self._group_ended:
-            self._group_ended = process
-            await _end_group(process.pid, self.shutdown_timeout)
+        another program's group. The ending's task (one per process)."""
+        if not OWN_SESSION or process.returncode is None:
+            return None
+        if self._ending is None or self._ending[0] is not process:  # a task of its own: who saw the
+            # exit goes on (the session is told at once), and cancelling it (close cancels the
+            # reader and the watcher) does not cut the ending short; close waits for it
+            self._ending = (process, asyncio.ensure_future(_end_group(process.pid, self.shutdown_timeout)))
+        return self._ending[1]
 
     async def _stop(self, process: asyncio.subprocess.Process) -> None:
         """Terminate, then kill."""
