@@ -160,15 +160,17 @@ class ClientSession:
         if self._closed:
             return
         self._closed = True
-        if self._telling:  # a cancellation just made: sent before the channel goes (a stateless
-            # HTTP server is told only so), within the grace a timed-out request gives it
-            await asyncio.wait(set(self._telling), timeout=CANCEL_GRACE)
-        for task in list(self._tasks):
-            task.cancel()
         try:
-            await self.transport.close()
-        finally:  # requests waiting are failed, whatever closing the transport met
-            self._fail_all(TransportError("the session is closed"))
+            if self._telling:  # a cancellation just made: sent before the channel goes (a stateless
+                # HTTP server is told only so), within the grace a timed-out request gives it
+                await asyncio.wait(set(self._telling), timeout=CANCEL_GRACE)
+        finally:  # (close cancelled meanwhile: the channel is closed all the same)
+            for task in list(self._tasks):
+                task.cancel()
+            try:
+                await self.transport.close()
+            finally:  # requests waiting are failed, whatever closing the transport met
+                self._fail_all(TransportError("the session is closed"))
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -300,6 +302,8 @@ class ClientSession:
     def _stop_waiting(self, rid: RequestId) -> bool:
         """The request's future cancelled; whether the server is to be told (not of ``initialize``)."""
         pending = self._pending.get(rid)
+        if pending is not None and pending.future.cancelled():
+            return False  # told already (a caller cancelling during a timeout's grace)
         if pending is not None and not pending.future.done():
             pending.future.cancel()
         initializing = pending is not None and pending.method == "initialize"
