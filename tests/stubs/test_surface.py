@@ -517,6 +517,74 @@ TOOLS += [
 ]
 
 
+def linked(description: str) -> dict[str, Any]:
+    """A recursive model whose child is written ``allOf`` of its ``$ref`` and a description member."""
+    node = {
+        "type": "object",
+        "description": description,
+        "properties": {"v": I, "next": {"allOf": [{"$ref": "#/$defs/Node"}, {"description": "the next"}]}},
+    }
+    made = tool({"head": {"$ref": "#/$defs/Node"}})
+    made["inputSchema"]["$defs"] = {"Node": node}
+    return made
+
+
+PET = {"oneOf": [CAT, DOG], "discriminator": {"propertyName": "kind"}}
+
+# Found by the review of those fixes (each row was misjudged by them, or never finished)
+TOOLS += [
+    (
+        "an object argument widened to any value (Any, JsonValue)",
+        [tool({"n": {"type": "object", "properties": {"a": S}, "required": ["a"]}})],
+        [tool({"n": {}})],
+        ["compatible: tool 't': argument 'n': type widened: object -> any"],
+    ),
+    (
+        "a pattern inside Optional[...] changed",
+        [tool({"code": {"anyOf": [{"type": "string", "pattern": "^[a-z]+$"}, {"type": "null"}]}})],
+        [tool({"code": {"anyOf": [{"type": "string", "pattern": "^[0-9]+$"}, {"type": "null"}]}})],
+        ["breaking: tool 't': argument 'code': 'pattern' changed"],
+    ),
+    (
+        "a discriminator added to a union of tagged objects",
+        [tool({"pet": {"anyOf": [CAT, DOG]}})],
+        [tool({"pet": PET})],
+        ["compatible: tool 't': argument 'pet': 'discriminator' changed"],
+    ),
+    (
+        "allOf members that cannot be folded, reordered",
+        [tool({"x": {"allOf": [{"type": "integer", "enum": [1, 2, 3]}, {"enum": [2, 3, 4]}]}})],
+        [tool({"x": {"allOf": [{"enum": [2, 3, 4]}, {"type": "integer", "enum": [1, 2, 3]}]}})],
+        [],
+    ),
+    (
+        "a recursive model through allOf with a description member, its description changed",
+        [linked("a")],
+        [linked("b")],
+        ["compatible: tool 't': argument 'head': description changed"],
+    ),
+]
+
+
+def test_a_chain_of_shared_allof_definitions_is_folded_once_each() -> None:
+    """Found by the same review: each definition an allOf of the next two, folded along every
+    path, doubled the time per level (18 levels: 7 s); each is folded once now."""
+    import time
+
+    def chain(description: str) -> dict[str, Any]:
+        defs: dict[str, Any] = {"D20": {"type": "object", "properties": {"v": I}}, "E20": {"description": description}}
+        for i in range(19, -1, -1):
+            defs[f"D{i}"] = {"allOf": [{"$ref": f"#/$defs/D{i + 1}"}, {"$ref": f"#/$defs/E{i + 1}"}]}
+            defs[f"E{i}"] = {"allOf": [{"$ref": f"#/$defs/D{i + 1}"}, {"$ref": f"#/$defs/E{i + 1}"}]}
+        made = tool({"x": {"$ref": "#/$defs/D0"}})
+        made["inputSchema"]["$defs"] = defs
+        return made
+
+    started = time.process_time()
+    diff_tools([chain("a")], [chain("b")])
+    assert time.process_time() - started < 2
+
+
 def test_a_change_past_the_depth_the_walk_follows_is_reported_not_dropped() -> None:
     """Found by the same review: a change nested 65 levels down went unseen (``--check`` passed)."""
 

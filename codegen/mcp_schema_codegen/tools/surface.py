@@ -335,6 +335,7 @@ class _Comparison:
         self.position = position
         self.found: list[tuple[Relation, str]] = []
         self.visiting: set[tuple[str, str]] = set()
+        self.compared: set[tuple[str, str]] = set()  # pairs of definitions compared whole already
         self.depth = 0
         # equal text is an equal schema only when every $ref in it means the same on both sides
         self.same_definitions = all(
@@ -344,7 +345,11 @@ class _Comparison:
         ) and isinstance(old_root, dict) == isinstance(new_root, dict)
 
     def run(self) -> list[tuple[Relation, str]]:
-        self.schema(self.old_root, self.new_root, ())
+        _FOLDED.clear()
+        try:
+            self.schema(self.old_root, self.new_root, ())
+        finally:
+            _FOLDED.clear()
         unique = list(dict.fromkeys(self.found))
         return unique
 
@@ -366,7 +371,7 @@ class _Comparison:
 
     def schema(self, old: JSON, new: JSON, path: tuple[str, ...]) -> None:
         if self.depth > MAX_DEPTH:  # compared as a whole below this (a change past it went unseen)
-            if canonical(old) != canonical(new) or not self.same_definitions:
+            if canonical(old) != canonical(new) or not (self.same_definitions or not _refers(old)):
                 self.add("changed", path, f"changed, nested deeper than {MAX_DEPTH} levels")
             return
         self.depth += 1
@@ -383,13 +388,30 @@ class _Comparison:
             self.add("changed", path, f"$ref {show(unresolved[0])} not followed, and the definitions changed")
         if old_ref or new_ref:
             key = (str(old_ref), str(new_ref))
-            if key in self.visiting:
-                return  # recursion: this pair is being compared further up
+            if key in self.visiting or key in self.compared:
+                return  # recursion (this pair is being compared further up), or compared already
             self.visiting.add(key)
             try:
                 self._schema(old, new, path)
             finally:
                 self.visiting.discard(key)
+            self.compared.add(key)  # (a change in a shared definition is reported at its first path)
+            return
+        folds = (
+            _refers(old.get("allOf")) or _refers(new.get("allOf"))
+            if isinstance(old, dict) and isinstance(new, dict)
+            else False
+        )
+        if folds:  # allOf members that are $refs are folded in: guarded as a $ref is
+            key = ("allOf " + canonical(old.get("allOf")), "allOf " + canonical(new.get("allOf")))
+            if key in self.visiting or key in self.compared:
+                return
+            self.visiting.add(key)
+            try:
+                self._schema(old, new, path)
+            finally:
+                self.visiting.discard(key)
+            self.compared.add(key)
             return
         self._schema(old, new, path)
 
@@ -403,21 +425,29 @@ class _Comparison:
                 self.add("widened", path, "accepts values now (it accepted none)")
             return
         old, new = _merge_all_of(_as_schema(old), self.old_root), _merge_all_of(_as_schema(new), self.new_root)
-        for key in sorted((old.keys() | new.keys()) - WALKED - {REF}):
-            if canonical(old.get(key)) != canonical(new.get(key)):
-                self.add("annotation", path, f"{key!r} changed")
-        if ("oneOf" in old) != ("oneOf" in new):  # oneOf: exactly one alternative may match (anyOf: any)
+        if ("oneOf" in old) != ("oneOf" in new) and not (  # oneOf: exactly one alternative may match
+            _disjoint(_alternatives(old, self.old_root)) and _disjoint(_alternatives(new, self.new_root))
+        ):  # (alternatives told apart by a const, as a discriminated union's: the same values either way)
             exclusive = "oneOf" in new
             self.add(
                 "narrowed" if exclusive else "widened",
                 path,
                 "alternatives now exclusive (oneOf)" if exclusive else "alternatives no longer exclusive (anyOf)",
             )
-        for key in ("items", "allOf"):  # draft-07 tuples; allOf members that could not be folded
-            if (isinstance(old.get(key), list) or isinstance(new.get(key), list)) and canonical(
-                old.get(key)
-            ) != canonical(new.get(key)):
-                self.add("changed", path, f"{key!r} changed")
+        self.keywords(old, new, path)
+        self.alternatives(_alternatives(old, self.old_root), _alternatives(new, self.new_root), path)
+
+    def keywords(self, old: dict[str, JSON], new: dict[str, JSON], path: tuple[str, ...]) -> None:
+        """What the walk does not split: annotations, keywords compared as they are, others. Of a
+        schema, and of each alternative (a pattern inside Optional[...] is an alternative's)."""
+        for key in sorted((old.keys() | new.keys()) - WALKED - {REF}):
+            if canonical(old.get(key)) != canonical(new.get(key)):
+                self.add("annotation", path, f"{key!r} changed")
+        tuples = isinstance(old.get("items"), list) or isinstance(new.get("items"), list)
+        if tuples and canonical(old.get("items")) != canonical(new.get("items")):  # draft-07 tuples
+            self.add("changed", path, "'items' changed")
+        if _members(old.get("allOf")) != _members(new.get("allOf")):  # members that could not be folded
+            self.add("changed", path, "'allOf' changed")
         for key in ANNOTATIONS:
             if canonical(old.get(key)) != canonical(new.get(key)):
                 if key == "default":
@@ -432,7 +462,6 @@ class _Comparison:
                 elif key == "pattern" and key not in old:
                     relation = "narrowed"
                 self.add(relation, path, f"{key!r} changed")
-        self.alternatives(_alternatives(old, self.old_root), _alternatives(new, self.new_root), path)
 
     def alternatives(self, old: list[dict[str, JSON]], new: list[dict[str, JSON]], path: tuple[str, ...]) -> None:
         """Pair the alternatives (one JSON type each) of the two sides; compare each pair."""
@@ -499,6 +528,11 @@ class _Comparison:
                     self.visiting.discard(key)
 
     def one_type(self, old: dict[str, JSON], new: dict[str, JSON], path: tuple[str, ...]) -> None:
+        if _type(old) is None and _type(new) is not None and not _structure(old):
+            new = {k: v for k, v in new.items() if k not in STRUCTURE}  # "any" (no structure) took these
+        elif _type(new) is None and _type(old) is not None and not _structure(new):
+            old = {k: v for k, v in old.items() if k not in STRUCTURE}  # (Any, JsonValue: widened, no more)
+        self.keywords(old, new, path)
         self.values(old, new, path)
         self.bounds(old, new, path)
         if canonical(old.get("format")) != canonical(new.get("format")):
@@ -647,13 +681,20 @@ def _unfollowable(schema: JSON, root: JSON) -> bool:
 
 def _single_ref(schema: JSON) -> JSON:
     """``{"allOf": [{"$ref": X}], ...}`` (pydantic's field with a description) as ``{"$ref": X, ...}``."""
-    if isinstance(schema, dict):
+    if isinstance(schema, dict) and "$ref" not in schema:
         members = schema.get("allOf")
-        if isinstance(members, list) and len(members) == 1 and isinstance(members[0], dict):
-            only = members[0]
-            if set(only) == {"$ref"} and "$ref" not in schema:
-                return {**{k: v for k, v in schema.items() if k != "allOf"}, "$ref": only["$ref"]}
+        if isinstance(members, list) and all(isinstance(m, dict) for m in members):
+            refs = [m for m in members if set(m) == {"$ref"}]
+            notes = [m for m in members if m not in refs and set(m) <= set(ANNOTATIONS)]
+            if len(refs) == 1 and len(refs) + len(notes) == len(members):  # (a description as a member)
+                folded = {k: v for k, v in schema.items() if k != "allOf"}
+                for note in notes:
+                    folded.update(note)
+                return {**folded, "$ref": refs[0]["$ref"]}
     return schema
+
+
+_FOLDED: dict[tuple[int, str], dict[str, JSON]] = {}  # definitions folded, for one comparison (_Comparison.run)
 
 
 def _merge_all_of(schema: dict[str, JSON], root: JSON = None, seen: frozenset[str] = frozenset()) -> dict[str, JSON]:
@@ -666,6 +707,7 @@ def _merge_all_of(schema: dict[str, JSON], root: JSON = None, seen: frozenset[st
         return schema
     merged = {k: v for k, v in schema.items() if k != "allOf"}
     rest: list[JSON] = []
+    conflicts: dict[str, list[JSON]] = {}
     for member in members:
         if isinstance(member, dict) and isinstance(member.get("$ref"), str) and root is not None:
             ref = member["$ref"]
@@ -674,7 +716,13 @@ def _merge_all_of(schema: dict[str, JSON], root: JSON = None, seen: frozenset[st
                 rest.append(member)
                 continue
             siblings = {k: v for k, v in member.items() if k != "$ref"}
-            member = _merge_all_of({"allOf": [target, siblings]} if siblings else target, root, seen | {ref})
+            if siblings:
+                member = _merge_all_of({"allOf": [target, siblings]}, root, seen | {ref})
+            else:  # a definition folded once per comparison (a chain of shared ones doubled per level)
+                key = (id(root), ref)
+                if key not in _FOLDED:
+                    _FOLDED[key] = _merge_all_of(target, root, seen | {ref})
+                member = _FOLDED[key]
         elif isinstance(member, dict) and "allOf" in member:
             member = _merge_all_of(member, root, seen)
         if not isinstance(member, dict):
@@ -684,7 +732,9 @@ def _merge_all_of(schema: dict[str, JSON], root: JSON = None, seen: frozenset[st
         kept: dict[str, JSON] = {}
         for key, value in member.items():
             here = merged.get(key, MISSING)
-            if here is MISSING or canonical(here) == canonical(value) or key in ANNOTATIONS:
+            if key in conflicts:
+                conflicts[key].append(value)
+            elif here is MISSING or canonical(here) == canonical(value) or key in ANNOTATIONS:
                 merged[key] = value
             elif key == "properties" and isinstance(value, dict) and isinstance(here, dict):
                 joined = dict(here)
@@ -697,13 +747,44 @@ def _merge_all_of(schema: dict[str, JSON], root: JSON = None, seen: frozenset[st
                 merged[key] = TIGHTER[key](here, value)
             elif key == "type" and {here, value} == {"integer", "number"}:
                 merged[key] = "integer"
-            else:
-                kept[key] = value
+            else:  # not folded, whichever member came first: the residual is the same in any order
+                conflicts[key] = [merged.pop(key), value]
         if kept:
             rest.append(kept)
+    for name, values in conflicts.items():
+        rest.extend({name: value} for value in values)
     if rest:
         merged["allOf"] = rest
     return merged
+
+
+STRUCTURE = ("properties", "required", "additionalProperties", "items", "minProperties", "maxProperties")
+
+
+def _structure(schema: Mapping[str, JSON]) -> bool:
+    """The schema says something about an object's or array's members."""
+    return any(key in schema for key in STRUCTURE)
+
+
+def _members(value: JSON) -> list[str] | None:
+    """A residual ``allOf`` as the texts of its members, in no order (all of them apply)."""
+    return sorted(canonical(m) for m in value) if isinstance(value, list) else None
+
+
+def _disjoint(alternatives: list[dict[str, JSON]]) -> bool:
+    """No value can match two of the alternatives: objects that all require one property whose
+    ``const`` differs in each (a discriminated union); one alternative is disjoint too."""
+    if len(alternatives) < 2:
+        return True
+    if any(_type(a) != "object" for a in alternatives):
+        return False
+    common = set.intersection(*(set(_required(a)) for a in alternatives))
+    for name in sorted(common):
+        tags = [_properties(a).get(name) for a in alternatives]
+        values = [canonical(t["const"]) for t in tags if isinstance(t, dict) and "const" in t]
+        if len(values) == len(alternatives) and len(set(values)) == len(values):
+            return True
+    return False
 
 
 def _limit(schema: Mapping[str, JSON], side: str) -> tuple[int | float, bool] | None:
