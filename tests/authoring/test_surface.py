@@ -320,6 +320,13 @@ def test_stable_text_of_odd_values_is_bounded_and_tells_them_apart() -> None:
 
     assert stable(Settings(1)) != stable(Settings(2))
     assert stable(Broken()).endswith("Broken>")
+    # and by the review of that fix: past a budget of values written, big defaults differing at
+    # their end read the same; a value shared ten times over, eight levels deep, was 522 MB
+    assert stable([(i,) for i in range(100_005)]) != stable([*((i,) for i in range(100_004)), (-1,)])
+    shared: list[Any] = [0]
+    for _ in range(8):
+        shared = [shared] * 10
+    assert len(stable(shared)) < 2048
 
 
 def test_a_fingerprint_follows_the_source_of_the_apps_own_functions_an_annotation_holds(tmp_path: Path) -> None:

@@ -46,7 +46,8 @@ JSON = Any
 FINGERPRINT_FORMAT = 4
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # in the repr of a function or object: differs each run
 STABLE_DEPTH = 20  # how deep ``stable`` follows nested values
-STABLE_BUDGET = 100_000  # values one ``stable`` writes at most (a graph of defaults could be followed along every path)
+STABLE_BUDGET = 100_000  # values one ``stable`` writes a second time at most (a graph followed along every path)
+STABLE_LONG = 1024  # characters of a value's text past which its digest stands for it
 
 
 def docstring(fn: Callable[..., Any]) -> str | None:
@@ -156,13 +157,17 @@ class _Stable:
     """One ``stable`` call. A value's text is kept for when it is met again only when it is
     whole: one cut short (the depth reached, or a value met inside itself) depends on where it
     was met, and a set's first-met element follows the hash seed (kept, it made fingerprints
-    differ between processes). Past ``STABLE_BUDGET`` values written, the rest is ``...``."""
+    differ between processes). A value written a second time (not kept: cut short in it) counts
+    against ``STABLE_BUDGET``; past it, the rest is ``...`` (a graph followed along every path).
+    A text longer than ``STABLE_LONG`` is its digest, so a value met many times adds little (a
+    list holding itself ten times over, eight levels deep, was 522 MB of text)."""
 
     def __init__(self, home: str | None = None) -> None:
         self.home = home  # the declaring function's package: its functions are written with their source
         self.written: dict[int, tuple[str, int]] = {}  # a whole text, and how many levels it goes down
         self.open: set[int] = set()
         self.kept: list[Any] = []  # what ``written`` is keyed by stays alive (ids are not reused)
+        self.seen: set[int] = set()  # every value written (kept alive by ``kept``)
         self.cuts = 0  # texts cut short so far
         self.deepest = 0  # the deepest level written so far
         self.budget = STABLE_BUDGET
@@ -175,10 +180,15 @@ class _Stable:
         if kept is not None and depth + kept[1] <= STABLE_DEPTH:  # written whole here too
             self.deepest = max(self.deepest, depth + kept[1])
             return kept[0]
-        if depth > STABLE_DEPTH or key in self.open or self.budget <= 0:
+        again = key in self.seen
+        if depth > STABLE_DEPTH or key in self.open or (again and self.budget <= 0):
             self.cuts += 1
             return "..."
-        self.budget -= 1
+        if again:
+            self.budget -= 1
+        else:
+            self.seen.add(key)
+            self.kept.append(value)
         cuts, outer, self.deepest = self.cuts, self.deepest, depth
         self.open.add(key)
         try:
@@ -187,9 +197,10 @@ class _Stable:
             self.open.discard(key)
             height = self.deepest - depth
             self.deepest = max(outer, self.deepest)
+        if len(written) > STABLE_LONG:
+            written = "#" + hashlib.sha256(written.encode()).hexdigest()[:32]
         if self.cuts == cuts:
             self.written[key] = (written, height)
-            self.kept.append(value)
         return written
 
     def _text(self, value: Any, inner: int) -> str:
