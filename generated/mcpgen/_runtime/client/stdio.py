@@ -174,7 +174,9 @@ class StdioTransport(Transport):
 
     async def send(self, message: JSONObject, *, headers: Mapping[str, str] | None = None) -> None:
         process = self.process
-        if process is None or process.stdin is None or process.returncode is not None:
+        if process is not None and process.returncode is not None:  # told as the reader tells it
+            raise TransportError(self._exited(process.returncode))
+        if process is None or process.stdin is None:
             raise TransportError("the server process is not running")
         try:
             process.stdin.write(to_json(message) + b"\n")
