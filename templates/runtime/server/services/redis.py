@@ -499,6 +499,22 @@ class RedisSessionStore(Generic[S]):
                 self.shared.outage.failed(exc)  # the next beat tries again (idle leases lapse)
             else:
                 self.shared.outage.ok()
+                await self._drop_released(busy)
+
+    async def _drop_released(self, renewed: list[str]) -> None:
+        """Give up again the leases just renewed of sessions released meanwhile: a ``release``
+        whose ZREM reached Redis before the beat's ZADD left the lease standing for a whole
+        ``busy_lease``, the session counted busy on every worker (a new one refused at the cap)."""
+        released = [session_id for session_id in renewed if session_id not in self.held]
+        if not released:
+            return
+        try:
+            async with self.shared.client.pipeline(transaction=False) as pipe:
+                for session_id in released:
+                    pipe.zrem(self._leases(session_id), self.worker)
+                await pipe.execute()
+        except FAILURES as exc:
+            self.shared.outage.failed(exc)  # the lease lapses on its own
 
     def peek(self, session_id: str) -> S | None:
         """This worker's copy of ``session_id``, as it is (no round trip)."""
