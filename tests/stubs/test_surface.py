@@ -566,6 +566,35 @@ TOOLS += [
 ]
 
 
+def two_uses(b: dict[str, Any], q: dict[str, Any]) -> dict[str, Any]:
+    """A definition used by two arguments, each written its own way beside the reference."""
+    made = tool(
+        {"a": {"$ref": "#/$defs/X"}, "b": b, "p": {"allOf": [{"$ref": "#/$defs/X"}, {"$ref": "#/$defs/Y"}]}, "q": q}
+    )
+    made["inputSchema"]["$defs"] = {"X": {"type": "object", "properties": {"x": S}}, "Y": {"type": "object"}}
+    return made
+
+
+PLAIN_Q = {"allOf": [{"$ref": "#/$defs/X"}, {"$ref": "#/$defs/Y"}]}
+
+# Found by the review of the "compared once" memo: it was keyed by the definitions alone, so what
+# a second use wrote beside the reference went unseen
+TOOLS += [
+    (
+        "what a second use of a definition writes beside it changed",
+        [two_uses({"$ref": "#/$defs/X", "description": "one"}, PLAIN_Q)],
+        [two_uses({"$ref": "#/$defs/X", "description": "two"}, PLAIN_Q)],
+        ["compatible: tool 't': argument 'b': description changed"],
+    ),
+    (
+        "a second allOf of the same definitions gains a required field",
+        [two_uses({"$ref": "#/$defs/X"}, PLAIN_Q)],
+        [two_uses({"$ref": "#/$defs/X"}, {**PLAIN_Q, "required": ["x"]})],
+        ["breaking: tool 't': argument 'q.x' is now required"],
+    ),
+]
+
+
 def test_a_chain_of_shared_allof_definitions_is_folded_once_each() -> None:
     """Found by the same review: each definition an allOf of the next two, folded along every
     path, doubled the time per level (18 levels: 7 s); each is folded once now."""

@@ -335,7 +335,7 @@ class _Comparison:
         self.position = position
         self.found: list[tuple[Relation, str]] = []
         self.visiting: set[tuple[str, str]] = set()
-        self.compared: set[tuple[str, str]] = set()  # pairs of definitions compared whole already
+        self.compared: set[tuple[str, str]] = set()  # pairs of nodes with a $ref compared whole already
         self.depth = 0
         # equal text is an equal schema only when every $ref in it means the same on both sides
         self.same_definitions = all(
@@ -381,6 +381,9 @@ class _Comparison:
             self.depth -= 1
 
     def _deref_and_compare(self, old: JSON, new: JSON, path: tuple[str, ...]) -> None:
+        whole = (canonical(old), canonical(new))  # the nodes as written here, siblings and all
+        if whole in self.compared:
+            return  # compared whole at another path (a change in a shared definition: reported there)
         old, old_ref = self.deref(old, self.old_root)
         new, new_ref = self.deref(new, self.new_root)
         unresolved = [s["$ref"] for s, root in ((old, self.old_root), (new, self.new_root)) if _unfollowable(s, root)]
@@ -388,14 +391,14 @@ class _Comparison:
             self.add("changed", path, f"$ref {show(unresolved[0])} not followed, and the definitions changed")
         if old_ref or new_ref:
             key = (str(old_ref), str(new_ref))
-            if key in self.visiting or key in self.compared:
-                return  # recursion (this pair is being compared further up), or compared already
+            if key in self.visiting:
+                return  # recursion: this pair is being compared further up
             self.visiting.add(key)
             try:
                 self._schema(old, new, path)
             finally:
                 self.visiting.discard(key)
-            self.compared.add(key)  # (a change in a shared definition is reported at its first path)
+            self.compared.add(whole)
             return
         folds = (
             _refers(old.get("allOf")) or _refers(new.get("allOf"))
@@ -404,14 +407,14 @@ class _Comparison:
         )
         if folds:  # allOf members that are $refs are folded in: guarded as a $ref is
             key = ("allOf " + canonical(old.get("allOf")), "allOf " + canonical(new.get("allOf")))
-            if key in self.visiting or key in self.compared:
+            if key in self.visiting:
                 return
             self.visiting.add(key)
             try:
                 self._schema(old, new, path)
             finally:
                 self.visiting.discard(key)
-            self.compared.add(key)
+            self.compared.add(whole)
             return
         self._schema(old, new, path)
 
@@ -781,7 +784,7 @@ def _disjoint(alternatives: list[dict[str, JSON]]) -> bool:
     common = set.intersection(*(set(_required(a)) for a in alternatives))
     for name in sorted(common):
         tags = [_properties(a).get(name) for a in alternatives]
-        values = [canonical(t["const"]) for t in tags if isinstance(t, dict) and "const" in t]
+        values = [canonical(_by_value(t["const"])) for t in tags if isinstance(t, dict) and "const" in t]
         if len(values) == len(alternatives) and len(set(values)) == len(values):
             return True
     return False
