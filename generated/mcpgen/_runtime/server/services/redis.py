@@ -359,6 +359,7 @@ class RedisSessionStore(Generic[S]):
         self._client: aioredis.Redis | None = None  # the client the scripts were registered with
         self._scripts: tuple[AsyncScript, AsyncScript] | None = None
         self._renewer: asyncio.Task[None] | None = None
+        self._taken: dict[str, int] = {}  # lookups begun, by session (see _drop_released)
         self._stop: asyncio.Event | None = (
             None  # set by ``close``: the renewer ends between round trips
         )
@@ -427,6 +428,9 @@ class RedisSessionStore(Generic[S]):
     async def get(self, session_id: str) -> S | None:
         if SESSION_ID.fullmatch(session_id) is None:
             return None
+        self._taken[session_id] = (
+            self._taken.get(session_id, 0) + 1
+        )  # (a beat's late ZREM spares it)
         try:
             await self.shared.synced()
             now = self.shared.now()
@@ -504,6 +508,11 @@ class RedisSessionStore(Generic[S]):
             self.held.difference_update(idle)  # before the await: a lookup meanwhile holds it again
             if not (busy or idle):
                 continue
+            taken = {session_id: self._taken.get(session_id, 0) for session_id in busy}
+            for (
+                session_id
+            ) in idle:  # (counted again from its next lookup; the beat renews none of them)
+                self._taken.pop(session_id, None)
             now = self.shared.now()
             try:
                 async with self.shared.client.pipeline(transaction=False) as pipe:
@@ -521,13 +530,19 @@ class RedisSessionStore(Generic[S]):
                 self.shared.outage.failed(exc)  # the next beat tries again (idle leases lapse)
             else:
                 self.shared.outage.ok()
-                await self._drop_released(busy)
+                await self._drop_released(taken)
 
-    async def _drop_released(self, renewed: list[str]) -> None:
+    async def _drop_released(self, renewed: dict[str, int]) -> None:
         """Give up again the leases just renewed of sessions released meanwhile: a ``release``
         whose ZREM reached Redis before the beat's ZADD left the lease standing for a whole
-        ``busy_lease``, the session counted busy on every worker (a new one refused at the cap)."""
-        released = [session_id for session_id in renewed if session_id not in self.held]
+        ``busy_lease``, the session counted busy on every worker (a new one refused at the cap).
+        Not one looked up again since the beat read it (``renewed``: its count of lookups then):
+        that lookup's lease stands."""
+        released = [
+            session_id
+            for session_id, taken in renewed.items()
+            if session_id not in self.held and self._taken.get(session_id, 0) == taken
+        ]
         if not released:
             return
         try:
@@ -545,6 +560,7 @@ class RedisSessionStore(Generic[S]):
     def discard(self, session_id: str) -> None:
         """Close this worker's copy of ``session_id`` (it ended on another worker)."""
         self.held.discard(session_id)
+        self._taken.pop(session_id, None)
         self.local.discard(session_id)
 
     async def save(self, session_id: str, session: S) -> None:
@@ -584,6 +600,7 @@ class RedisSessionStore(Generic[S]):
             except FAILURES as exc:
                 raise self._failed(exc) from None
         self.held.discard(session_id)
+        self._taken.pop(session_id, None)
         return await self.local.remove(session_id)
 
     async def close(self) -> None:
