@@ -389,34 +389,25 @@ class _Comparison:
         unresolved = [s["$ref"] for s, root in ((old, self.old_root), (new, self.new_root)) if _unfollowable(s, root)]
         if unresolved and not self.same_definitions:  # what it names may have changed unseen
             self.add("changed", path, f"$ref {show(unresolved[0])} not followed, and the definitions changed")
+        key: tuple[str, str] | None = None
         if old_ref or new_ref:
             key = (str(old_ref), str(new_ref))
-            if key in self.visiting:
-                return  # recursion: this pair is being compared further up
-            self.visiting.add(key)
-            try:
-                self._schema(old, new, path)
-            finally:
-                self.visiting.discard(key)
-            self.compared.add(whole)
-            return
-        folds = (
-            _refers(old.get("allOf")) or _refers(new.get("allOf"))
-            if isinstance(old, dict) and isinstance(new, dict)
-            else False
-        )
-        if folds:  # allOf members that are $refs are folded in: guarded as a $ref is
+        elif (
+            isinstance(old, dict) and isinstance(new, dict) and (_refers(old.get("allOf")) or _refers(new.get("allOf")))
+        ):
+            # allOf members that are $refs are folded in: guarded as a $ref is
             key = ("allOf " + canonical(old.get("allOf")), "allOf " + canonical(new.get("allOf")))
-            if key in self.visiting:
-                return
-            self.visiting.add(key)
-            try:
-                self._schema(old, new, path)
-            finally:
-                self.visiting.discard(key)
-            self.compared.add(whole)
+        if key is None:
+            self._schema(old, new, path)
             return
-        self._schema(old, new, path)
+        if key in self.visiting:
+            return  # recursion: this pair is being compared further up
+        self.visiting.add(key)
+        try:
+            self._schema(old, new, path)
+        finally:
+            self.visiting.discard(key)
+        self.compared.add(whole)
 
     def _schema(self, old: JSON, new: JSON, path: tuple[str, ...]) -> None:
         if canonical(old) == canonical(new) and (self.same_definitions or not _refers(old)):
