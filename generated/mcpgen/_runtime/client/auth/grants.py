@@ -42,7 +42,7 @@ from joserfc.jwk import import_key
 
 from ..errors import AuthorizationError
 from .dpop import USE_DPOP_NONCE, Prover
-from .metadata import ServerMetadata, exchange, is_loopback
+from .metadata import ServerMetadata, _cut, exchange, is_loopback
 from .redirect import AuthorizationResponse, LoopbackRedirect, Redirect
 from .store import ClientInfo, Tokens, TokenStore
 
@@ -71,7 +71,6 @@ class Target:
 # what an access token must be to go in the Authorization header: visible ASCII (RFC 6750's
 # b64token is narrower, but real servers issue others: Salesforce's hold a "!")
 SENDABLE = re.compile(r"[\x21-\x7e]+")
-QUOTED = 500  # characters of a server's error text or value a message quotes at most
 
 
 @dataclass(frozen=True)
@@ -422,7 +421,7 @@ class IdentityAssertion:
             )
         if answer.get("issued_token_type") != ID_JAG:
             raise AuthorizationError(
-                f"the identity provider {url} issued a {_quoted(answer.get('issued_token_type'))}, not an ID-JAG"
+                f"the identity provider {url} issued a {_cut(repr(answer.get('issued_token_type')))}, not an ID-JAG"
             )
         return grant
 
@@ -508,7 +507,7 @@ async def register_client(
         # of no use (kept, it made the client register again at every authorization)
         raise AuthorizationError(
             f"the authorization server {metadata.issuer} registered this client for the redirect URIs "
-            f"{_quoted(uris)}, not {request['redirect_uris']!r}: not used"
+            f"{_cut(repr(uris))}, not {request['redirect_uris']!r}: not used"
         )
     return ClientInfo(
         client_id=answer["client_id"],
@@ -583,7 +582,7 @@ async def token_request(
     if not isinstance(token_type, str) or token_type.lower() not in kinds:
         uses = "Bearer or DPoP" if dpop is not None else "Bearer"
         raise AuthorizationError(
-            f"the token endpoint {url} issued a {_quoted(token_type)} token; this client uses {uses}"
+            f"the token endpoint {url} issued a {_cut(repr(token_type))} token; this client uses {uses}"
         )
     if not SENDABLE.fullmatch(
         answer["access_token"]
@@ -647,16 +646,10 @@ def _json_object(response: httpx.Response) -> dict[str, Any]:
 
 
 def _oauth_error(response: httpx.Response, answer: Mapping[str, Any]) -> str:
-    """The server's error and its description, as a message quotes them (cut to ``QUOTED``)."""
+    """The server's error and its description, as a message quotes them (``_cut``)."""
     error = answer.get("error")
     if isinstance(error, str):
         description = answer.get("error_description")
         said = error + (f" ({description})" if isinstance(description, str) and description else "")
-        return said if len(said) <= QUOTED else said[: QUOTED - 3] + "..."
+        return _cut(said)
     return f"HTTP {response.status_code}"
-
-
-def _quoted(value: Any) -> str:
-    """A value a server sent, as a message quotes it: its repr, cut to ``QUOTED`` characters."""
-    text = repr(value)
-    return text if len(text) <= QUOTED else text[: QUOTED - 3] + "..."
