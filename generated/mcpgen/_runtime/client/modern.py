@@ -169,9 +169,12 @@ class ModernClient(BaseClient):
             following = _field(page, "next_cursor")
             # an empty string is a cursor like any other (pagination.mdx); one seen before leads
             # round in a circle (a server meaning "the end" by it would loop for ever)
-            if following is None or cursor_digest(following) in seen:
+            if following is None:
                 return
-            seen.add(cursor_digest(following))
+            digest = cursor_digest(following)
+            if digest in seen:
+                return
+            seen.add(digest)
             cursor = following
 
     def _check_tools(self, result: Any) -> Any:

@@ -215,7 +215,7 @@ class StdioTransport(Transport):
             # reader and the watcher) does not cut the ending short; close waits for it
             self._ending = (
                 process,
-                asyncio.ensure_future(_end_group(process.pid, self.shutdown_timeout)),
+                asyncio.ensure_future(_terminate_group(process.pid, self.shutdown_timeout)),
             )
         return self._ending[1]
 
@@ -240,7 +240,7 @@ async def _wait(process: asyncio.subprocess.Process, timeout: float) -> int | No
         return process.returncode
 
 
-async def _end_group(group: int, timeout: float) -> None:
+async def _terminate_group(group: int, timeout: float) -> None:
     """The processes the exited server (``group``'s leader, reaped) started and left running:
     terminated, then killed after ``timeout`` s; ended ones not yet reaped are not waited for.
     Signalled only while no process holds the leader's pid: Linux keeps the number for the group

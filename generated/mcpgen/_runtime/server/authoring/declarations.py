@@ -277,14 +277,13 @@ class _Stable:
             module = getattr(value, "__module__", None) or "?"
             named = f"{module}.{getattr(value, '__qualname__', '?')}"
             code = getattr(value, "__code__", None) if inspect.isfunction(value) else None
-            own = (
-                isinstance(code, types.CodeType)
-                and self.home is not None
-                and _package(module) == self.home
-            )
-            source = (
-                _source_digest(code) if own and code is not None else None
-            )  # (another package's: by name)
+            if (
+                not isinstance(code, types.CodeType)
+                or self.home is None
+                or _package(module) != self.home
+            ):
+                return named  # (another package's function, a class, a builtin: by name)
+            source = _source_digest(code)
             return named if source is None else f"{named}#{source}"
         try:
             return _ADDRESS.sub("", repr(value))
