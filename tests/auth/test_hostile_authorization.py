@@ -71,6 +71,17 @@ def tokens(access: str = "good", **extra: Any) -> Callable[[dict[str, list[str]]
     return answer
 
 
+def approving(redirect_uri: str) -> Any:
+    """The user approving at once: the code comes back to ``redirect_uri``."""
+
+    async def browser(url: str) -> AuthorizationResponse:
+        state = parse_qs(urlsplit(url).query)["state"][0]
+        return AuthorizationResponse.from_url(f"{redirect_uri}?code=c&state={state}")
+
+    browser.redirect_uri = redirect_uri  # type: ignore[attr-defined]
+    return browser
+
+
 def posts(site: Site, n: int, auth: OAuth | None = None) -> list[int | str]:
     """``n`` POSTs to the MCP server through ``auth`` (a machine client by default): statuses, or errors."""
     auth = auth or OAuth.client_credentials("cid", "secret", http_options={"transport": httpx.MockTransport(site)})
@@ -113,11 +124,7 @@ def test_a_registration_for_the_loopback_redirect_without_its_port_is_kept() -> 
     """RFC 8252 7.3: a loopback redirect is registered without a port (any is taken at request
     time); the registration check of this fix refused it, though the redirect check allows it."""
 
-    async def browser(url: str) -> AuthorizationResponse:
-        state = parse_qs(urlsplit(url).query)["state"][0]
-        return AuthorizationResponse.from_url(f"http://127.0.0.1:53682/callback?code=c&state={state}")
-
-    browser.redirect_uri = "http://127.0.0.1:53682/callback"  # type: ignore[attr-defined]
+    browser = approving("http://127.0.0.1:53682/callback")
     site = Site(tokens())
     site.registered = {"redirect_uris": ["http://127.0.0.1/callback"]}
     auth = OAuth(browser, http_options={"transport": httpx.MockTransport(site)})
@@ -158,11 +165,7 @@ def test_a_registration_for_other_redirect_uris_is_refused() -> None:
     """Found by a review: the registration's answer was kept whatever redirect URIs it named; the
     client's own was never among them, so it registered again at every authorization."""
 
-    async def browser(url: str) -> AuthorizationResponse:
-        state = parse_qs(urlsplit(url).query)["state"][0]
-        return AuthorizationResponse.from_url(f"http://127.0.0.1:9/callback?code=c&state={state}")
-
-    browser.redirect_uri = "http://127.0.0.1:9/callback"  # type: ignore[attr-defined]
+    browser = approving("http://127.0.0.1:9/callback")
     site = Site(tokens())
     site.registered = {"redirect_uris": ["https://evil.example/cb"]}
     auth = OAuth(browser, http_options={"transport": httpx.MockTransport(site)})
