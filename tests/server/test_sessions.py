@@ -76,6 +76,26 @@ def test_initialize_is_decoded_by_the_negotiated_revision_and_a_refused_one_open
     assert called["result"] == {"content": [{"text": "{}", "type": "text"}]}
 
 
+def test_a_modern_request_after_a_legacy_initialize_is_served_statelessly() -> None:
+    """versioning.mdx: a request carrying the modern ``_meta`` is served as 2026-07-28 whatever
+    came before it on the process; ``initialize`` selects legacy semantics for the rest."""
+
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Demo()) as conn:
+            conn.send(request(1, "tools/list"), initialize("2025-06-18", rid=2))
+            listed, opened = await conn.response(1), await conn.response(2)
+            conn.send(request(3, "server/discover"), request(4, "tools/call", {"name": "echo"}), call(5, "echo"))
+            return [listed, opened, await conn.response(3), await conn.response(4), await conn.response(5)]
+
+    listed, opened, discovered, modern, legacy = run(go())
+    assert listed["result"]["resultType"] == "complete"
+    assert opened["result"]["protocolVersion"] == "2025-06-18"
+    assert "2026-07-28" in discovered["result"]["supportedVersions"]
+    assert modern["result"]["resultType"] == "complete"
+    assert modern["result"]["content"] == [{"type": "text", "text": "{}"}]
+    assert legacy["result"] == {"content": [{"text": "{}", "type": "text"}]}
+
+
 def test_batches_only_where_the_negotiated_revision_has_them() -> None:
     batch = [{"jsonrpc": "2.0", "id": 1, "method": "ping"}, call(2, "echo", arguments={"a": 1}), {"bad": 1}]
 

@@ -270,7 +270,7 @@ def test_legacy_session_converts_and_answers_legacy_only_requests() -> None:
                     "method": "tools/call",
                     "params": {"name": "echo", "arguments": {"b": 2}, "_meta": {"progressToken": 7}},
                 },
-                {"jsonrpc": "2.0", "id": 6, "method": "server/discover", "params": {"_meta": meta()}},
+                {"jsonrpc": "2.0", "id": 6, "method": "server/discover"},  # not a 2025-06-18 request
             )
             return [await conn.response(i) for i in range(0, 7)] + [conn.out]
 

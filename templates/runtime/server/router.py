@@ -34,7 +34,7 @@ from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
 from .services import Limits, RequestStateSealer, Send, Services, Subscriber
 from .services.bus import ENDED, Change
 from .services.principal import Principal
-from .sessions import LegacySession, ModernSession, is_legacy_initialize, is_legacy_ping
+from .sessions import LegacySession, ModernSession, is_legacy_initialize, is_legacy_ping, is_modern
 
 
 class InFlight(Protocol):
@@ -189,7 +189,9 @@ class Router:
         """One parsed JSON-RPC message (or batch) -> the reply to write; ``principal``: who the
         request's bearer token speaks for (protected HTTP servers)."""
         if conn is not None:
-            if conn.legacy is not None:
+            # a legacy session's own messages; a modern request on its connection (stdio) is
+            # served statelessly, as on a connection that never initialized
+            if conn.legacy is not None and (self.modern is None or not is_modern(obj)):
                 track = functools.partial(self.track, conn)
                 reply = await conn.legacy.handle(obj, send, conn.cancel, principal, track)
                 if conn.legacy.changed and conn.session_id is not None:

@@ -7,7 +7,7 @@ request was sent in and the handler's revision with ``Conversion``.
 
 from .convert import Conversion
 from .legacy import LegacySession, is_legacy_initialize, is_legacy_ping
-from .modern import ModernSession, requested_version
+from .modern import ModernSession, is_modern, requested_version
 
 __all__ = [
     "Conversion",
@@ -15,5 +15,6 @@ __all__ = [
     "ModernSession",
     "is_legacy_initialize",
     "is_legacy_ping",
+    "is_modern",
     "requested_version",
 ]

@@ -44,6 +44,15 @@ def requested_version(obj: Any) -> str | None:
     return version if type(version) is str else None
 
 
+def is_modern(obj: Any) -> bool:
+    """A message naming its revision in ``params._meta``: a modern request (or notification),
+    served statelessly whatever came before it on its connection (versioning.mdx: a legacy
+    ``initialize`` selects legacy semantics only for the requests without that ``_meta``)."""
+    params = obj.get("params") if isinstance(obj, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+
+
 async def _discard(data: bytes) -> None:
     """A ``send`` for internal calls: nothing goes out."""
 

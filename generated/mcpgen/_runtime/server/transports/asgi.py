@@ -74,6 +74,7 @@ from ..services import EventStore, SessionLimitReached, SharedStateUnavailable
 from ..services.auth import Denial, Principal, ResourceServer
 from ..services.event_store import MemoryEventStore, stream_kind
 from ..services.session_store import MemorySessionStore
+from ..sessions import is_modern
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -217,13 +218,6 @@ def check_param_headers(args: dict[str, Any], annotated: ToolHeaders, headers: H
             raise ProtocolError(
                 HEADER_MISMATCH, f"Mcp-Param-{suffix} header does not match {where}"
             )
-
-
-def is_modern(obj: Any) -> bool:
-    """A message naming its revision in ``params._meta``: a modern request (or notification)."""
-    params = obj.get("params") if isinstance(obj, dict) else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
 
 
 def check_headers(obj: Any, headers: Headers, modern: bool) -> None:
