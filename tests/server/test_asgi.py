@@ -561,7 +561,8 @@ class Routed(s.Server):
 def test_param_headers_of_nested_arguments_on_any_page_are_checked_until_the_tools_change() -> None:
     """Streamable HTTP, x-mcp-header: a property reached through nested ``properties`` is
     mirrored too; a tool on a later page (after an empty-string cursor) is checked like one on
-    the first; what the server read is read again once the tool list changes."""
+    the first; what the server read is read again once the tool list changes. A header whose
+    argument is absent or null disagrees with the body as much as a different value does."""
 
     def tool_call(name: str, arguments: dict[str, Any], **params: str) -> tuple[dict[str, Any], Headers]:
         body = request(1, "tools/call", {"name": name, "arguments": arguments})
@@ -577,6 +578,9 @@ def test_param_headers_of_nested_arguments_on_any_page_are_checked_until_the_too
             ("deep", {"cfg": {"region": "us"}}, {"mcp-param-region": "eu"}),  # it does not match
             ("deep", {"cfg": {"region": "us"}}, {"mcp-param-region": "us"}),
             ("deep", {"cfg": {}}, {}),  # no value: no header expected
+            ("deep", {"cfg": {}}, {"mcp-param-region": "us"}),  # a header without its value
+            ("deep", {"cfg": {"region": None}}, {"mcp-param-region": "us"}),  # null is no value
+            ("deep", {"cfg": {}}, {"mcp-param-other": "us"}),  # a header no tool declares: ignored
             ("late", {"zone": "a"}, {}),  # not annotated (yet)
         ]:
             statuses.append((await call(app, *tool_call(name, arguments, **params))).status)
@@ -586,7 +590,7 @@ def test_param_headers_of_nested_arguments_on_any_page_are_checked_until_the_too
         statuses.append((await call(app, *tool_call("late", {"zone": "a"}, **{"mcp-param-zone": "a"}))).status)
         return statuses
 
-    assert run(go()) == [400, 400, 200, 200, 200, 400, 200]
+    assert run(go()) == [400, 400, 200, 200, 400, 400, 200, 200, 400, 200]
 
 
 class Endless(s.Server):

@@ -197,14 +197,19 @@ def header_matches(got: str, value: Any) -> bool:
 
 def check_param_headers(args: dict[str, Any], annotated: ToolHeaders, headers: Headers) -> None:
     """The ``Mcp-Param-*`` header of each ``x-mcp-header`` argument present in ``args`` (at its
-    path of object keys) must be present, header-safe and match the body."""
+    path of object keys) must be present, header-safe and match the body; one whose argument is
+    absent or null must be absent (streamable-http.mdx: header and body never disagree)."""
     for path, suffix in annotated:
-        value = value_at(args, path)
-        if value is None or not isinstance(suffix, str):
+        if not isinstance(suffix, str):
             continue
+        value = value_at(args, path)
         name = "mcp-param-" + suffix.lower()
         raw = headers.get(name)
         where = "arguments." + ".".join(path)
+        if value is None:  # no value (or null): no header, else the two sources of truth disagree
+            if raw is not None:
+                raise ProtocolError(HEADER_MISMATCH, f"Mcp-Param-{suffix} header is given but {where} is not")
+            continue
         if raw is None:
             raise ProtocolError(HEADER_MISMATCH, f"Mcp-Param-{suffix} header is missing ({where} is given)")
         if not header_matches(header_value(safe_header(f"Mcp-Param-{suffix}", raw)), value):
@@ -572,7 +577,7 @@ class HttpApp:
                 check_headers(obj, headers, modern)
                 if modern and obj.get("method") == "tools/call":
                     params = obj["params"]
-                    args = params.get("arguments")
+                    args = params.get("arguments", {})
                     if isinstance(args, dict) and type(params.get("name")) is str:
                         name = params["name"]
                         annotated = self.router.known_param_headers(name)
