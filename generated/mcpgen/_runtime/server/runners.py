@@ -23,6 +23,7 @@ import atexit
 import contextlib
 import functools
 import gc
+import io
 import logging
 import os
 import queue
@@ -96,8 +97,48 @@ async def serve_stdio(router: Router) -> None:
     refused, and at the end of the input every request in flight is waited for, however long it
     takes; the first signal stops the reading as on a pipe, a second one ends the process.
     """
+    with protocol_stdout() as stdout:
+        await _serve_stdio(router, stdout)
+
+
+@contextlib.contextmanager
+def protocol_stdout() -> Iterator[int]:
+    """A descriptor of the process's stdout for the protocol alone (the caller closes it), while
+    descriptor 1 and ``sys.stdout`` go to stderr: a ``print`` in a tool, a C library writing to
+    stdout or a child process inheriting it cannot put a line that is not an MCP message on the
+    stream (stdio.mdx: a server MUST NOT write anything else to its stdout); they reach stderr,
+    line by line. Descriptor 1 is given back at the end."""
+    out = sys.__stdout__.fileno() if sys.__stdout__ is not None else 1
+    saved = os.dup(out)
+    try:
+        os.fstat(2)
+        os.dup2(2, out)
+    except OSError:  # no stderr: what is printed goes nowhere rather than onto the stream
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out)
+        os.close(devnull)
+    text = (
+        sys.stdout
+        if isinstance(sys.stdout, io.TextIOWrapper) and not sys.stdout.line_buffering
+        else None
+    )
+    if text is not None:
+        text.reconfigure(line_buffering=True)
+    try:
+        yield os.dup(saved)
+    finally:
+        with contextlib.suppress(Exception):  # what was printed goes to stderr, not the stream
+            sys.stdout.flush()
+        if text is not None:
+            with contextlib.suppress(Exception):
+                text.reconfigure(line_buffering=False)
+        os.dup2(saved, out)
+        os.close(saved)
+
+
+async def _serve_stdio(router: Router, stdout: int) -> None:
     loop = asyncio.get_running_loop()
-    stdin, stdout = sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()
+    stdin = sys.stdin.buffer.fileno()
     reader = asyncio.StreamReader(limit=READ_CHUNK)  # what is buffered before stdin is paused
     file_reader: asyncio.Task[None] | None = None
     if kind(stdin) == stat.S_IFSOCK or pipe_like(stdin):
@@ -108,9 +149,8 @@ async def serve_stdio(router: Router) -> None:
     high = router.limits.max_line_bytes
     write: Callable[[bytes], object]
     if pipe_like(stdout):  # not a socket: the pipe transport would read it to detect a close
-        transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, sys.stdout.buffer
-        )
+        pipe = open(stdout, "wb", buffering=0)  # closed with the transport
+        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
         transport.set_write_buffer_limits(high=high)
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
         write, wait = writer.write, writer.drain
@@ -125,7 +165,12 @@ async def serve_stdio(router: Router) -> None:
 
     else:
         file_writer = FileWriter(stdout, high)
-        write, wait, close = file_writer.write, file_writer.drain, file_writer.close
+        write, wait = file_writer.write, file_writer.drain
+
+        async def close() -> None:
+            await file_writer.close()
+            if not file_writer.thread.is_alive():  # else it may still write: left open
+                os.close(stdout)
 
     async def drain() -> None:
         with contextlib.suppress(ConnectionError):  # stdout gone: what is written is dropped
