@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from mcpgen._runtime.server import Limits
-from mcpgen._runtime.server.transports.asgi import HttpApp
+from mcpgen._runtime.server.transports.asgi import HttpApp, Soon
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
 
@@ -650,3 +650,28 @@ def test_param_header_reads_are_bounded_and_a_change_during_one_is_not_lost() ->
     unlisted_reads, reads, statuses = run(go())
     assert unlisted_reads == 100  # MAX_TOOL_PAGES, once for the three calls
     assert statuses == [200, 400] and reads >= 2  # read again after the overtaking change
+
+
+def test_one_timer_acts_on_each_item_still_there_when_due_in_the_order_added() -> None:
+    """``Soon`` (the disconnect watch of quick requests): one timer per loop; an item discarded
+    before it is due is never acted on; one added while the timer waits for an older one gets
+    its own turn."""
+
+    async def go() -> list[tuple[str, float]]:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        acted: list[tuple[str, float]] = []
+        soon = Soon(0.05, lambda item: acted.append((item, loop.time() - start)))
+        soon.add("a")
+        await asyncio.sleep(0.02)
+        soon.add("b")
+        soon.add("c")
+        soon.discard("b")
+        await asyncio.sleep(0.02)
+        soon.add("d")
+        await asyncio.sleep(0.15)
+        return acted
+
+    acted = run(go())
+    assert [item for item, _ in acted] == ["a", "c", "d"]
+    assert all(at >= due for (_, at), due in zip(acted, (0.05, 0.07, 0.09), strict=True))

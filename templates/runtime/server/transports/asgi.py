@@ -291,6 +291,43 @@ class Deadlines:
             task.cancel()
 
 
+class Soon:
+    """Items each due ``delay`` seconds after it was added, ``act`` called on each that is still
+    here when due, under one timer per event loop (a timer per request cost a modern request
+    about 17,000 of its 270,000 instructions in process). Every due time is ``now + delay``, so
+    items come due in the order they were added and the timer only ever waits for the oldest."""
+
+    def __init__(self, delay: float, act: Callable[[Any], object]) -> None:
+        self.delay, self.act = delay, act
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.due: collections.OrderedDict[Any, float] = collections.OrderedDict()  # oldest first
+        self.timer: asyncio.TimerHandle | None = None
+
+    def add(self, item: Any) -> None:
+        loop = asyncio.get_running_loop()
+        if loop is not self.loop:  # a new loop (an app reused across loops): nothing carries over
+            self.loop, self.due, self.timer = loop, collections.OrderedDict(), None
+        at = loop.time() + self.delay
+        self.due[item] = at
+        if self.timer is None:
+            self.timer = loop.call_at(at, self.fire)
+
+    def discard(self, item: Any) -> None:
+        self.due.pop(item, None)
+
+    def fire(self) -> None:
+        self.timer = None
+        assert self.loop is not None
+        now = self.loop.time()
+        while self.due:
+            item, at = next(iter(self.due.items()))
+            if at > now:
+                self.timer = self.loop.call_at(at, self.fire)
+                return
+            del self.due[item]
+            self.act(item)
+
+
 class HttpApp:
     """The ASGI application of one server (its ``Router``); the server's ``Limits`` apply.
 
@@ -317,6 +354,7 @@ class HttpApp:
         self.path = path
         self.endpoint = path.rstrip("/")
         self.deadlines = Deadlines(self.limits.body_timeout)
+        self.watches = Soon(WATCH_AFTER, ResponseStream.begin_watching)
         self.checked_hosts: dict[str | None, bool] = {}  # Host and Origin values seen, allowed or not
         self.checked_origins: dict[str | None, bool] = {}
         self.allowed_hosts = frozenset(h.lower() for h in allowed_hosts)
@@ -655,8 +693,9 @@ class HttpApp:
         )
         # a request the client cancels by going (not a legacy session's) is watched from early on:
         # a handler that has sent nothing yet is cancelled too (cancellation.mdx); not at once,
-        # so a quick request costs a timer, not a task
-        soon = None if resumable else asyncio.get_running_loop().call_later(WATCH_AFTER, stream.begin_watching)
+        # so a quick request costs no task (and shares one timer)
+        if not resumable:
+            self.watches.add(stream)
         try:
             if conn is not None:
                 reply = await self.router.run(obj, stream, conn, principal)
@@ -667,8 +706,8 @@ class HttpApp:
                 raise
             return  # the client went away: nothing more to send
         finally:
-            if soon is not None:
-                soon.cancel()
+            if not resumable:
+                self.watches.discard(stream)
             stream.stop_watching()
         if stream.started:
             await stream.finish(reply.body)
