@@ -21,7 +21,7 @@ from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
 from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.output.faults import crash_point
 from mcp_schema_codegen.output.format import FormatCache, format_tree
-from mcp_schema_codegen.output.manifest import Inputs, read_manifest, write_manifest
+from mcp_schema_codegen.output.manifest import Inputs, file_hashes, read_manifest, write_manifest
 from mcp_schema_codegen.output.tree import (
     clean_stale,
     exclusive,
@@ -218,6 +218,20 @@ def render_package(
     lock = validate(options)
     overlay = overlay_for(options.schema_dir)
     versions = (options.versions or list(lock.revisions)) if only is None else only
+    previous = read_manifest(keep_from) if keep_from else None
+    previous_entries = previous.get("revisions", {}) if previous else {}
+    kept: list[str] = []
+    if keep_from is not None and options.keep_others and isinstance(previous_entries, dict):
+        recorded = previous.get("files") if previous else None
+        for version in lock.revisions:
+            if version in versions or version not in previous_entries:
+                continue
+            if not (keep_from / package_dir_name(version)).is_dir():
+                continue
+            if as_generated(keep_from, package_dir_name(version), recorded):
+                kept.append(version)
+            else:  # edited by hand since: written anew, as an asked revision is (check would not see it)
+                versions = [*versions, version]
     renderer = Renderer(templates_dir(), options.templates)
     inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates, options.layout)
     target = options.target
@@ -233,14 +247,11 @@ def render_package(
     crash_point("models")
 
     dest.mkdir()
-    previous = read_manifest(keep_from) if keep_from else None
-    previous_entries = previous.get("revisions", {}) if previous else {}
-    if keep_from is not None and options.keep_others and isinstance(previous_entries, dict):
-        for version in lock.revisions:
-            name = package_dir_name(version)
-            if version not in entries and (keep_from / name).is_dir() and version in previous_entries:
-                shutil.copytree(keep_from / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-                entries[version] = previous_entries[version]
+    for version in kept:
+        assert keep_from is not None and isinstance(previous_entries, dict)
+        name = package_dir_name(version)
+        shutil.copytree(keep_from / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        entries[version] = previous_entries[version]
     for revision in revisions:
         vdir = dest / package_dir_name(revision.protocol.version)
         vdir.mkdir()
@@ -271,6 +282,17 @@ def render_package(
     write_manifest(dest, options.package, entries)
     crash_point("manifest")
     return [r.protocol for r in revisions]
+
+
+def as_generated(root: Path, name: str, recorded: object) -> bool:
+    """The files under ``root/name`` are exactly those the manifest ``recorded`` for it (none
+    edited, added or removed since the generator wrote them)."""
+    if not isinstance(recorded, dict):
+        return False
+    prefix = name + "/"
+    wanted = {path: digest for path, digest in recorded.items() if isinstance(path, str) and path.startswith(prefix)}
+    found = {f"{prefix}{path}": digest for path, digest in file_hashes(root / name).items()}
+    return bool(wanted) and found == wanted
 
 
 def generate(options: Options, swapped: Callable[[], None] | None = None) -> list[Protocol]:
