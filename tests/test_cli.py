@@ -385,6 +385,23 @@ def _file(name: str, text: str | bytes = "x") -> Callable[[Path], None]:
     return lambda project: (project / name).write_bytes(data)
 
 
+def _file_in(directory: str, name: str) -> Callable[[Path], None]:
+    def setup(project: Path) -> None:
+        (project / directory).mkdir(parents=True)
+        (project / directory / name).write_text("the user's\n")
+
+    return setup
+
+
+def _link_in(directory: str) -> Callable[[Path], None]:
+    def setup(project: Path) -> None:
+        (project / "elsewhere").mkdir()
+        (project / directory).mkdir()
+        (project / directory / "mcpgen").symlink_to(project / "elsewhere")
+
+    return setup
+
+
 def _schema_file(make: Callable[[Path], None]) -> Callable[[Path], None]:
     """A project with its own schema/ whose 2026-07-28 schema.json is replaced by ``make``."""
 
@@ -409,6 +426,18 @@ USER_ERRORS = {
     "out-unwritable": UserError(("generate", "--version", "2026-07-28", "--out", "/proc/nope"), ("/proc/nope",)),
     "out-is-a-file": UserError(
         ("generate", "--version", "2026-07-28", "--out", "afile"), ("afile", "not a directory"), _file("afile")
+    ),
+    # found by a hostile-input review: each was replaced (a file deleted, a link made a directory)
+    "package-place-is-a-file": UserError(
+        ("generate", "--version", "2026-07-28", "--out", "out"), ("out/mcpgen", "is a file"), _file_in("out", "mcpgen")
+    ),
+    "package-place-is-a-link": UserError(
+        ("generate", "--version", "2026-07-28", "--out", "out"), ("out/mcpgen", "symbolic link"), _link_in("out")
+    ),
+    "package-place-holds-other-files": UserError(
+        ("generate", "--version", "2026-07-28", "--out", "out"),
+        ("out/mcpgen", "did not write"),
+        _file_in("out/mcpgen", "notes.txt"),
     ),
     "schema-unreadable": UserError(
         ("generate", "--version", "2026-07-28"), ("cannot read", "schema.json"), _schema_file(_unreadable)

@@ -21,7 +21,7 @@ from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
 from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.output.faults import crash_point
 from mcp_schema_codegen.output.format import FormatCache, format_tree
-from mcp_schema_codegen.output.manifest import Inputs, file_hashes, read_manifest, write_manifest
+from mcp_schema_codegen.output.manifest import MANIFEST, Inputs, file_hashes, read_manifest, write_manifest
 from mcp_schema_codegen.output.tree import (
     clean_stale,
     exclusive,
@@ -108,6 +108,19 @@ def check_kept_layout(options: Options, target: Path, lock: Lock) -> None:
                 "[tool.mcp-codegen] vendor-runtime and current-modules: make them match the tree, "
                 "or regenerate every revision it holds to change it",
             )
+
+
+def check_replaceable(target: Path) -> None:
+    """Refuse to replace, at the package's place, what the generator did not write there: a file,
+    a symbolic link (its target would stay as it was, the link replaced by a directory), or a
+    directory holding files but no manifest."""
+    hint = "move it away, or choose another --out or --package"
+    if target.is_symlink():
+        raise GeneratorError(f"{target} is a symbolic link, not a generated package", hint=hint)
+    if target.exists() and not target.is_dir():
+        raise GeneratorError(f"{target} is a file, not a generated package", hint=hint)
+    if target.is_dir() and not (target / MANIFEST).exists() and any(target.iterdir()):
+        raise GeneratorError(f"{target} holds files the generator did not write (no {MANIFEST})", hint=hint)
 
 
 def package_dir_name(version: str) -> str:
@@ -302,6 +315,7 @@ def generate(options: Options, swapped: Callable[[], None] | None = None) -> lis
     lock = validate(options)  # a user error leaves the disk as it was
     out = options.out
     target = out / options.package
+    check_replaceable(target)
     check_kept_layout(options, target, lock)
     created = not out.exists()
     with exclusive(out):
