@@ -385,6 +385,26 @@ def _file(name: str, text: str | bytes = "x") -> Callable[[Path], None]:
     return lambda project: (project / name).write_bytes(data)
 
 
+def _schema_dir_edit(rel: str, mutate: Callable[[Any], object]) -> Callable[[Path], None]:
+    """A project with its own schema/ whose JSON file ``rel`` was edited by hand (``mutate``)."""
+
+    def setup(project: Path) -> None:
+        shutil.copytree(SCHEMA_DIR, project / "schema", ignore=shutil.ignore_patterns("examples"))
+        path = project / "schema" / rel
+        document = json.loads(path.read_text())
+        mutate(document)
+        path.write_text(json.dumps(document))
+
+    return setup
+
+
+def _edited_schema(target: Path, old: str, new: str) -> None:
+    """2026-07-28's schema.json with the first ``old`` made ``new`` (as text: JSON nothing parses)."""
+    text = (SCHEMA_DIR / "2026-07-28" / "schema.json").read_text()
+    assert old in text
+    target.write_text(text.replace(old, new, 1))
+
+
 def _file_in(directory: str, name: str) -> Callable[[Path], None]:
     def setup(project: Path) -> None:
         (project / directory).mkdir(parents=True)
@@ -438,6 +458,31 @@ USER_ERRORS = {
         ("generate", "--version", "2026-07-28", "--out", "out"),
         ("out/mcpgen", "did not write"),
         _file_in("out/mcpgen", "notes.txt"),
+    ),
+    "schema-with-a-lone-surrogate": UserError(
+        ("diff", "2026-07-28", "odd.json"),
+        ("definition 'Tool'", "/$defs/Tool/description", "lone UTF-16 surrogate"),
+        lambda p: _edited_schema(p / "odd.json", '"Definition for a tool', '"\\ud800 Definition for a tool'),
+    ),
+    "schema-with-a-huge-integer": UserError(
+        ("diff", "2026-07-28", "odd.json"),
+        ("odd.json is not valid JSON", "more digits"),
+        lambda p: _edited_schema(p / "odd.json", '"type": "object"', '"maximum": ' + "9" * 5000 + ', "type": "object"'),
+    ),
+    "lock-sha256-not-text": UserError(
+        ("methods", "--version", "2026-07-28"),
+        ("lock.json", "sha256 12345"),
+        _schema_dir_edit("lock.json", lambda d: d["versions"]["2026-07-28"].update(sha256=12345)),
+    ),
+    "patch-pointer-not-a-pointer": UserError(
+        ("generate", "--version", "2025-11-25"),
+        ("2025-11-25.json is malformed", "'definitions/Tool'"),
+        _schema_dir_edit("patches/2025-11-25.json", lambda d: d[0].update(pointer="definitions/Tool")),
+    ),
+    "overlay-code-not-a-number": UserError(
+        ("methods", "--version", "2025-11-25"),
+        ("overlay", "malformed", "'x'"),
+        _schema_dir_edit("overlay.json", lambda d: d.update(resource_not_found={"codes": {"2025-11-25": "x"}})),
     ),
     "schema-unreadable": UserError(
         ("generate", "--version", "2026-07-28"), ("cannot read", "schema.json"), _schema_file(_unreadable)

@@ -22,6 +22,7 @@ from mcp_schema_codegen.frontend.load import LoadedSchema, parse_schema
 from mcp_schema_codegen.frontend.lock import Era, Lock, LockedRevision
 from mcp_schema_codegen.ir.analyze import Overlay, analyze_schema
 from mcp_schema_codegen.ir.protocol import Method, Protocol
+from mcp_schema_codegen.jsondata import load_json
 
 JSON = Any
 
@@ -151,10 +152,7 @@ def side_from_file(path: Path, overlay: Overlay) -> Side:
     except OSError as exc:
         raise GeneratorError(f"cannot read {path}: {exc.strerror}") from None
     version = path.parent.name if path.name == "schema.json" else path.stem
-    try:
-        document = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
-        raise GeneratorError(f"{path} is not valid JSON: {exc}") from None
+    document = load_json(data, str(path))
     defs = document.get("$defs") or document.get("definitions") or {} if isinstance(document, dict) else {}
     era: Era = "legacy" if "InitializeRequest" in defs else "modern"
     rev = LockedRevision(version, era, sha256_hex(data), len(data), str(path))

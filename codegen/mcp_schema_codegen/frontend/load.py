@@ -10,6 +10,7 @@ from typing import Any
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import Era, Lock, LockedRevision
 from mcp_schema_codegen.frontend.patches import Patch, apply_patches, load_patches, patch_file
+from mcp_schema_codegen.jsondata import load_json
 
 JSON = Any
 
@@ -39,10 +40,7 @@ class LoadedSchema:
 
 def parse_document(data: bytes, version: str) -> tuple[dict[str, JSON], str]:
     """The schema document and its definitions container; a clear error when it is no JSON Schema."""
-    try:
-        original = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
-        raise GeneratorError(f"schema.json is not valid JSON: {exc}", version=version) from None
+    original = load_json(data, "schema.json", version=version)
     if not isinstance(original, dict):
         raise GeneratorError("schema.json must be a JSON object", version=version)
     container = "$defs" if "$defs" in original else "definitions" if "definitions" in original else None

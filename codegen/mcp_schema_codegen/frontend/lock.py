@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.jsondata import load_json
 
 Era = Literal["legacy", "modern"]
 ERAS: tuple[Era, ...] = ("legacy", "modern")
@@ -110,10 +111,7 @@ def load_lock(schema_dir: Path) -> Lock:
             f"no schema lock at {path}",
             hint="run from a project with schema/lock.json, or pass --schema-dir",
         )
-    try:
-        raw = json.loads(read_file(path))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise GeneratorError(f"{path} is not valid JSON: {exc}") from None
+    raw = load_json(read_file(path), str(path))
     try:
         revisions = {
             version: LockedRevision(
@@ -130,7 +128,11 @@ def load_lock(schema_dir: Path) -> Lock:
         raise GeneratorError(f"{path} is malformed: missing or bad {exc}") from None
     for rev in revisions.values():
         check_version(rev.version, where=str(path))
-        if rev.era not in ERAS:
+        if not (isinstance(rev.sha256, str) and re.fullmatch(r"[0-9a-f]{64}", rev.sha256)):
+            raise GeneratorError(f"{path}: revision {rev.version} has sha256 {rev.sha256!r}, not 64 hex digits")
+        if not isinstance(rev.url, str):
+            raise GeneratorError(f"{path}: revision {rev.version} has url {rev.url!r}, not a string")
+        if not isinstance(rev.era, str) or rev.era not in ERAS:
             raise GeneratorError(f"{path}: revision {rev.version} has unknown era {rev.era!r}")
     return Lock(path=path, url_template=template, revisions=revisions)
 

@@ -59,10 +59,14 @@ def load_patches(path: Path) -> tuple[Patch, ...]:
         return ()
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        return tuple(Patch(p["pointer"], p["old"], p["new"], p["reason"]) for p in raw)
+        patches = tuple(Patch(p["pointer"], p["old"], p["new"], p["reason"]) for p in raw)
+        for patch in patches:
+            if not isinstance(patch.pointer, str) or not patch.pointer.startswith("/"):
+                raise GeneratorError(f"patch file {path} is malformed: pointer {patch.pointer!r} is no JSON pointer")
+        return patches
     except (OSError, UnicodeDecodeError) as exc:
         raise GeneratorError(f"cannot read patch file {path}: {exc}") from None
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:  # JSONDecodeError is a ValueError
         raise GeneratorError(f"patch file {path} is malformed: {exc}") from None
 
 

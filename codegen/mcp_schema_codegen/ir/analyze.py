@@ -76,7 +76,7 @@ def load_overlay(path: Path) -> Overlay:
         )
     except FileNotFoundError:
         raise GeneratorError(f"no overlay at {path}") from None
-    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # JSONDecodeError is a ValueError
         raise GeneratorError(f"overlay {path} is malformed: {exc}") from None
 
 

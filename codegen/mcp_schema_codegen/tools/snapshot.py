@@ -23,6 +23,7 @@ from typing import Any
 from mcp_schema_codegen import __version__
 from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.jsondata import load_json
 
 JSON = Any
 FORMAT = 1
@@ -151,10 +152,7 @@ def load_snapshot(path: Path) -> Snapshot:
         raise GeneratorError(f"snapshot {path} not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise GeneratorError(f"cannot read snapshot {path}: {exc}") from None
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise GeneratorError(f"{path} is not valid JSON: {exc}") from None
+    data = load_json(text, str(path))
     return Snapshot.from_json(data, str(path))
 
 
