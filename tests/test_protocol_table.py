@@ -209,3 +209,47 @@ def test_methods_command_prints_the_table() -> None:
         "embedded": False,
         "task_result": None,
     }
+
+
+def _with_requests(*requests: tuple[str, str]) -> Protocol:
+    """2026-07-28 plus client requests (definition, method), each with a result of its own."""
+    from mcp_schema_codegen.digest import sha256_hex
+    from mcp_schema_codegen.frontend.load import parse_schema
+    from mcp_schema_codegen.frontend.lock import LockedRevision
+    from mcp_schema_codegen.ir.analyze import analyze_schema
+
+    document = json.loads((SCHEMA_DIR / "2026-07-28" / "schema.json").read_text())
+    defs = document["$defs"]
+    for definition, method in requests:
+        request = json.loads(json.dumps(defs["ListToolsRequest"]))
+        request["properties"]["method"]["const"] = method
+        defs[definition] = request
+        defs[definition.removesuffix("Request") + "Result"] = json.loads(json.dumps(defs["ListToolsResult"]))
+        defs["ClientRequest"]["anyOf"].append({"$ref": f"#/$defs/{definition}"})
+    data = json.dumps(document).encode()
+    rev = LockedRevision("2099-01-01", "modern", sha256_hex(data), len(data), "x")
+    return analyze_schema(parse_schema(data, rev, ()), load_overlay(SCHEMA_DIR / "overlay.json")).protocol
+
+
+def test_a_method_named_like_a_member_of_the_classes_it_joins_gets_a_name_of_its_own() -> None:
+    """A handler ``router`` replaced ``HandlerBase.router`` (``run_stdio`` then failed); a client
+    stub ``close`` would replace the client's: each takes a trailing underscore, as keywords do."""
+    protocol = _with_requests(("RouterRequest", "x/router"), ("RunStdioRequest", "x/run"), ("AcloseRequest", "x/c"))
+    names = {m.name: m.stub_name for m in protocol.methods}
+    assert (names["x/router"], names["x/run"], names["x/c"]) == ("router_", "run_stdio_", "aclose_")
+    assert names["tools/list"] == "list_tools"  # the schema's own names are untouched
+
+
+@pytest.mark.parametrize(
+    ("requests", "said"),
+    [
+        ((("GetURLRequest", "a/url"), ("GetUrlRequest", "b/url")), "'GetURLRequest' and 'GetUrlRequest'"),
+        ((("ListToolsPagesRequest", "x/pages"),), "'ListToolsRequest' and 'ListToolsPagesRequest'"),
+    ],
+)
+def test_two_methods_that_make_one_python_name_are_refused_naming_both(
+    requests: tuple[tuple[str, str], ...], said: str
+) -> None:
+    with pytest.raises(GeneratorError) as refused:
+        _with_requests(*requests)
+    assert said in refused.value.message and "both make the Python name" in refused.value.message

@@ -9,6 +9,8 @@ the overlay's ``empty_result`` list. Nothing here names a protocol version.
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import keyword
 import re
@@ -21,6 +23,7 @@ from mcp_schema_codegen.frontend.load import LoadedSchema, check_json_schema, lo
 from mcp_schema_codegen.frontend.lock import Era, Lock
 from mcp_schema_codegen.frontend.prepass import check_supported, prepass
 from mcp_schema_codegen.ir.protocol import Direction, Kind, Method, Protocol, TypedError
+from mcp_schema_codegen.paths import templates_dir
 
 JSON = Any
 UNIONS: tuple[tuple[str, Kind, Direction], ...] = (
@@ -80,6 +83,45 @@ def load_overlay(path: Path) -> Overlay:
         raise GeneratorError(f"overlay {path} is malformed: {exc}") from None
 
 
+# the members the generated ``Server`` and ``Client`` classes define besides handlers and stubs
+GENERATED_MEMBERS = frozenset({"revision", "registry", "era", "handlers"})
+# the runtime's classes those two extend (module under templates/runtime, class)
+RUNTIME_BASES = (
+    ("server/handler.py", "HandlerBase"),
+    ("client/base.py", "BaseClient"),
+    ("client/legacy.py", "LegacyClient"),
+    ("client/modern.py", "ModernClient"),
+)
+
+
+@functools.cache
+def reserved_members() -> frozenset[str]:
+    """Names a handler or client stub may not take: what the generated classes and the runtime's
+    bases define (read from the runtime's source), and ``object``'s; one of them would replace
+    the member it is named like (a ``router`` handler broke ``run_stdio``)."""
+    names = set(GENERATED_MEMBERS) | set(dir(object))
+    for module, cls in RUNTIME_BASES:
+        tree = ast.parse((templates_dir() / "runtime" / module).read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == cls:
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                        names.add(item.name)
+                    elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                        names.add(item.target.id)
+                    elif isinstance(item, ast.Assign):
+                        names.update(t.id for t in item.targets if isinstance(t, ast.Name))
+    return frozenset(names)
+
+
+def member_name(definition: str) -> str:
+    """``stub_name``, with ``_`` added while it is a name the classes it joins define already."""
+    name = stub_name(definition)
+    while name in reserved_members():
+        name += "_"
+    return name
+
+
 def stub_name(definition: str) -> str:
     """``CallToolRequest`` -> ``call_tool``; a keyword gets a trailing underscore (``import_``)."""
     base = re.sub(r"(Request|Notification)$", "", definition) or definition
@@ -96,6 +138,20 @@ class _Analyzer:
 
     def fail(self, message: str, definition: str | None = None, pointer: str | None = None) -> GeneratorError:
         return GeneratorError(message, version=self.schema.version, definition=definition, pointer=pointer)
+
+    def check_member_names(self, methods: list[Method]) -> None:
+        """Two methods whose definitions make one Python name (``GetURLRequest``, ``GetUrlRequest``),
+        or one named as another's ``_pages`` helper, would leave one unreachable: refused."""
+        owner: dict[str, str] = {}
+        for m in methods:
+            for name in (m.stub_name, m.stub_name + "_pages"):
+                other = owner.get(name)
+                if other is not None and other != m.definition:
+                    raise self.fail(
+                        f"definitions {other!r} and {m.definition!r} both make the Python name {name!r}",
+                        definition=m.definition,
+                    )
+                owner[name] = m.definition
 
     def ref_name(self, node: JSON) -> str | None:
         if isinstance(node, dict) and isinstance(node.get("$ref"), str):
@@ -234,7 +290,7 @@ class _Analyzer:
                     params_type=params,
                     params_required=params_required,
                     result_type=result,
-                    stub_name=stub_name(definition),
+                    stub_name=member_name(definition),
                     mrtr=mrtr,
                     cacheable=bool(result) and self.cacheable(result or ""),
                     deprecated=method in self.overlay.deprecated_methods.get(version, frozenset()),
@@ -243,6 +299,7 @@ class _Analyzer:
                 )
             )
         methods.sort(key=lambda m: (m.kind != "request", m.name))
+        self.check_member_names(methods)
         era: Era = "legacy" if any(m.name == HANDSHAKE for m in methods) else "modern"
         if era != self.schema.era:
             raise EraMismatch(
