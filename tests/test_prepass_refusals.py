@@ -42,6 +42,9 @@ def obj(**properties: Any) -> dict[str, Any]:
         ({"type": "string", "enum": ["a", None]}, "an 'enum' value None, which its 'type' 'string' refuses"),
         ({"enum": []}, "an empty 'enum'"),
         (obj(f=False), "property 'f' as 'false' (generated as Any)"),
+        # a property name Python normalizes (a field named after it would take another key)
+        (obj(**{"\ufb01le": STRING}), "property '\ufb01le' at /$defs/D is not in Unicode NFKC form"),
+        (obj(**{"\uff4dodel_config": STRING}), "reads the field named after it as 'model_config'"),
         # a type's keywords without the type, or beside another type
         ({"minLength": 2}, "'minLength' without a 'type'"),
         ({"minimum": 3}, "'minimum' without a 'type'"),

@@ -20,6 +20,7 @@ import builtins
 import copy
 import keyword
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -401,6 +402,15 @@ def check_supported(document: dict[str, JSON], container: str, version: str) -> 
                     version=version,
                     definition=name,
                 )
+            for prop in node.get("properties") or ():
+                if isinstance(prop, str) and unicodedata.normalize("NFKC", prop) != prop:
+                    raise GeneratorError(
+                        f"property {prop!r} at {pointer} is not in Unicode NFKC form: Python reads the field "
+                        f"named after it as {unicodedata.normalize('NFKC', prop)!r}, so the model would take "
+                        "another key than the schema's",
+                        version=version,
+                        definition=name,
+                    )
             pattern = node.get("pattern")
             problem = regex_problem(pattern) if isinstance(pattern, str) else None
             if problem is not None:
