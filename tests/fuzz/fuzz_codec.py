@@ -206,10 +206,11 @@ class Figures:
 
 
 def valid_reply(reply: Any) -> bool:
-    """A JSON-RPC 2.0 error response: exactly jsonrpc, id (string, integer or null) and error{code, message, data?}."""
-    if not isinstance(reply, dict) or set(reply) != {"jsonrpc", "id", "error"} or reply["jsonrpc"] != "2.0":
+    """A JSON-RPC error response: exactly jsonrpc, id (string, integer or null; left out when it
+    could not be read, as the schemas from 2025-11-25 have it) and error{code, message, data?}."""
+    if not isinstance(reply, dict) or set(reply) - {"id"} != {"jsonrpc", "error"} or reply["jsonrpc"] != "2.0":
         return False
-    rid, error = reply["id"], reply["error"]
+    rid, error = reply.get("id"), reply["error"]
     if not (rid is None or type(rid) in (str, int)):
         return False
     if not isinstance(error, dict) or not {"code", "message"} <= set(error) <= {"code", "message", "data"}:

@@ -30,6 +30,8 @@ def test_hypothesis_mutants_and_raw_bytes(rng: object, raw: bytes) -> None:
 
 def test_reply_checker_is_strict() -> None:
     assert valid_reply({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+    assert valid_reply({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}})
+    assert not valid_reply({"jsonrpc": "2.0", "error": {"code": -32700, "message": "x"}, "result": {}})
     assert not valid_reply({"jsonrpc": "2.0", "id": 1.5, "error": {"code": -32700, "message": "x"}})
     assert not valid_reply({"jsonrpc": "2.0", "id": 1, "error": {"code": "x", "message": "x"}})
     assert not valid_reply({"jsonrpc": "2.0", "id": 1, "result": {}})

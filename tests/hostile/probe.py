@@ -52,7 +52,7 @@ def strict_json(data: bytes | str) -> Any:
             error = message["error"]
             assert type(error.get("code")) is int and type(error.get("message")) is str, message
             assert abs(error["code"]) < 2**53, message
-            assert message["id"] is None or type(message["id"]) in (str, int), message
+            assert message.get("id") is None or type(message["id"]) in (str, int), message
     return value
 
 

@@ -162,7 +162,7 @@ def test_a_notification_or_response_the_server_refuses_is_400_with_the_error() -
     unknown, initialized, response = run(go())
     for reply, code in ((unknown, -32601), (initialized, -32601), (response, -32600)):
         assert reply.status == 400 and reply.headers["content-type"] == "application/json"
-        assert reply.json()["id"] is None and reply.json()["error"]["code"] == code
+        assert "id" not in reply.json() and reply.json()["error"]["code"] == code
     assert unknown.json()["error"]["data"] == {"method": "notifications/unknown"}  # the codec's own error
 
 

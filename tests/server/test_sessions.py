@@ -174,3 +174,22 @@ def test_answers_to_server_requests_are_decoded_by_the_revision_and_converted_to
     assert run(go({"action": "decline"}))["result"]["content"][0]["text"] == "ElicitResult decline"
     refused = run(go({"action": "shrug"}))  # not an ElicitResult of 2025-06-18: the request fails, nothing hangs
     assert refused["error"]["code"] == -32602
+
+
+def test_an_unread_id_is_null_where_the_revision_requires_the_member_and_left_out_where_it_is_optional() -> None:
+    """The error response's ``id`` when the request's could not be read: the schemas before
+    2025-11-25 require the member (JSON-RPC 2.0 writes null), 2025-11-25 and 2026-07-28 make it
+    optional and allow no null: it is left out. Before a session, the handler's revision decides."""
+
+    async def go(version: str | None) -> dict[str, Any]:
+        async with Stdio(Demo()) as conn:
+            if version is not None:
+                conn.send(initialize(version))
+                await conn.response(0)
+            conn.send({"jsonrpc": "2.0", "id": 1.5, "method": "ping"})
+            return await conn.until(lambda m: "error" in m)
+
+    for version, null in (("2024-11-05", True), ("2025-06-18", True), ("2025-11-25", False), (None, False)):
+        error = run(go(version))
+        assert error["error"]["code"] == -32600, (version, error)
+        assert (error["id"] is None) if null else ("id" not in error), (version, error)

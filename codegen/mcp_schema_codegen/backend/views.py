@@ -204,6 +204,7 @@ class RevisionView:
     sha256: Word
     package: Ident  # vYYYY_MM_DD
     batching: bool
+    null_error_ids: bool  # the error response requires an id: an unread one is written null
     methods: tuple[MethodView, ...]
     typed_errors: tuple[TypedErrorView, ...]
     input_required: Ident | None
@@ -242,6 +243,7 @@ def revision_view(protocol: Protocol) -> RevisionView:
         sha256=Word(protocol.sha256),
         package=Ident(protocol.package),
         batching=protocol.batching,
+        null_error_ids=protocol.error_id_required,
         methods=tuple(method_view(m) for m in protocol.methods),
         typed_errors=tuple(TypedErrorView(e.code, Ident(e.error_type)) for e in protocol.typed_errors),
         input_required=_optional_ident(protocol.input_required),

@@ -240,6 +240,17 @@ class _Analyzer:
         code = ((node.get("properties") or {}).get("code") or {}).get("const") if isinstance(node, dict) else None
         return code if type(code) is int else None
 
+    def error_id_required(self) -> bool:
+        """The JSON-RPC error response (``JSONRPCError``, ``JSONRPCErrorResponse`` from 2025-11-25)
+        requires ``id``: an error whose request's id could not be read carries ``"id": null`` (JSON-RPC
+        2.0's spelling), where a revision whose schema makes it optional leaves it out."""
+        for name in ("JSONRPCErrorResponse", "JSONRPCError"):
+            body = self.defs.get(name)
+            if isinstance(body, dict):
+                required = body.get("required")
+                return isinstance(required, list) and "id" in required
+        return True
+
     def typed_errors(self) -> tuple[TypedError, ...]:
         """Error responses whose ``error`` member pins its ``code`` (``allOf[Error, {code: const}]``)."""
         found = []
@@ -320,6 +331,7 @@ class _Analyzer:
             ),
             typed_errors=self.typed_errors(),
             input_required=INPUT_REQUIRED if any(m.mrtr for m in methods) else None,
+            error_id_required=self.error_id_required(),
         )
 
 

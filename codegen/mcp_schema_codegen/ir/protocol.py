@@ -67,6 +67,7 @@ class Protocol:
     envelope_in_message: bool  # request definitions carry jsonrpc/id themselves (>= 2025-11-25)
     typed_errors: tuple[TypedError, ...] = ()  # error responses the schema defines with a const code
     input_required: str | None = None  # the MRTR interim result definition (2026)
+    error_id_required: bool = True  # its error response requires an id (before 2025-11-25): null when unread
 
     @property
     def package(self) -> str:

@@ -164,6 +164,9 @@ class Revision:
     version: str
     methods: MethodTable
     batching: bool = False
+    # the schema's error response requires an id: one that could not be read is written null
+    # (JSON-RPC 2.0's spelling; before 2025-11-25), else it is left out (``error_envelope``)
+    null_error_ids: bool = False
     error_types: Mapping[int, Any] = field(default_factory=dict)  # models or ``ModelRef``s
     input_required: Any = None  # a model or a ``ModelRef``
     _validators: dict[int, Validator] = field(default_factory=dict, init=False, repr=False)

@@ -85,9 +85,10 @@ class ProtocolError(Exception):
         """The peer expects an error response: the message was a request, or unreadable."""
         return self.kind in ("request", None)
 
-    def reply(self) -> dict[str, Any]:
-        """The JSON-RPC error response to send back (``id`` null when it was unreadable)."""
-        return error_envelope(self.id, self)
+    def reply(self, *, null_id: bool = False) -> dict[str, Any]:
+        """The JSON-RPC error response to send back (``error_envelope``: an unreadable id left out,
+        or null with ``null_id``)."""
+        return error_envelope(self.id, self, null_id=null_id)
 
     def to_error_object(self) -> dict[str, Any]:
         """The JSON-RPC ``error`` member: ``{code, message, data?}``, valid whatever was put in.
@@ -231,8 +232,14 @@ def result_fields_bytes(id: RequestId, fields: dict[str, Any]) -> bytes | None:
     return fast_dumps(result_envelope(id, fields))
 
 
-def error_envelope(id: RequestId | None, error: ProtocolError) -> dict[str, Any]:
-    """An error response object (``id`` None when the request's id could not be read)."""
+def error_envelope(
+    id: RequestId | None, error: ProtocolError, *, null_id: bool = False
+) -> dict[str, Any]:
+    """An error response object. ``id`` None: the request's id could not be read; the member is
+    then left out, as the schemas from 2025-11-25 on allow, or written ``null`` (JSON-RPC 2.0's
+    spelling) with ``null_id``, for a revision whose schema requires it (``RevisionEntry.null_error_ids``)."""
+    if id is None and not null_id:
+        return {"jsonrpc": JSONRPC, "error": error.to_error_object()}
     return {"jsonrpc": JSONRPC, "id": id, "error": error.to_error_object()}
 
 

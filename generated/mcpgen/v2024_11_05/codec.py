@@ -17,6 +17,7 @@ REVISION = Revision(
     version=VERSION,
     methods=METHODS,
     batching=BATCHING,
+    null_error_ids=True,
 )
 
 CLIENT = LegacyCodec(REVISION, "client")

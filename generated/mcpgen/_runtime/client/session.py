@@ -469,8 +469,10 @@ class ClientSession:
             self._settle(error.id, exception=InvalidAnswer.of(error, method, self.codec.version))
         elif error.kind == "request" and not self.answers_refused_requests:
             logger.warning("ignored a request from the server: %s %s", error.code, error.message)
-        elif error.kind == "request":  # its error; with a null id when the id could not be read
-            self._spawn(self._reply(error.reply()))
+        elif (
+            error.kind == "request"
+        ):  # its error; an unread id left out, or null (the revision's way)
+            self._spawn(self._reply(error.reply(null_id=self.codec.revision.null_error_ids)))
         elif (
             error.kind in (None, "response") and answer_to is not None
         ):  # the whole answer to that request

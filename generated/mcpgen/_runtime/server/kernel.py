@@ -79,15 +79,16 @@ class Reply(NamedTuple):
 NO_REPLY = Reply(None)
 
 
-def error_reply(id: RequestId | None, error: ProtocolError) -> Reply:
-    return Reply(dumps(error_envelope(id, error)), error.code)
+def error_reply(id: RequestId | None, error: ProtocolError, *, null_id: bool = False) -> Reply:
+    return Reply(dumps(error_envelope(id, error, null_id=null_id)), error.code)
 
 
-def rejection_reply(error: ProtocolError) -> Reply:
-    """The reply to a message a codec refused: an error response when the peer expects one."""
+def rejection_reply(error: ProtocolError, *, null_id: bool = False) -> Reply:
+    """The reply to a message a codec refused: an error response when the peer expects one
+    (``null_id``: its revision writes an unreadable id as null)."""
     if not error.needs_reply:
         return Reply(None, error.code, error)
-    return Reply(dumps(error.reply()), error.code)
+    return Reply(dumps(error.reply(null_id=null_id)), error.code)
 
 
 def internal_error(method: str) -> ProtocolError:

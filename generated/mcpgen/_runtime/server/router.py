@@ -194,6 +194,9 @@ class Router:
                 bus.on_answer = self._answered_elsewhere
         self.kernel = Kernel(app, self.services)
         self.served = registry.up_to(version)
+        # an error to a message whose id could not be read, before its era is known: as the
+        # handler's revision, the newest served, writes it (``Revision.null_error_ids``)
+        self.null_ids = app.revision.null_error_ids
         legacy = tuple(v for v in self.served if registry.era(v) == "legacy")
         modern = len(legacy) < len(self.served)
         self.modern: ModernSession | None = (
@@ -202,6 +205,14 @@ class Router:
         self.legacy_versions = legacy
         self.target: Codec = (
             self.modern.codec if self.modern is not None else LegacyCodec(app.revision, "server")
+        )
+
+    def null_ids_for(self, conn: Connection | None) -> bool:
+        """Whether an error to ``conn`` writes an unread request id as null: its legacy session's
+        revision decides, else the handler's (``null_ids``)."""
+        legacy = conn.legacy if conn is not None else None
+        return (
+            legacy.null_ids if legacy is not None and legacy.version is not None else self.null_ids
         )
 
     def connect(self, owner: Principal | None = None) -> Connection:
@@ -234,9 +245,8 @@ class Router:
             ):  # before initialize: answered, era unset
                 return Reply(dumps(result_envelope(obj["id"], {})))
         if self.modern is None:
-            return error_reply(
-                request_id(obj), ProtocolError(INVALID_REQUEST, "send initialize first")
-            )
+            error = ProtocolError(INVALID_REQUEST, "send initialize first")
+            return error_reply(request_id(obj), error, null_id=self.null_ids)
         return await self.modern.handle(
             obj, send, conn.cancel if conn is not None else None, principal
         )

@@ -114,6 +114,7 @@ class LegacySession(Subscriber):
         self.target = target
         self.version: str | None = None
         self.codec: LegacyCodec | None = None
+        self.null_ids = False  # the revision writes an unreadable request id as null (Revision.null_error_ids)
         self.conversion: Conversion | None = None
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] | None = None
@@ -151,10 +152,11 @@ class LegacySession(Subscriber):
         try:
             request = codec.decode_value(obj)
         except ProtocolError as error:
-            return rejection_reply(error)
+            return rejection_reply(error, null_id=codec.revision.null_error_ids)
         if not isinstance(request, Request):
             return NO_REPLY
         self.version, self.codec = version, codec
+        self.null_ids = codec.revision.null_error_ids
         self.conversion = Conversion(codec, self.target)
         self.client_capabilities = dump(request.params.capabilities) or {}
         info = dump(request.params.client_info)
@@ -196,6 +198,7 @@ class LegacySession(Subscriber):
         if version != self.version:
             codec = LegacyCodec(self.registry.revision(version), "server")
             self.version, self.codec, self.conversion = version, codec, Conversion(codec, self.target)
+            self.null_ids = codec.revision.null_error_ids
         capabilities, info = state.get("capabilities"), state.get("client_info")
         self.client_capabilities = capabilities if isinstance(capabilities, dict) else {}
         self.client_info = info if isinstance(info, dict) else None
@@ -240,7 +243,7 @@ class LegacySession(Subscriber):
             decoded = self.codec.decode_value(obj, pending=pending)
         except ProtocolError as error:
             self.refused(error)
-            return rejection_reply(error)
+            return rejection_reply(error, null_id=self.null_ids)
         if isinstance(decoded, Request):  # (not through dispatch: one coroutine less per call)
             return await self.answer(decoded, obj, send, principal)
         if not isinstance(decoded, Batch):
@@ -249,7 +252,7 @@ class LegacySession(Subscriber):
         for raw, item in zip(obj, decoded.items, strict=True):
             if isinstance(item, ProtocolError):
                 self.refused(item)
-                reply = rejection_reply(item)
+                reply = rejection_reply(item, null_id=self.null_ids)
             elif isinstance(item, Request) and track is not None:
                 reply = await track(item.id, functools.partial(self.answer, item, raw, send, principal))
             else:

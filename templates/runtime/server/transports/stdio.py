@@ -273,7 +273,7 @@ async def serve(
         for line in batch:
             if line is None:
                 error = ProtocolError(INVALID_REQUEST, f"message longer than {limits.max_line_bytes} bytes")
-                write(dumps(error_envelope(None, error)) + b"\n")
+                write(dumps(error_envelope(None, error, null_id=router.null_ids_for(conn))) + b"\n")
                 continue
             line = line.strip()
             if not line:
@@ -282,7 +282,7 @@ async def serve(
                 obj = from_json(line, allow_inf_nan=False)
             except ValueError as exc:
                 error = ProtocolError(PARSE_ERROR, data={"detail": str(exc)})
-                write(dumps(error_envelope(None, error)) + b"\n")
+                write(dumps(error_envelope(None, error, null_id=router.null_ids_for(conn))) + b"\n")
                 continue
             if needs_task(obj):
                 rid = request_id(obj)

@@ -445,7 +445,13 @@ class HttpApp:
             await self.route(scope["method"], headers, receive, tracked)
         except SharedStateUnavailable as exc:
             if not started:  # else the stream just ends: the client resumes once the store is back
-                await error(send, 503, None, ProtocolError(INTERNAL_ERROR, str(exc)))
+                await error(
+                    send,
+                    503,
+                    None,
+                    ProtocolError(INTERNAL_ERROR, str(exc)),
+                    null_id=self.router.null_ids,
+                )
 
     async def route(self, method: str, headers: Headers, receive: Receive, send: ASGISend) -> None:
         if method == "POST":
@@ -555,20 +561,30 @@ class HttpApp:
             repeated = ProtocolError(
                 INVALID_REQUEST, "repeated Mcp-Session-Id or MCP-Protocol-Version header"
             )
-            await error(send, 400, rid, repeated)
+            await error(send, 400, rid, repeated, null_id=self.router.null_ids)
             return None
         session_id = headers.get(SESSION_ID)
         assert session_id is not None  # the caller saw it
         conn = await self.router.session(session_id, principal)
         if conn is None or conn.legacy is None:
             await error(
-                send, 404, rid, ProtocolError(INVALID_REQUEST, "unknown or expired session")
+                send,
+                404,
+                rid,
+                ProtocolError(INVALID_REQUEST, "unknown or expired session"),
+                null_id=self.router.null_ids,
             )
             return None
         version = headers.get(PROTOCOL_VERSION)
         if version is not None and version.strip() != conn.legacy.version:
             message = f"MCP-Protocol-Version {version.strip()!r} is not this session's revision {conn.legacy.version}"
-            await error(send, 400, rid, ProtocolError(INVALID_REQUEST, message))
+            await error(
+                send,
+                400,
+                rid,
+                ProtocolError(INVALID_REQUEST, message),
+                null_id=self.router.null_ids,
+            )
             return None
         return conn
 
@@ -625,7 +641,11 @@ class HttpApp:
             send = self.with_nonce(principal, send)
         if unreadable is not None:
             await error(
-                send, 400, None, ProtocolError(PARSE_ERROR, data={"detail": str(unreadable)})
+                send,
+                400,
+                None,
+                ProtocolError(PARSE_ERROR, data={"detail": str(unreadable)}),
+                null_id=self.router.null_ids,
             )
             return
         rid = request_id(obj)
@@ -647,7 +667,13 @@ class HttpApp:
             # a legacy client's request outside any session gets the legacy answer (transports.mdx:
             # 400 for a message without the session id, other than initialize), not the modern era's
             message = "no Mcp-Session-Id header: a legacy session starts with initialize"
-            await error(send, 400, rid, ProtocolError(INVALID_REQUEST, message))
+            await error(
+                send,
+                400,
+                rid,
+                ProtocolError(INVALID_REQUEST, message),
+                null_id=self.router.null_ids,
+            )
             return
         if not modern and headers.get(SESSION_ID) is not None:  # a legacy session's message
             conn = await self.session(headers, rid, principal, send)
@@ -709,7 +735,13 @@ class HttpApp:
                 extra.append((SESSION_ID.encode(), (await self.router.open_session(conn)).encode()))
             except SessionLimitReached as exc:
                 conn.close()
-                await error(send, 503, request_id(obj), ProtocolError(INTERNAL_ERROR, str(exc)))
+                await error(
+                    send,
+                    503,
+                    request_id(obj),
+                    ProtocolError(INTERNAL_ERROR, str(exc)),
+                    null_id=self.router.null_ids,
+                )
                 return
         assert reply.body is not None
         await respond(
@@ -785,7 +817,13 @@ class HttpApp:
         if reply.body is not None:
             await respond(send, self.status(reply, conn if answering else None), reply.body, [])
         elif reply.code is not None:
-            await error(send, 400, None, reply.refused or ProtocolError(reply.code))
+            await error(
+                send,
+                400,
+                None,
+                reply.refused or ProtocolError(reply.code),
+                null_id=self.router.null_ids_for(conn),
+            )
         else:
             await plain(send, 202, b"")
 
@@ -889,7 +927,11 @@ class HttpApp:
         stream = await events.resume(conn.session_id, last_event_id)
         if stream is None:
             await error(
-                send, 404, None, ProtocolError(INVALID_REQUEST, "unknown or expired event stream")
+                send,
+                404,
+                None,
+                ProtocolError(INVALID_REQUEST, "unknown or expired event stream"),
+                null_id=self.router.null_ids,
             )
             return
         live = stream_kind(stream) == "get"
@@ -1080,5 +1122,8 @@ async def deny(send: ASGISend, denial: Denial) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def error(send: ASGISend, status: int, rid: Any, exc: ProtocolError) -> None:
-    await respond(send, status, dumps(error_envelope(rid, exc)), [])
+async def error(
+    send: ASGISend, status: int, rid: Any, exc: ProtocolError, *, null_id: bool = False
+) -> None:
+    """``exc`` as an error response (``null_id``: an unread id written null, ``error_envelope``)."""
+    await respond(send, status, dumps(error_envelope(rid, exc, null_id=null_id)), [])
