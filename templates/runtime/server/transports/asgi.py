@@ -521,7 +521,7 @@ class HttpApp:
         return known
 
     async def session(
-        self, headers: Headers, rid: Any, principal: Principal | None, send: ASGISend
+        self, headers: Headers, rid: Any, principal: Principal | None, send: ASGISend, session_id: str | None = None
     ) -> Connection | None:
         """The legacy session a request names; None once it answered: 400 (repeated id, another
         revision in ``MCP-Protocol-Version``) or 404 (unknown, expired, deleted, another principal's)."""
@@ -529,7 +529,8 @@ class HttpApp:
             repeated = ProtocolError(INVALID_REQUEST, "repeated Mcp-Session-Id or MCP-Protocol-Version header")
             await error(send, 400, rid, repeated, null_id=self.router.null_ids)
             return None
-        session_id = headers.get(SESSION_ID)
+        if session_id is None:
+            session_id = headers.get(SESSION_ID)
         assert session_id is not None  # the caller saw it
         conn = await self.router.session(session_id, principal)
         if conn is None or conn.legacy is None:
@@ -612,14 +613,15 @@ class HttpApp:
             return
         conn: Connection | None = None
         modern = is_modern(obj)
-        if not modern and headers.get(SESSION_ID) is None and self.legacy_without_session(obj, headers):
+        session_id = None if modern else headers.get(SESSION_ID)
+        if not modern and session_id is None and self.legacy_without_session(obj, headers):
             # a legacy client's request outside any session gets the legacy answer (transports.mdx:
             # 400 for a message without the session id, other than initialize), not the modern era's
             message = "no Mcp-Session-Id header: a legacy session starts with initialize"
             await error(send, 400, rid, ProtocolError(INVALID_REQUEST, message), null_id=self.router.null_ids)
             return
-        if not modern and headers.get(SESSION_ID) is not None:  # a legacy session's message
-            conn = await self.session(headers, rid, principal, send)
+        if session_id is not None:  # a legacy session's message
+            conn = await self.session(headers, rid, principal, send, session_id)
             if conn is None:
                 return
         else:  # stateless; a session id on a modern request is ignored

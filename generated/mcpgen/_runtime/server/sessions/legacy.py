@@ -122,6 +122,9 @@ class LegacySession(Subscriber):
         self.null_ids = (
             False  # the revision writes an unreadable request id as null (Revision.null_error_ids)
         )
+        self.progress = self.logs = (
+            False  # the revision has notifications/progress, notifications/message
+        )
         self.conversion: Conversion | None = None
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] | None = None
@@ -141,6 +144,13 @@ class LegacySession(Subscriber):
         # (``Router``), and this copy's request ids are its own (``mcpgen-<tag>-<n>``)
         self.forward: Callable[[Any], Awaitable[None]] | None = None
         self._tag = secrets.token_hex(4)
+
+    def _negotiated(self, version: str, codec: LegacyCodec) -> None:
+        """The revision ``initialize`` (or a restored state) fixed, and what follows from it."""
+        self.version, self.codec, self.conversion = version, codec, Conversion(codec, self.target)
+        self.null_ids = codec.revision.null_error_ids
+        self.progress = self.sends(PROGRESS)  # looked up once, not per request
+        self.logs = self.sends(LOG_MESSAGE)
 
     def __repr__(self) -> str:
         return f"LegacySession(version={self.version!r})"
@@ -164,9 +174,7 @@ class LegacySession(Subscriber):
             return rejection_reply(error, null_id=codec.revision.null_error_ids)
         if not isinstance(request, Request):
             return NO_REPLY
-        self.version, self.codec = version, codec
-        self.null_ids = codec.revision.null_error_ids
-        self.conversion = Conversion(codec, self.target)
+        self._negotiated(version, codec)
         self.client_capabilities = dump(request.params.capabilities) or {}
         info = dump(request.params.client_info)
         self.client_info = info if isinstance(info, dict) else None
@@ -206,12 +214,7 @@ class LegacySession(Subscriber):
             return False
         if version != self.version:
             codec = LegacyCodec(self.registry.revision(version), "server")
-            self.version, self.codec, self.conversion = (
-                version,
-                codec,
-                Conversion(codec, self.target),
-            )
-            self.null_ids = codec.revision.null_error_ids
+            self._negotiated(version, codec)
         capabilities, info = state.get("capabilities"), state.get("client_info")
         self.client_capabilities = capabilities if isinstance(capabilities, dict) else {}
         self.client_info = info if isinstance(info, dict) else None
@@ -370,10 +373,8 @@ class LegacySession(Subscriber):
             getattr(params, "meta", None),
             self.client_info,
             "legacy",
-            progress_token(raw)
-            if self.sends(PROGRESS)
-            else None,  # a revision without it: never sent
-            self.log_level if self.sends(LOG_MESSAGE) else None,
+            progress_token(raw) if self.progress else None,  # a revision without it: never sent
+            self.log_level if self.logs else None,
             principal,
             lambda method, params: self.request(method, params, send),
         )
