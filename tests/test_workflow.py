@@ -98,6 +98,25 @@ def test_check_names_a_hand_edited_file_and_generate_restores_it(generated: Path
     assert run("check", cwd=project).returncode == 0 and not notes.exists()
 
 
+def test_check_reads_the_manifest_itself_and_sees_a_linked_directory(generated: Path, tmp_path: Path) -> None:
+    """The manifest is the generator's too: another package's (a copied tree checked as another
+    --package) or one with a key added is stale; a symbolic link in the package (the generator
+    writes none) brings in files check never read: it is reported."""
+    project = copy_of(generated, tmp_path / "project")
+    package = project / "generated" / "mcpgen"
+    manifest = package / "_manifest.json"
+    original = manifest.read_text()
+    manifest.write_text(original.replace('"package": "mcpgen"', '"package": "acme_mcp"'))
+    assert "the manifest is of package 'acme_mcp', not 'mcpgen'" in run("check", cwd=project).stderr
+    manifest.write_text(original.replace('"package": "mcpgen"', '"note": "x", "package": "mcpgen"'))
+    assert "the manifest holds 'note'" in run("check", cwd=project).stderr
+    manifest.write_text(original)
+    assert run("check", cwd=project).returncode == 0
+    (tmp_path / "elsewhere").mkdir()
+    (package / "v2026_07_28" / "extra").symlink_to(tmp_path / "elsewhere")
+    assert "mcpgen/v2026_07_28/extra: not written by the generator" in run("check", cwd=project).stderr
+
+
 def test_a_new_optional_field_flows_from_schema_to_check_diff_and_model(project: Path, tmp_path: Path) -> None:
     assert run("generate", "--version", "2026-07-28", cwd=project).returncode == 0
     upstream = tmp_path / "upstream"

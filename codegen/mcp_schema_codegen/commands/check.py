@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import load_lock
-from mcp_schema_codegen.output.manifest import Inputs, file_hashes, read_manifest
+from mcp_schema_codegen.output.manifest import MANIFEST_KEYS, Inputs, file_hashes, read_manifest
 from mcp_schema_codegen.paths import templates_dir
 from mcp_schema_codegen.pipeline import Options, package_dir_name, render_package
 
@@ -45,8 +45,17 @@ def input_reasons(options: Options, manifest: dict[str, object]) -> list[str]:
     inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates, options.layout)
     recorded = manifest.get("revisions")
     recorded = recorded if isinstance(recorded, dict) else {}
+    if manifest.get("package") != options.package:  # a copy of another package, or an edited manifest
+        reasons_of_manifest = [f"the manifest is of package {manifest.get('package')!r}, not {options.package!r}"]
+    else:
+        reasons_of_manifest = []
+    foreign = sorted(set(manifest) - MANIFEST_KEYS)
+    if foreign:
+        reasons_of_manifest.append(f"the manifest holds {foreign[0]!r}, which the generator does not write")
     # the schema bytes (bundled or synced) are still the locked ones
-    reasons = lock.mismatches([v for v in options.versions or sorted(recorded) if v in lock.revisions])
+    reasons = reasons_of_manifest + lock.mismatches(
+        [v for v in options.versions or sorted(recorded) if v in lock.revisions]
+    )
     for version in options.versions or sorted(recorded):
         if version not in recorded:
             reasons.append(f"{version}: not generated in this tree")

@@ -9,6 +9,7 @@ both against the present state without regenerating.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -86,11 +87,21 @@ def read_manifest(package_dir: Path) -> dict[str, object] | None:
 
 
 def file_hashes(root: Path) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): sha256_hex(p.read_bytes())
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name != MANIFEST and "__pycache__" not in p.parts
-    }
+    """Each file under ``root`` by its path, with the sha256 of its bytes; a symbolic link (the
+    generator writes none: one put there would bring in files ``check`` never reads) as where
+    it points."""
+    hashes = {}
+    for p in sorted(root.rglob("*")):
+        if p.name == MANIFEST or "__pycache__" in p.parts:
+            continue
+        if p.is_symlink():
+            hashes[p.relative_to(root).as_posix()] = "symlink to " + os.readlink(p)
+        elif p.is_file():
+            hashes[p.relative_to(root).as_posix()] = sha256_hex(p.read_bytes())
+    return hashes
+
+
+MANIFEST_KEYS = frozenset({"package", "revisions", "files"})  # what write_manifest writes
 
 
 def write_manifest(root: Path, package: str, revisions: dict[str, dict[str, str]]) -> None:
