@@ -49,6 +49,16 @@ def make_app() -> App:
         return answer.action
 
     @app.tool
+    async def by_schema(ctx: Context) -> str:
+        form = {
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}, "size": {"type": "string", "enum": ["s", "m"]}},
+            "required": ["ok"],
+        }
+        answer = await ctx.elicit("Sure?", form, key="sure")
+        return f"{answer.action}: {answer.data}"
+
+    @app.tool
     async def keyed(x: int, ctx: Context) -> str:
         answer = await ctx.elicit("Name?", Name, key="user_name")
         return f"{x} {answer.data.name if answer.data else answer.action}"
@@ -447,3 +457,31 @@ def test_a_question_a_sessions_revision_cannot_carry_fails_the_call_as_the_serve
         "code": -32603,
         "message": "MCP 2025-03-26 has no elicitation/create request: its client cannot be asked it",
     }
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ({"ok": "notbool"}, "ok: not a boolean"),
+        ({}, "ok: a required field is missing"),
+        ({"ok": True, "size": "xl"}, "size: 'xl' is not one of the choices"),
+        ({"ok": True, "size": "m"}, None),
+    ],
+)
+def test_an_answer_to_a_form_given_as_a_json_schema_is_checked_against_it(content: Any, problem: str | None) -> None:
+    """elicitation.mdx: servers SHOULD validate the answer against the requested schema. A form
+    given as a model was checked; one given as JSON Schema took any content (a string for a
+    boolean, a required field left out, a choice not offered)."""
+
+    async def go() -> Any:
+        async with Driver(make_app()) as d:
+            answers = {"sure": {"action": "accept", "content": content}}
+            return await d.send(
+                "tools/call", {"name": "by_schema", "arguments": {}, "inputResponses": answers}, **ELICIT
+            )
+
+    reply = run(go())
+    if problem is None:
+        assert reply["result"]["content"][0]["text"] == f"accept: {content}"
+    else:
+        assert reply["error"]["code"] == -32602 and problem in reply["error"]["message"], reply

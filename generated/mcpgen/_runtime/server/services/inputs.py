@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import datetime
 import hashlib
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
@@ -248,6 +250,9 @@ def elicitation(answer: Any, schema: type[BaseModel] | Mapping[str, Any]) -> Eli
         return Elicitation(action)
     content = answer.get("content") or {}
     if isinstance(schema, Mapping):
+        problem = form_problem(content, schema)
+        if problem is not None:
+            raise InputError(f"the answer to the elicitation does not fit its form: {problem}")
         return Elicitation("accept", content)
     try:
         return Elicitation("accept", schema.model_validate(content))
@@ -256,6 +261,93 @@ def elicitation(answer: Any, schema: type[BaseModel] | Mapping[str, Any]) -> Eli
             f"{'.'.join(map(str, e['loc'])) or '(form)'}: {e['msg']}" for e in exc.errors()
         )
         raise InputError(f"the answer to the elicitation does not fit its form: {fields}") from None
+
+
+def form_problem(content: Any, schema: Mapping[str, Any]) -> str | None:
+    """What keeps ``content`` (an accepted elicitation's answer) from fitting the form ``schema``
+    (elicitation.mdx: a flat object of primitive properties; servers SHOULD validate the answer
+    against it), None when it fits. A property's keywords the form language has are checked
+    (type, enum, titled ``oneOf``/``anyOf`` constants, lengths, bounds, item counts, formats);
+    properties the form does not declare are left as they came."""
+    if not isinstance(content, dict):
+        return "(form): not an object"
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    required = schema.get("required")
+    for name in required if isinstance(required, list) else ():
+        if name not in content:
+            return f"{name}: a required field is missing"
+    for name, value in content.items():
+        prop = properties.get(name)
+        problem = _value_problem(value, prop) if isinstance(prop, Mapping) else None
+        if problem is not None:
+            return f"{name}: {problem}"
+    return None
+
+
+def _value_problem(value: Any, prop: Mapping[str, Any]) -> str | None:
+    kind = prop.get("type")
+    if kind == "string":
+        if not isinstance(value, str):
+            return "not a string"
+        if isinstance(prop.get("minLength"), int) and len(value) < prop["minLength"]:
+            return f"shorter than {prop['minLength']} characters"
+        if isinstance(prop.get("maxLength"), int) and len(value) > prop["maxLength"]:
+            return f"longer than {prop['maxLength']} characters"
+        return _choice_problem(value, prop) or _format_problem(value, prop.get("format"))
+    if kind in ("number", "integer"):
+        if type(value) not in (int, float) or (kind == "integer" and not float(value).is_integer()):
+            return f"not {'an integer' if kind == 'integer' else 'a number'}"
+        low, high = prop.get("minimum"), prop.get("maximum")
+        if type(low) in (int, float) and value < low:
+            return f"below the minimum {low}"
+        if type(high) in (int, float) and value > high:
+            return f"above the maximum {high}"
+        return None
+    if kind == "boolean":
+        return None if isinstance(value, bool) else "not a boolean"
+    if kind == "array":
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            return "not a list of strings"
+        if isinstance(prop.get("minItems"), int) and len(value) < prop["minItems"]:
+            return f"fewer than {prop['minItems']} items"
+        if isinstance(prop.get("maxItems"), int) and len(value) > prop["maxItems"]:
+            return f"more than {prop['maxItems']} items"
+        items = prop.get("items")
+        for item in value:
+            problem = _choice_problem(item, items) if isinstance(items, Mapping) else None
+            if problem is not None:
+                return problem
+    return None
+
+
+def _choice_problem(value: str, prop: Mapping[str, Any]) -> str | None:
+    """A value outside the property's ``enum`` or titled constants (``oneOf``/``anyOf`` of ``const``)."""
+    allowed: list[Any] | None = list(prop["enum"]) if isinstance(prop.get("enum"), list) else None
+    for key in ("oneOf", "anyOf"):
+        branches = prop.get(key)
+        if isinstance(branches, list):
+            allowed = [b.get("const") for b in branches if isinstance(b, Mapping) and "const" in b]
+    if allowed is not None and value not in allowed:
+        shown = value if len(value) <= 60 else value[:57] + "..."
+        return f"{shown!r} is not one of the choices"
+    return None
+
+
+def _format_problem(value: str, form: Any) -> str | None:
+    """The string formats a form may name: ``email``, ``uri``, ``date``, ``date-time``."""
+    if form == "email" and not re.fullmatch(r"[^@\s]+@[^@\s]+", value):
+        return "not an email address"
+    if form == "uri" and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", value):
+        return "not a URI"
+    try:
+        if form == "date":
+            datetime.date.fromisoformat(value)
+        elif form == "date-time":
+            datetime.datetime.fromisoformat(value)
+    except ValueError:
+        return f"not a {form}"
+    return None
 
 
 def sampled(answer: Any) -> Sampled:
