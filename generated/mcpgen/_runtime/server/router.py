@@ -230,12 +230,18 @@ class Router:
         request's bearer token speaks for (protected HTTP servers)."""
         if conn is not None:
             # a legacy session's own messages; a modern request on its connection (stdio) is
-            # served statelessly, as on a connection that never initialized
-            if conn.legacy is not None and (self.modern is None or not is_modern(obj)):
-                track = functools.partial(self.track, conn)
-                reply = await conn.legacy.handle(obj, send, conn.cancel, principal, track)
-                if conn.legacy.changed and conn.session_id is not None:
-                    conn.legacy.changed = False
+            # served statelessly, as on a connection that never initialized (an HTTP session's
+            # connection gets none: its transport routes them apart)
+            legacy = conn.legacy
+            if legacy is not None and (
+                conn.session_id is not None or self.modern is None or not is_modern(obj)
+            ):
+                track = (
+                    functools.partial(self.track, conn) if isinstance(obj, list) else None
+                )  # a batch's
+                reply = await legacy.handle(obj, send, conn.cancel, principal, track)
+                if legacy.changed and conn.session_id is not None:
+                    legacy.changed = False
                     await self.services.sessions.save(conn.session_id, conn)
                 return reply
             if self.legacy_versions and is_legacy_initialize(obj):

@@ -460,7 +460,7 @@ class HttpApp:
         ``data`` for a message)."""
         legacy = conn.legacy if conn is not None else None
         version = legacy.version if legacy is not None else None
-        return version is not None and self.router.app.registry.entry(version).sse_priming
+        return version is not None and legacy is not None and legacy.sse_priming
 
     # -- checks ------------------------------------------------------------------------------
 

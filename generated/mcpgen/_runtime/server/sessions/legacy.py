@@ -65,7 +65,10 @@ def is_legacy_initialize(obj: Any) -> bool:
 
     One carrying ``_meta`` protocolVersion is a modern request for a removed method (-32601).
     """
-    return _legacy_request(obj, INITIALIZE)
+    # (the method first, inline: every request of a session asks this)
+    return (
+        type(obj) is dict and obj.get("method") == INITIALIZE and _legacy_request(obj, INITIALIZE)
+    )
 
 
 def is_legacy_ping(obj: Any) -> bool:
@@ -125,6 +128,7 @@ class LegacySession(Subscriber):
         self.progress = self.logs = (
             False  # the revision has notifications/progress, notifications/message
         )
+        self.sse_priming = False  # its HTTP SSE streams open with a priming event (RevisionEntry)
         self.conversion: Conversion | None = None
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] | None = None
@@ -151,6 +155,7 @@ class LegacySession(Subscriber):
         self.null_ids = codec.revision.null_error_ids
         self.progress = self.sends(PROGRESS)  # looked up once, not per request
         self.logs = self.sends(LOG_MESSAGE)
+        self.sse_priming = self.registry.entry(version).sse_priming
 
     def __repr__(self) -> str:
         return f"LegacySession(version={self.version!r})"
