@@ -96,6 +96,14 @@ def test_check_names_a_hand_edited_file_and_generate_restores_it(generated: Path
     # generator's (check passed after it, the file still there)
     assert run("generate", "--version", "2025-06-18", cwd=project).returncode == 0
     assert run("check", cwd=project).returncode == 0 and not notes.exists()
+    # a kept revision the user made read-only is copied by its bytes, not its modes: the staged
+    # copy stays writable (and removable when a run fails), and the result is as before
+    kept = project / "generated" / "mcpgen" / "v2026_07_28"
+    for path in [*kept.rglob("*"), kept]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    assert run("generate", "--version", "2025-06-18", cwd=project).returncode == 0
+    assert all(p.stat().st_mode & 0o200 for p in [*kept.rglob("*"), kept])
+    assert run("check", cwd=project).returncode == 0
 
 
 def test_check_reads_the_manifest_itself_and_sees_a_linked_directory(generated: Path, tmp_path: Path) -> None:

@@ -263,7 +263,7 @@ def render_package(
     for version in kept:
         assert keep_from is not None and isinstance(previous_entries, dict)
         name = package_dir_name(version)
-        shutil.copytree(keep_from / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        copy_contents(keep_from / name, dest / name)
         entries[version] = previous_entries[version]
     for revision in revisions:
         vdir = dest / package_dir_name(revision.protocol.version)
@@ -295,6 +295,22 @@ def render_package(
     write_manifest(dest, options.package, entries)
     crash_point("manifest")
     return [r.protocol for r in revisions]
+
+
+def copy_contents(src: Path, dst: Path) -> None:
+    """The files of ``src`` (no ``__pycache__``) under ``dst``, their bytes only: the modes of a
+    tree the user made read-only made the staged copy unwritable, and a failed run's staging
+    directory one nothing could remove (one more left behind by each run)."""
+    dst.mkdir()
+    for path in sorted(src.rglob("*")):
+        if "__pycache__" in path.parts or path.is_symlink():
+            continue
+        target = dst / path.relative_to(src)
+        if path.is_dir():
+            target.mkdir(exist_ok=True)
+        elif path.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
 
 
 def as_generated(root: Path, name: str, recorded: object) -> bool:
