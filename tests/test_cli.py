@@ -909,3 +909,17 @@ def test_a_sync_that_changes_nothing_leaves_no_schema_directory(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [f"{v}: unchanged" for v in VERSIONS]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_diff_prints_a_schema_string_on_a_line_of_its_own(tmp_path: Path) -> None:
+    """A method named with a line break and a bidirectional override: written as escapes, so
+    the report has no line the schema wrote (it printed a fake removal of tools/call)."""
+    document = json.loads((SCHEMA_DIR / "2026-07-28" / "schema.json").read_text())
+    forged = "x/y\n  - tools/call (was client_to_server)\u202e"
+    document["$defs"]["DiscoverRequest"]["properties"]["method"]["const"] = forged
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(document))
+    done = run("diff", "2026-07-28", str(path), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "  + x/y\\n  - tools/call (was client_to_server)\\u202e (client_to_server)" in done.stdout
+    assert not [line for line in done.stdout.splitlines() if line.startswith("  - tools/call")]

@@ -418,6 +418,7 @@ def methods(version: str, as_json: bool) -> int:
       mcp-codegen methods --version 2026-07-28
       mcp-codegen methods --version 2025-11-25 --json
     """
+    from mcp_schema_codegen.commands.diff import one_line
     from mcp_schema_codegen.ir.analyze import analyze_revision, overlay_for
 
     protocol = analyze_revision(_lock(), version, overlay_for(_schema_dir())).protocol
@@ -460,7 +461,7 @@ def methods(version: str, as_json: bool) -> int:
         if m.params_type and not m.params_required:
             params += "?"
         click.echo(
-            f"  {m.name:<42} {m.kind:<12} {arrows[m.direction]:<6} {params}{result}"
+            one_line(f"  {m.name:<42} {m.kind:<12} {arrows[m.direction]:<6} {params}{result}")
             + (f"  [{', '.join(flags)}]" if flags else "")
         )
     return EXIT_OK

@@ -295,6 +295,15 @@ def diff_sides(old: Side, new: Side) -> SchemaDiff:
     return result
 
 
+def one_line(text: str) -> str:
+    """``text`` with the characters that would break or fake a line of a report (line breaks,
+    other controls, format characters such as bidirectional overrides) written as escapes: a
+    schema's strings are data, and a method named ``'x\n  - tools/call'`` printed a line of its own."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
 def render_text(d: SchemaDiff) -> str:
     lines = [f"--- {d.old}", f"+++ {d.new}"]
     if d.era:
@@ -335,4 +344,4 @@ def render_text(d: SchemaDiff) -> str:
                 lines.append(f"  ~ {f.definition}.{f.field}: {f.change} {f.old} -> {f.new}")
     if not d.changed:
         lines.append("no changes")
-    return "\n".join(lines)
+    return "\n".join(one_line(line) for line in lines)
