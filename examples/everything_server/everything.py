@@ -17,7 +17,7 @@ from collections.abc import Awaitable
 from typing import Annotated, Any
 
 import declared_handlers
-from mcpgen._runtime.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
+from mcpgen._runtime.jsonrpc import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
 from pydantic import BaseModel, Field
@@ -30,6 +30,13 @@ class Everything(s.Server):
     """The handler base, for what the app does not declare: completion."""
 
     async def complete(self, params: m.CompleteRequestParams, ctx: s.Context) -> m.CompleteResult:
+        ref = params.ref
+        known = app.prompts if ref.type == "ref/prompt" else app.templates
+        name = ref.name if isinstance(ref, m.PromptReference) else ref.uri
+        if name not in known:  # completion.mdx: an invalid prompt name (or template) is -32602
+            raise ProtocolError(
+                INVALID_PARAMS, f"no {'prompt' if ref.type == 'ref/prompt' else 'resource template'} {name!r}"
+            )
         value = params.argument.value
         values = [v for v in ("paris", "park", "party") if v.startswith(value)]
         return s.CompleteResult(completion=m.CompleteResultCompletion(values=values, total=len(values), has_more=False))

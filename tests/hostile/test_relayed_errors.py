@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from mcpgen._runtime.jsonrpc import ProtocolError, dumps, error_envelope
 
-from tests.hostile.probe import HttpServer, StdioServer, initialize, receive_until, sse_events, strict_json
+from tests.hostile.probe import HttpServer, StdioServer, initialize, modern, receive_until, sse_events, strict_json
 
 ELICITATION = {"elicitation": {"form": {}}}
 # raw JSON text of the "error" member a hostile client answers with
@@ -109,3 +109,24 @@ def test_any_protocol_error_is_written_as_a_valid_error_object(code: Any) -> Non
     written = strict_json(dumps(error_envelope(1, error)))["error"]
     assert written["code"] == (code if code == -32602 else -32603)
     assert written["message"] == "7" and written["data"] == {"x": None, "y": [None]}
+
+
+def test_the_example_server_refuses_a_completion_for_a_prompt_or_template_it_does_not_have() -> None:
+    """completion.mdx: an invalid prompt name is -32602; the example completed any reference."""
+
+    async def go() -> list[dict[str, Any]]:
+        async with StdioServer() as server:
+            argument = {"name": "arg1", "value": "p"}
+            refs = [
+                {"type": "ref/prompt", "name": "nope"},
+                {"type": "ref/resource", "uri": "nope://{x}"},
+                {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+            ]
+            for rid, ref in enumerate(refs):
+                await server.send(modern(rid, "completion/complete", {"ref": ref, "argument": argument}))
+            return [await server.response(rid) for rid in range(len(refs))]
+
+    unknown_prompt, unknown_template, known = asyncio.run(go())
+    assert unknown_prompt["error"]["code"] == -32602 and "nope" in unknown_prompt["error"]["message"]
+    assert unknown_template["error"]["code"] == -32602
+    assert known["result"]["completion"]["values"] == ["paris", "park", "party"]
