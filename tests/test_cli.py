@@ -398,6 +398,13 @@ def _schema_dir_edit(rel: str, mutate: Callable[[Any], object]) -> Callable[[Pat
     return setup
 
 
+def _schema_json(target: Path, mutate: Callable[[Any], object]) -> None:
+    """2026-07-28's schema.json, edited as data by ``mutate``, written to ``target``."""
+    document = json.loads((SCHEMA_DIR / "2026-07-28" / "schema.json").read_text())
+    mutate(document)
+    target.write_text(json.dumps(document))
+
+
 def _edited_schema(target: Path, old: str, new: str) -> None:
     """2026-07-28's schema.json with the first ``old`` made ``new`` (as text: JSON nothing parses)."""
     text = (SCHEMA_DIR / "2026-07-28" / "schema.json").read_text()
@@ -463,6 +470,13 @@ USER_ERRORS = {
         ("diff", "2026-07-28", "odd.json"),
         ("definition 'Tool'", "/$defs/Tool/description", "lone UTF-16 surrogate"),
         lambda p: _edited_schema(p / "odd.json", '"Definition for a tool', '"\\ud800 Definition for a tool'),
+    ),
+    "schema-unreadable-where-it-is-valid": UserError(  # a boolean schema where the analysis reads an object
+        ("diff", "2026-07-28", "odd.json"),
+        ("definition 'CallToolRequest'", "cannot read the schema"),
+        lambda p: _schema_json(
+            p / "odd.json", lambda d: d["$defs"]["CallToolRequest"]["properties"].update(method=True)
+        ),
     ),
     "schema-with-a-huge-integer": UserError(
         ("diff", "2026-07-28", "odd.json"),

@@ -135,6 +135,7 @@ class _Analyzer:
         self.defs: dict[str, JSON] = document[schema.container]
         self.prefix = schema.ref_prefix
         self.overlay = overlay
+        self.reading: str | None = None  # the definition being read: named when it cannot be
 
     def fail(self, message: str, definition: str | None = None, pointer: str | None = None) -> GeneratorError:
         return GeneratorError(message, version=self.schema.version, definition=definition, pointer=pointer)
@@ -176,6 +177,7 @@ class _Analyzer:
         return [single]
 
     def method_of(self, definition: str) -> str:
+        self.reading = definition
         method = ((self.defs[definition].get("properties") or {}).get("method") or {}).get("const")
         if not isinstance(method, str):
             raise self.fail(
@@ -289,6 +291,7 @@ class _Analyzer:
         methods = []
         for (kind, method), directions in seen.items():
             definition = definition_of[(kind, method)]
+            self.reading = definition
             params, params_required = self.params_of(definition)
             direction = "both" if len(set(directions)) > 1 else directions[0]
             result, mrtr = self.result_of(definition, method) if kind == "request" else (None, False)
@@ -337,7 +340,11 @@ class _Analyzer:
 
 def analyze(schema: LoadedSchema, document: dict[str, JSON], overlay: Overlay) -> Protocol:
     """Build the IR from the prepassed ``document`` of ``schema``."""
-    return _Analyzer(schema, document, overlay).build()
+    analyzer = _Analyzer(schema, document, overlay)
+    try:
+        return analyzer.build()
+    except UNREADABLE as exc:
+        raise unreadable(schema.original, schema.version, exc, analyzer.reading) from None
 
 
 @dataclass(frozen=True)
@@ -353,11 +360,16 @@ class AnalyzedRevision:
 UNREADABLE = (AttributeError, TypeError, KeyError, IndexError, ValueError, RecursionError)
 
 
-def unreadable(document: dict[str, JSON], version: str, exc: Exception) -> GeneratorError:
+def unreadable(
+    document: dict[str, JSON], version: str, exc: Exception, definition: str | None = None
+) -> GeneratorError:
     """The error for a document a step could not walk: the metaschema's verdict, naming where it
-    is no JSON Schema (raised), else "cannot read the schema" with what the step met."""
+    is no JSON Schema (raised), else "cannot read the schema" with what the step met, and the
+    definition it was reading when it knows it."""
     check_json_schema(document, version)
-    return GeneratorError(f"cannot read the schema: {type(exc).__name__}: {exc}", version=version)
+    return GeneratorError(
+        f"cannot read the schema: {type(exc).__name__}: {exc}", version=version, definition=definition
+    )
 
 
 def analyze_schema(schema: LoadedSchema, overlay: Overlay) -> AnalyzedRevision:
