@@ -498,6 +498,12 @@ USER_ERRORS = {
         ("overlay", "malformed", "'x'"),
         _schema_dir_edit("overlay.json", lambda d: d.update(resource_not_found={"codes": {"2025-11-25": "x"}})),
     ),
+    "client-named-like-the-runtime": UserError(
+        ("client", "mcpgen", "--from-snapshot", "nope.json"), ("client name 'mcpgen' would shadow",)
+    ),
+    "tools-module-named-like-stdlib": UserError(
+        ("tools", "nope.json", "--module", "json"), ("--module 'json' would shadow",)
+    ),
     "schema-unreadable": UserError(
         ("generate", "--version", "2026-07-28"), ("cannot read", "schema.json"), _schema_file(_unreadable)
     ),
@@ -937,3 +943,13 @@ def test_diff_prints_a_schema_string_on_a_line_of_its_own(tmp_path: Path) -> Non
     assert done.returncode == 1, done.stderr
     assert "  + x/y\\n  - tools/call (was client_to_server)\\u202e (client_to_server)" in done.stdout
     assert not [line for line in done.stdout.splitlines() if line.startswith("  - tools/call")]
+
+
+def test_a_client_runtime_is_a_package_none_of_pythons_or_a_dependencys() -> None:
+    from mcp_schema_codegen.commands.client_stubs import check_runtime
+
+    for good in ("mcpgen", "weather_mcp", "acme.vendored"):
+        check_runtime(good)
+    for bad in ("os", "pydantic", "json.tool"):
+        with pytest.raises(GeneratorError, match="is not a runtime package"):
+            check_runtime(bad)

@@ -131,6 +131,13 @@ def package_dir_name(version: str) -> str:
 SHADOWED = frozenset({"pydantic", "pydantic_core", "httpx", "uvicorn", "anyio", "mcp", "mcp_schema_codegen"})
 
 
+def shadows(name: str, *, runtime: bool = False) -> bool:
+    """A module named ``name`` (dotted: its top level) would hide one the generated code or Python
+    needs: the standard library's, a dependency's, and with ``runtime`` the runtime distribution's."""
+    top = name.split(".")[0]
+    return top in sys.stdlib_module_names or top in SHADOWED or (runtime and top == "mcpgen")
+
+
 def check_package_name(package: str) -> None:
     if not package.isidentifier() or package.startswith("_") or keyword.iskeyword(package):
         raise GeneratorError(f"--package {package!r} is not a valid Python package name")

@@ -22,6 +22,7 @@ from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.output.tree import clean_stale, exclusive, staging_dir, swap_in
 from mcp_schema_codegen.paths import templates_dir
+from mcp_schema_codegen.pipeline import shadows
 from mcp_schema_codegen.tools.snapshot import FORMAT_KEY, Snapshot, capabilities_for, load_snapshot, take_snapshot
 from mcp_schema_codegen.tools.surface import Change, diff_surface
 
@@ -31,7 +32,18 @@ def package_name(name: str) -> str:
     package = name.replace("-", "_")
     if not (package.isascii() and package.isidentifier()) or package.startswith("_") or keyword.iskeyword(package):
         raise GeneratorError(f"client name {name!r} does not make a Python package name")
+    if shadows(package, runtime=True):
+        raise GeneratorError(
+            f"client name {name!r} would shadow the module of that name", hint="name it for the server: weather_client"
+        )
     return package
+
+
+def check_runtime(runtime: str) -> None:
+    """``--runtime`` names no module of the standard library or of a dependency (the package's
+    imports of it would find that one)."""
+    if shadows(runtime):
+        raise GeneratorError(f"--runtime {runtime!r} is not a runtime package (mcpgen, or a project's vendored one)")
 
 
 def _is_generated_client(directory: Path) -> bool:
@@ -69,6 +81,7 @@ def render_formatted(snapshot: Snapshot, package: str, runtime: str, into: Path)
 
 def generate_client(snapshot: Snapshot, name: str, out: Path, runtime: str = "mcpgen") -> Path:
     """Write the typed client package ``out/<package>`` for ``snapshot``; returns its path."""
+    check_runtime(runtime)
     package = package_name(name)
     target = out / package
     if target.exists() and not (target.is_dir() and (_is_generated_client(target) or not any(target.iterdir()))):

@@ -22,6 +22,7 @@ from mcp_schema_codegen.errors import GeneratorError, read_user_text
 from mcp_schema_codegen.frontend.lock import atomic_write
 from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.paths import templates_dir
+from mcp_schema_codegen.pipeline import shadows
 from mcp_schema_codegen.tools.pysource import Ident
 
 
@@ -77,6 +78,10 @@ def generate_specs(
         parts = [Ident(part) for part in module.split(".")]
     except ValueError:
         raise GeneratorError(f"--module {module!r} is not a dotted Python module name") from None
+    if "." not in module and shadows(module, runtime=True):
+        raise GeneratorError(
+            f"--module {module!r} would shadow the module of that name", hint="name it for your project"
+        )
     try:
         document = json.loads(source.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
