@@ -59,3 +59,41 @@ def test_what_a_tool_prints_goes_to_stderr_and_stdout_carries_only_messages(stdo
     err = done.stderr.decode()
     for text in ("printed by the tool", "written to descriptor 1", "printed by a child"):
         assert text in err
+
+
+CLOSED_STDERR = textwrap.dedent(
+    """
+    import sys
+    data = open(sys.argv[1], "w")  # takes descriptor 2: the process was started without stderr
+    from mcpgen.v2026_07_28.server import App
+
+    app = App("printer")  # no surface module: its warning has no stderr to go to either
+
+    @app.tool()
+    def noisy() -> str:
+        \"\"\"Print.\"\"\"
+        print("printed by the tool")
+        return "done"
+
+    app.run_stdio()
+    """
+)
+
+
+def test_without_stderr_what_a_tool_prints_goes_nowhere_not_into_a_file_or_the_stream(tmp_path: object) -> None:
+    """A process started with stderr closed: descriptor 2 is the next file it opens, not stderr;
+    printing is dropped (it went into that file), and the runtime's warnings do not fall back to
+    stdout (``print(file=None)`` writes there)."""
+    data = os.path.join(str(tmp_path), "data.txt")
+    done = subprocess.run(
+        [sys.executable, "-c", CLOSED_STDERR, data],
+        input=(json.dumps(request(1, "tools/call", {"name": "noisy"})) + "\n").encode(),
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "generated")},
+        preexec_fn=lambda: os.close(2),
+        timeout=60,
+        check=True,
+    )
+    (line,) = done.stdout.decode().splitlines()
+    assert json.loads(line)["result"]["content"][0]["text"] == "done"
+    assert open(data).read() == ""

@@ -90,9 +90,25 @@ def rejection_reply(error: ProtocolError, *, null_id: bool = False) -> Reply:
     return Reply(dumps(error.reply(null_id=null_id)), error.code)
 
 
+class _Nowhere:
+    """A text file that drops what is written to it."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def stderr() -> Any:
+    """Where the runtime's diagnostics go: ``sys.stderr``, or nowhere when the process was started
+    without one (``print(file=None)`` writes to stdout: a stdio server's protocol stream)."""
+    return sys.stderr if sys.stderr is not None else _Nowhere()
+
+
 def internal_error(method: str) -> ProtocolError:
     """A handler raised: log the traceback to stderr, answer -32603 without any of it."""
-    print(f"mcp server: the {method} handler raised:\n{traceback.format_exc()}", file=sys.stderr, end="")
+    print(f"mcp server: the {method} handler raised:\n{traceback.format_exc()}", file=stderr(), end="")
     return ProtocolError(INTERNAL_ERROR, "Internal error")
 
 

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 from ..lines import READ_CHUNK
+from .kernel import stderr
 from .router import Router
 from .services import Limits
 from .transports.stdio import serve
@@ -109,17 +110,24 @@ def protocol_stdout() -> Iterator[int]:
     line by line. Descriptor 1 is given back at the end."""
     out = sys.__stdout__.fileno() if sys.__stdout__ is not None else 1
     saved = os.dup(out)
+    # descriptor 2 is the process's stderr only if it was open when Python started (else Python
+    # set sys.stderr to None, and 2 may be any file opened since: a log, a database)
     try:
-        os.fstat(2)
+        err = sys.__stderr__.fileno() if sys.__stderr__ is not None else None
+    except (OSError, ValueError):  # closed, or no file behind it
+        err = None
+    if err == 2:
         os.dup2(2, out)
-    except OSError:  # no stderr: what is printed goes nowhere rather than onto the stream
+    else:  # no stderr: what is printed goes nowhere rather than onto the stream
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, out)
         os.close(devnull)
-    text = sys.stdout if isinstance(sys.stdout, io.TextIOWrapper) and not sys.stdout.line_buffering else None
-    if text is not None:
-        text.reconfigure(line_buffering=True)
+    text: io.TextIOWrapper | None = None
     try:
+        if isinstance(sys.stdout, io.TextIOWrapper) and not sys.stdout.line_buffering:
+            with contextlib.suppress(Exception):  # a stdout the program closed: left as it is
+                sys.stdout.reconfigure(line_buffering=True)
+                text = sys.stdout
         yield os.dup(saved)
     finally:
         with contextlib.suppress(Exception):  # what was printed goes to stderr, not the stream
@@ -578,12 +586,12 @@ def describe(status: int) -> str:
 
 
 def say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    print(line, file=stderr(), flush=True)
 
 
 def refuse(message: str) -> NoReturn:
     """A server that cannot start: one sentence on stderr, exit status 2."""
-    print(message, file=sys.stderr)
+    print(message, file=stderr())
     raise SystemExit(2)
 
 

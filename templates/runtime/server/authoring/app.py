@@ -42,6 +42,7 @@ from pydantic import MISSING
 
 from ...jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError, ResourceNotFoundError
 from ..handler import HandlerBase
+from ..kernel import stderr
 from ..services import Context, InputRequired, cancelled_from_outside
 from . import surface as surfaces
 from .declarations import Declaration, Prompt, Resource, Tool
@@ -232,7 +233,7 @@ class App:
             print(
                 f"mcp: {self.name}: tool name {tool.name!r} is not 1-128 of A-Z a-z 0-9 _ - . "
                 "(the spec's advice: clients may refuse it)",
-                file=sys.stderr,
+                file=stderr(),
             )
         self._add(self.tools, tool.name, tool, "tools")
 
@@ -344,13 +345,13 @@ class App:
                 print(
                     f"mcp: {self.name}: no generated surface module {self.surface_module!r}; "
                     "the schemas were built at start-up (run `mcp-codegen regen` to generate them)",
-                    file=sys.stderr,
+                    file=stderr(),
                 )
         elif self.stale:
             print(
                 f"mcp: {self.name}: {surface.module} is stale ({'; '.join(self.stale)}); those schemas were built "
                 "at start-up (run `mcp-codegen regen` to update it)",
-                file=sys.stderr,
+                file=stderr(),
             )
 
     def listing(self, kind: str) -> list[JSON]:
@@ -493,7 +494,7 @@ def failed(message: str) -> dict[str, JSON]:
 
 def log(what: str, trace: bool = True) -> None:
     detail = f":\n{traceback.format_exc()}" if trace else "\n"
-    print(f"mcp server: {what}{detail}", file=sys.stderr, end="")
+    print(f"mcp server: {what}{detail}", file=stderr(), end="")
 
 
 def one_page(params: Any) -> None:
