@@ -136,9 +136,15 @@ class Hostile:
             note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
             event = b"id: 1\nretry: 100\ndata: " + json.dumps(note).encode() + b"\n\n"
             await send({"type": "http.response.body", "body": event, "more_body": False})  # closed: no response
-        elif method == "tools/call" and self.mode in ("null-id-json", "null-id-stream"):
-            unread = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}}
-            if self.mode == "null-id-json":
+        elif method == "tools/call" and self.mode in ("null-id-json", "null-id-stream", "no-id-json", "no-id-stream"):
+            unread: dict[str, Any] = {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32600, "message": "Invalid Request"},
+            }
+            if self.mode.startswith("no-id"):  # the id left out, as 2025-11-25 and 2026-07-28 have it
+                del unread["id"]
+            if self.mode.endswith("json"):
                 await reply(send, 200, json.dumps(unread).encode())
             else:
                 stream = [(b"content-type", b"text/event-stream")]
@@ -444,9 +450,10 @@ def test_a_modern_stream_closed_early_is_not_resumed(served: tuple[Hostile, str]
     assert "GET" not in app.seen
 
 
-@pytest.mark.parametrize("served", ["null-id-json", "null-id-stream"], indirect=True)
+@pytest.mark.parametrize("served", ["null-id-json", "null-id-stream", "no-id-json", "no-id-stream"], indirect=True)
 def test_an_error_with_a_null_id_in_a_posts_answer_is_its_requests(served: tuple[Hostile, str]) -> None:
-    """JSON-RPC: a server that cannot read a request's id answers with a null id. Over HTTP the
+    """JSON-RPC: a server that cannot read a request's id answers with a null id (the schemas
+    from 2025-11-25: without one). Over HTTP the
     answer to a POST is about what that POST carried: the request fails with the server's error at
     once (it waited for its timeout, and the message said nothing of the server's answer)."""
     _, url = served

@@ -472,10 +472,13 @@ _NULL_ID = re.compile(rb'"id"\s*:\s*null')
 
 
 def _as_answer_to(content: bytes, rid: RequestId) -> bytes:
-    """A message in the answer to the POST of request ``rid``; an error with a null id (JSON-RPC's
-    answer to a message whose id the server could not read) is about what that POST carried, so
-    it becomes ``rid``'s error. Anything else is left as it is."""
-    if _NULL_ID.search(content) is None:  # nearly every message: not parsed twice
+    """A message in the answer to the POST of request ``rid``; an error without an id (null, as
+    JSON-RPC 2.0 writes the answer to a message whose id the server could not read, or left out,
+    as the schemas from 2025-11-25 have it) is about what that POST carried, so it becomes
+    ``rid``'s error. Anything else is left as it is."""
+    if (
+        _NULL_ID.search(content) is None and b'"id"' in content
+    ):  # nearly every message: not parsed twice
         return content
     try:
         value: Any = from_json(content)
@@ -484,9 +487,10 @@ def _as_answer_to(content: bytes, rid: RequestId) -> bytes:
     if (
         isinstance(value, dict)
         and value.get("jsonrpc") == "2.0"
-        and "id" in value
-        and value["id"] is None
+        and value.get("id") is None
+        and "error" in value
         and "result" not in value
+        and "method" not in value
     ):
         return _error_for(value, rid) or content
     return content
