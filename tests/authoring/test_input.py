@@ -485,3 +485,39 @@ def test_an_answer_to_a_form_given_as_a_json_schema_is_checked_against_it(conten
         assert reply["result"]["content"][0]["text"] == f"accept: {content}"
     else:
         assert reply["error"]["code"] == -32602 and problem in reply["error"]["message"], reply
+
+
+def test_form_answers_are_read_as_json_schema_reads_them() -> None:
+    """From a review: an integer past a float's range crashed the check (the tool failed, not
+    the answer); RFC 3339's lower-case t and z and leap second were refused, and dates and times
+    it does not allow (no offset, basic format, ISO weeks) were taken."""
+    from mcpgen._runtime.server.services.inputs import form_problem
+
+    form = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "maximum": 5},
+            "d": {"type": "string", "format": "date"},
+            "t": {"type": "string", "format": "date-time"},
+        },
+    }
+    fits = [
+        {"n": 3.0},
+        {"t": "2024-01-01t10:00:00z"},
+        {"t": "2016-12-31T23:59:60Z"},
+        {"t": "2024-01-01T10:00:00.5+02:00"},
+    ]
+    for content in fits:
+        assert form_problem(content, form) is None, content
+    misfits = [
+        ({"n": 10**400}, "n: above the maximum 5"),
+        ({"n": 2.5}, "n: not an integer"),
+        ({"d": "20240101"}, "d: not a date"),
+        ({"d": "2024-W01-1"}, "d: not a date"),
+        ({"d": "2024-02-30"}, "d: not a date"),
+        ({"t": "2024-01-01T10:00:00"}, "t: not a date-time"),
+        ({"t": "20240101T100000"}, "t: not a date-time"),
+        ({"t": "2024-01-01 10:00"}, "t: not a date-time"),
+    ]
+    for content, problem in misfits:
+        assert form_problem(content, form) == problem, content

@@ -296,7 +296,8 @@ def _value_problem(value: Any, prop: Mapping[str, Any]) -> str | None:
             return f"longer than {prop['maxLength']} characters"
         return _choice_problem(value, prop) or _format_problem(value, prop.get("format"))
     if kind in ("number", "integer"):
-        if type(value) not in (int, float) or (kind == "integer" and not float(value).is_integer()):
+        integral = type(value) is int or (type(value) is float and value.is_integer())
+        if type(value) not in (int, float) or (kind == "integer" and not integral):
             return f"not {'an integer' if kind == 'integer' else 'a number'}"
         low, high = prop.get("minimum"), prop.get("maximum")
         if type(low) in (int, float) and value < low:
@@ -334,20 +335,37 @@ def _choice_problem(value: str, prop: Mapping[str, Any]) -> str | None:
     return None
 
 
+# RFC 3339 (JSON Schema's ``date`` and ``date-time``): T and Z in either case, a leap second, an offset
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_TIME = re.compile(
+    r"([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
+)
+
+
 def _format_problem(value: str, form: Any) -> str | None:
-    """The string formats a form may name: ``email``, ``uri``, ``date``, ``date-time``."""
+    """The string formats a form may name: ``email``, ``uri``, ``date``, ``date-time`` (RFC 3339)."""
     if form == "email" and not re.fullmatch(r"[^@\s]+@[^@\s]+", value):
         return "not an email address"
     if form == "uri" and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", value):
         return "not a URI"
-    try:
-        if form == "date":
-            datetime.date.fromisoformat(value)
-        elif form == "date-time":
-            datetime.datetime.fromisoformat(value)
-    except ValueError:
-        return f"not a {form}"
+    if form in ("date", "date-time"):
+        date, _, time = value.partition("T") if "T" in value else value.partition("t")
+        if form == "date" and (time or value != date):
+            return "not a date"
+        if not (_full_date(date) and (form == "date" or _TIME.fullmatch(time))):
+            return f"not a {form}"
     return None
+
+
+def _full_date(text: str) -> bool:
+    match = _DATE.fullmatch(text)
+    if match is None:
+        return False
+    try:
+        datetime.date(*(int(part) for part in match.groups()))
+    except ValueError:
+        return False
+    return True
 
 
 def sampled(answer: Any) -> Sampled:
