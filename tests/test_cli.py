@@ -461,6 +461,16 @@ USER_ERRORS = {
     "package-place-is-a-link": UserError(
         ("generate", "--version", "2026-07-28", "--out", "out"), ("out/mcpgen", "symbolic link"), _link_in("out")
     ),
+    "package-place-holds-a-manifest-not-ours": UserError(
+        ("generate", "--version", "2026-07-28", "--out", "out"),
+        ("out/mcpgen", "did not write"),
+        lambda p: (_file_in("out/mcpgen", "mine.py")(p), (p / "out" / "mcpgen" / "_manifest.json").write_text("{}")),
+    ),
+    "patch-with-a-lone-surrogate": UserError(
+        ("generate", "--version", "2025-11-25"),
+        ("2025-11-25.json", "lone UTF-16 surrogate"),
+        _schema_dir_edit("patches/2025-11-25.json", lambda d: d[0].update(new="\ud800")),
+    ),
     "package-place-holds-other-files": UserError(
         ("generate", "--version", "2026-07-28", "--out", "out"),
         ("out/mcpgen", "did not write"),

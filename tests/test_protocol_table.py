@@ -234,9 +234,15 @@ def _with_requests(*requests: tuple[str, str]) -> Protocol:
 def test_a_method_named_like_a_member_of_the_classes_it_joins_gets_a_name_of_its_own() -> None:
     """A handler ``router`` replaced ``HandlerBase.router`` (``run_stdio`` then failed); a client
     stub ``close`` would replace the client's: each takes a trailing underscore, as keywords do."""
-    protocol = _with_requests(("RouterRequest", "x/router"), ("RunStdioRequest", "x/run"), ("AcloseRequest", "x/c"))
+    protocol = _with_requests(
+        ("RouterRequest", "x/router"),
+        ("RunStdioRequest", "x/run"),
+        ("AcloseRequest", "x/c"),
+        ("DiscoveredRequest", "x/d"),
+    )
     names = {m.name: m.stub_name for m in protocol.methods}
     assert (names["x/router"], names["x/run"], names["x/c"]) == ("router_", "run_stdio_", "aclose_")
+    assert names["x/d"] == "discovered_"  # set on the client in __init__
     assert names["tools/list"] == "list_tools"  # the schema's own names are untouched
 
 

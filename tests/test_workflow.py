@@ -104,6 +104,11 @@ def test_check_names_a_hand_edited_file_and_generate_restores_it(generated: Path
     assert run("generate", "--version", "2025-06-18", cwd=project).returncode == 0
     assert all(p.stat().st_mode & 0o200 for p in [*kept.rglob("*"), kept])
     assert run("check", cwd=project).returncode == 0
+    # a recorded revision deleted by hand is written anew too, not dropped from the package
+    shutil.rmtree(project / "generated" / "mcpgen" / "v2025_03_26")
+    assert run("generate", "--version", "2025-06-18", cwd=project).returncode == 0
+    assert (project / "generated" / "mcpgen" / "v2025_03_26" / "models.py").is_file()
+    assert run("check", cwd=project).returncode == 0
 
 
 def test_check_reads_the_manifest_itself_and_sees_a_linked_directory(generated: Path, tmp_path: Path) -> None:
@@ -120,6 +125,9 @@ def test_check_reads_the_manifest_itself_and_sees_a_linked_directory(generated: 
     assert "the manifest holds 'note'" in run("check", cwd=project).stderr
     manifest.write_text(original)
     assert run("check", cwd=project).returncode == 0
+    (package / "v2026_07_28" / "_manifest.json").write_text("{}")  # only the package's own is the manifest
+    assert "mcpgen/v2026_07_28/_manifest.json: not written by the generator" in run("check", cwd=project).stderr
+    (package / "v2026_07_28" / "_manifest.json").unlink()
     (tmp_path / "elsewhere").mkdir()
     (package / "v2026_07_28" / "extra").symlink_to(tmp_path / "elsewhere")
     assert "mcpgen/v2026_07_28/extra: not written by the generator" in run("check", cwd=project).stderr

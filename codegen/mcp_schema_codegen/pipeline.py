@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import keyword
 import shutil
 import sys
@@ -21,7 +22,14 @@ from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
 from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.output.faults import crash_point
 from mcp_schema_codegen.output.format import FormatCache, format_tree
-from mcp_schema_codegen.output.manifest import MANIFEST, Inputs, file_hashes, read_manifest, write_manifest
+from mcp_schema_codegen.output.manifest import (
+    MANIFEST,
+    MANIFEST_KEYS,
+    Inputs,
+    file_hashes,
+    read_manifest,
+    write_manifest,
+)
 from mcp_schema_codegen.output.tree import (
     clean_stale,
     exclusive,
@@ -119,8 +127,20 @@ def check_replaceable(target: Path) -> None:
         raise GeneratorError(f"{target} is a symbolic link, not a generated package", hint=hint)
     if target.exists() and not target.is_dir():
         raise GeneratorError(f"{target} is a file, not a generated package", hint=hint)
-    if target.is_dir() and not (target / MANIFEST).exists() and any(target.iterdir()):
-        raise GeneratorError(f"{target} holds files the generator did not write (no {MANIFEST})", hint=hint)
+    if target.is_dir() and any(target.iterdir()) and not generators_manifest(target / MANIFEST):
+        raise GeneratorError(f"{target} holds files the generator did not write (no manifest of it)", hint=hint)
+
+
+def generators_manifest(path: Path) -> bool:
+    """``path`` is a manifest the generator wrote, or one damaged past reading (a tree the generator
+    wrote and ``generate`` repairs); not a file of that name the user wrote (``{}``, another tool's)."""
+    try:
+        value = json.loads(path.read_bytes())
+    except OSError:
+        return False
+    except (ValueError, RecursionError):
+        return True
+    return isinstance(value, dict) and set(value) <= MANIFEST_KEYS and isinstance(value.get("files"), dict)
 
 
 def package_dir_name(version: str) -> str:
@@ -246,11 +266,11 @@ def render_package(
         for version in lock.revisions:
             if version in versions or version not in previous_entries:
                 continue
-            if not (keep_from / package_dir_name(version)).is_dir():
-                continue
-            if as_generated(keep_from, package_dir_name(version), recorded):
+            if (keep_from / package_dir_name(version)).is_dir() and as_generated(
+                keep_from, package_dir_name(version), recorded
+            ):
                 kept.append(version)
-            else:  # edited by hand since: written anew, as an asked revision is (check would not see it)
+            else:  # edited or deleted by hand since: written anew, as an asked revision is
                 versions = [*versions, version]
     renderer = Renderer(templates_dir(), options.templates)
     inputs = Inputs.current(options.schema_dir, templates_dir(), options.templates, options.layout)

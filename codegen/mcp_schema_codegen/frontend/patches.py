@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.jsondata import load_json
 
 JSON = Any
 
@@ -58,7 +59,7 @@ def load_patches(path: Path) -> tuple[Patch, ...]:
     if not path.exists():
         return ()
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = load_json(path.read_text(encoding="utf-8"), f"patch file {path}")
         patches = tuple(Patch(p["pointer"], p["old"], p["new"], p["reason"]) for p in raw)
         for patch in patches:
             if not isinstance(patch.pointer, str) or not patch.pointer.startswith("/"):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import json
 import keyword
 import re
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from mcp_schema_codegen.frontend.load import LoadedSchema, check_json_schema, lo
 from mcp_schema_codegen.frontend.lock import Era, Lock
 from mcp_schema_codegen.frontend.prepass import check_supported, prepass
 from mcp_schema_codegen.ir.protocol import Direction, Kind, Method, Protocol, TypedError
+from mcp_schema_codegen.jsondata import load_json
 from mcp_schema_codegen.paths import templates_dir
 
 JSON = Any
@@ -63,7 +63,7 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 
 def load_overlay(path: Path) -> Overlay:
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = load_json(path.read_text(encoding="utf-8"), f"overlay {path}")
         deprecated = {k: v for k, v in raw["deprecated"].items() if k != "reason"}
         return Overlay(
             empty_result_methods=frozenset(raw["empty_result"]["methods"]),
@@ -107,6 +107,15 @@ def reserved_members() -> frozenset[str]:
                 for item in node.body:
                     if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                         names.add(item.name)
+                        names.update(  # what its methods set on the instance (self.discovered = ...)
+                            target.attr
+                            for sub in ast.walk(item)
+                            if isinstance(sub, ast.Assign | ast.AnnAssign)
+                            for target in (sub.targets if isinstance(sub, ast.Assign) else [sub.target])
+                            if isinstance(target, ast.Attribute)
+                            and isinstance(target.value, ast.Name)
+                            and target.value.id == "self"
+                        )
                     elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                         names.add(item.target.id)
                     elif isinstance(item, ast.Assign):

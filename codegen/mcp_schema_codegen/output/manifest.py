@@ -92,7 +92,7 @@ def file_hashes(root: Path) -> dict[str, str]:
     it points."""
     hashes = {}
     for p in sorted(root.rglob("*")):
-        if p.name == MANIFEST or "__pycache__" in p.parts:
+        if p == root / MANIFEST or "__pycache__" in p.relative_to(root).parts:
             continue
         if p.is_symlink():
             hashes[p.relative_to(root).as_posix()] = "symlink to " + os.readlink(p)
