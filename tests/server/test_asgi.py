@@ -675,3 +675,29 @@ def test_one_timer_acts_on_each_item_still_there_when_due_in_the_order_added() -
     acted = run(go())
     assert [item for item, _ in acted] == ["a", "c", "d"]
     assert all(at >= due for (_, at), due in zip(acted, (0.05, 0.07, 0.09), strict=True))
+
+
+def test_an_unread_id_in_a_legacy_session_is_written_as_its_revision_writes_it() -> None:
+    """An HTTP error whose request id could not be read (unparsable, refused before the session
+    is found): null where the session's revision requires the member (2025-06-18), left out where
+    it makes it optional (2025-11-25), whatever the handler's revision does."""
+
+    async def go(version: str) -> dict[str, Any]:
+        app = Demo().asgi_app()
+        init = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+        }
+        accept = {"accept": "application/json, text/event-stream"}
+        opened = await call(app, init, accept)
+        session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": version}
+        refused = await call(app, None, session, raw=b"{not json")
+        assert refused.status == 400
+        answer: dict[str, Any] = refused.json()
+        assert answer["error"]["code"] == -32700
+        return answer
+
+    assert run(go("2025-06-18"))["id"] is None
+    assert "id" not in run(go("2025-11-25"))

@@ -642,3 +642,34 @@ def test_completions_are_not_declared_to_a_revision_whose_capabilities_have_no_s
 
     assert "completions" not in run(declared("2024-11-05"))
     assert run(declared("2025-03-26"))["completions"] == {}
+
+
+def test_a_batch_past_the_limit_writes_an_unread_id_as_the_sessions_revision_does() -> None:
+    """A 2025-03-26 batch refused for max_inflight: a request whose id could not be read gets
+    ``"id": null`` (that schema requires the member), as within the limit."""
+    from mcpgen._runtime.server.services import Limits
+
+    class One(Demo):
+        limits = Limits(max_inflight=1)
+
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(One()) as conn:
+            init = {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-03-26",
+                    "capabilities": {},
+                    "clientInfo": {"name": "c", "version": "1"},
+                },
+            }
+            conn.send(init)
+            await conn.response(0)
+            conn.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow"}})
+            conn.send(json.dumps([{"jsonrpc": "2.0", "id": [9], "method": "ping"}]).encode())
+            batch: list[dict[str, Any]] = await conn.until(lambda m: isinstance(m, list))
+            return batch
+
+    (refused,) = run(go())
+    assert refused["error"]["code"] == -32600 and refused["id"] is None, refused

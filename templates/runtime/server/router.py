@@ -140,10 +140,10 @@ def id_in_use(rid: RequestId) -> Reply:
     return error_reply(rid, ProtocolError(INVALID_REQUEST, f"request id {rid!r} is already in flight"))
 
 
-def too_busy(rid: RequestId | None, limit: int) -> Reply:
-    """The reply to a request past ``Limits.max_inflight``."""
+def too_busy(rid: RequestId | None, limit: int, *, null_id: bool = False) -> Reply:
+    """The reply to a request past ``Limits.max_inflight`` (``null_id``: an unread id written null)."""
     error = ProtocolError(INVALID_REQUEST, f"too many requests in flight (the limit is {limit})", {"limit": limit})
-    return error_reply(rid, error)
+    return error_reply(rid, error, null_id=null_id)
 
 
 class Router:

@@ -424,7 +424,7 @@ class HttpApp:
             await self.route(scope["method"], headers, receive, tracked)
         except SharedStateUnavailable as exc:
             if not started:  # else the stream just ends: the client resumes once the store is back
-                await error(send, 503, None, ProtocolError(INTERNAL_ERROR, str(exc)), null_id=self.router.null_ids)
+                await error(send, 503, None, ProtocolError(INTERNAL_ERROR, str(exc)), null_id=self.null_ids_of(headers))
 
     async def route(self, method: str, headers: Headers, receive: Receive, send: ASGISend) -> None:
         if method == "POST":
@@ -453,6 +453,16 @@ class HttpApp:
                 await self.router.release(conn)
         else:
             await plain(send, 405, b"method not allowed", self.allow)
+
+    def null_ids_of(self, headers: Headers) -> bool:
+        """Whether an error to a request with ``headers`` writes an id it could not read as null:
+        as the legacy revision its ``MCP-Protocol-Version`` names does (its session's, before the
+        session is found), else as the handler's revision (``Router.null_ids``)."""
+        version = headers.get(PROTOCOL_VERSION)
+        version = version.strip() if version is not None else None
+        if version is not None and version in self.router.legacy_versions:
+            return bool(self.router.app.registry.revision(version).null_error_ids)
+        return self.router.null_ids
 
     def primes(self, conn: Connection | None) -> bool:
         """Whether ``conn``'s legacy session opens its SSE streams with a priming event: its
@@ -527,7 +537,7 @@ class HttpApp:
         revision in ``MCP-Protocol-Version``) or 404 (unknown, expired, deleted, another principal's)."""
         if SESSION_ID in headers.repeated or PROTOCOL_VERSION in headers.repeated:
             repeated = ProtocolError(INVALID_REQUEST, "repeated Mcp-Session-Id or MCP-Protocol-Version header")
-            await error(send, 400, rid, repeated, null_id=self.router.null_ids)
+            await error(send, 400, rid, repeated, null_id=self.null_ids_of(headers))
             return None
         if session_id is None:
             session_id = headers.get(SESSION_ID)
@@ -539,13 +549,13 @@ class HttpApp:
                 404,
                 rid,
                 ProtocolError(INVALID_REQUEST, "unknown or expired session"),
-                null_id=self.router.null_ids,
+                null_id=self.null_ids_of(headers),
             )
             return None
         version = headers.get(PROTOCOL_VERSION)
         if version is not None and version.strip() != conn.legacy.version:
             message = f"MCP-Protocol-Version {version.strip()!r} is not this session's revision {conn.legacy.version}"
-            await error(send, 400, rid, ProtocolError(INVALID_REQUEST, message), null_id=self.router.null_ids)
+            await error(send, 400, rid, ProtocolError(INVALID_REQUEST, message), null_id=self.null_ids_of(headers))
             return None
         return conn
 
@@ -604,7 +614,7 @@ class HttpApp:
                 400,
                 None,
                 ProtocolError(PARSE_ERROR, data={"detail": str(unreadable)}),
-                null_id=self.router.null_ids,
+                null_id=self.null_ids_of(headers),
             )
             return
         rid = request_id(obj)
@@ -618,7 +628,7 @@ class HttpApp:
             # a legacy client's request outside any session gets the legacy answer (transports.mdx:
             # 400 for a message without the session id, other than initialize), not the modern era's
             message = "no Mcp-Session-Id header: a legacy session starts with initialize"
-            await error(send, 400, rid, ProtocolError(INVALID_REQUEST, message), null_id=self.router.null_ids)
+            await error(send, 400, rid, ProtocolError(INVALID_REQUEST, message), null_id=self.null_ids_of(headers))
             return
         if session_id is not None:  # a legacy session's message
             conn = await self.session(headers, rid, principal, send, session_id)
@@ -835,7 +845,7 @@ class HttpApp:
                 404,
                 None,
                 ProtocolError(INVALID_REQUEST, "unknown or expired event stream"),
-                null_id=self.router.null_ids,
+                null_id=self.router.null_ids_for(conn),
             )
             return
         live = stream_kind(stream) == "get"

@@ -450,7 +450,7 @@ class HttpApp:
                     503,
                     None,
                     ProtocolError(INTERNAL_ERROR, str(exc)),
-                    null_id=self.router.null_ids,
+                    null_id=self.null_ids_of(headers),
                 )
 
     async def route(self, method: str, headers: Headers, receive: Receive, send: ASGISend) -> None:
@@ -480,6 +480,16 @@ class HttpApp:
                 await self.router.release(conn)
         else:
             await plain(send, 405, b"method not allowed", self.allow)
+
+    def null_ids_of(self, headers: Headers) -> bool:
+        """Whether an error to a request with ``headers`` writes an id it could not read as null:
+        as the legacy revision its ``MCP-Protocol-Version`` names does (its session's, before the
+        session is found), else as the handler's revision (``Router.null_ids``)."""
+        version = headers.get(PROTOCOL_VERSION)
+        version = version.strip() if version is not None else None
+        if version is not None and version in self.router.legacy_versions:
+            return bool(self.router.app.registry.revision(version).null_error_ids)
+        return self.router.null_ids
 
     def primes(self, conn: Connection | None) -> bool:
         """Whether ``conn``'s legacy session opens its SSE streams with a priming event: its
@@ -566,7 +576,7 @@ class HttpApp:
             repeated = ProtocolError(
                 INVALID_REQUEST, "repeated Mcp-Session-Id or MCP-Protocol-Version header"
             )
-            await error(send, 400, rid, repeated, null_id=self.router.null_ids)
+            await error(send, 400, rid, repeated, null_id=self.null_ids_of(headers))
             return None
         if session_id is None:
             session_id = headers.get(SESSION_ID)
@@ -578,7 +588,7 @@ class HttpApp:
                 404,
                 rid,
                 ProtocolError(INVALID_REQUEST, "unknown or expired session"),
-                null_id=self.router.null_ids,
+                null_id=self.null_ids_of(headers),
             )
             return None
         version = headers.get(PROTOCOL_VERSION)
@@ -589,7 +599,7 @@ class HttpApp:
                 400,
                 rid,
                 ProtocolError(INVALID_REQUEST, message),
-                null_id=self.router.null_ids,
+                null_id=self.null_ids_of(headers),
             )
             return None
         return conn
@@ -651,7 +661,7 @@ class HttpApp:
                 400,
                 None,
                 ProtocolError(PARSE_ERROR, data={"detail": str(unreadable)}),
-                null_id=self.router.null_ids,
+                null_id=self.null_ids_of(headers),
             )
             return
         rid = request_id(obj)
@@ -675,7 +685,7 @@ class HttpApp:
                 400,
                 rid,
                 ProtocolError(INVALID_REQUEST, message),
-                null_id=self.router.null_ids,
+                null_id=self.null_ids_of(headers),
             )
             return
         if session_id is not None:  # a legacy session's message
@@ -934,7 +944,7 @@ class HttpApp:
                 404,
                 None,
                 ProtocolError(INVALID_REQUEST, "unknown or expired event stream"),
-                null_id=self.router.null_ids,
+                null_id=self.router.null_ids_for(conn),
             )
             return
         live = stream_kind(stream) == "get"

@@ -311,7 +311,7 @@ async def serve(
                     write((id_in_use(rid).body or b"") + b"\n")
                     continue
                 if len(requests) >= conn.max_inflight and not await room():
-                    write(refused(obj, conn.max_inflight) + b"\n")
+                    write(refused(obj, conn.max_inflight, router.null_ids_for(conn)) + b"\n")
                     continue
                 requests.add(obj, rid)
                 continue
@@ -343,12 +343,13 @@ async def serve(
     router.close(conn)
 
 
-def refused(obj: Any, limit: int) -> bytes:
-    """The reply to a request, or a batch, past ``max_inflight``: -32600 for each request."""
+def refused(obj: Any, limit: int, null_id: bool = False) -> bytes:
+    """The reply to a request, or a batch, past ``max_inflight``: -32600 for each request
+    (``null_id``: an id that could not be read written null, as the connection's revision does)."""
     if isinstance(obj, dict):
-        return too_busy(request_id(obj), limit).body or b""
+        return too_busy(request_id(obj), limit, null_id=null_id).body or b""
     bodies = [
-        too_busy(request_id(item), limit).body or b""
+        too_busy(request_id(item), limit, null_id=null_id).body or b""
         for item in obj
         if isinstance(item, dict) and "id" in item
     ]
