@@ -466,6 +466,22 @@ USER_ERRORS = {
         ("out/mcpgen", "did not write"),
         lambda p: (_file_in("out/mcpgen", "mine.py")(p), (p / "out" / "mcpgen" / "_manifest.json").write_text("{}")),
     ),
+    "package-place-holds-a-commented-manifest": UserError(
+        ("generate", "--version", "2026-07-28", "--out", "out"),
+        ("out/mcpgen", "did not write"),
+        lambda p: (
+            _file_in("out/mcpgen", "app.py")(p),
+            (p / "out" / "mcpgen" / "_manifest.json").write_text('// my tool\n{"files": ["app.py"]}'),
+        ),
+    ),
+    "package-place-holds-another-tools-manifest": UserError(
+        ("generate", "--version", "2026-07-28", "--out", "out"),
+        ("out/mcpgen", "did not write"),
+        lambda p: (
+            _file_in("out/mcpgen", "app.py")(p),
+            (p / "out" / "mcpgen" / "_manifest.json").write_text('{"files": {}}'),
+        ),
+    ),
     "patch-with-a-lone-surrogate": UserError(
         ("generate", "--version", "2025-11-25"),
         ("2025-11-25.json", "lone UTF-16 surrogate"),

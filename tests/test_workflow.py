@@ -125,9 +125,12 @@ def test_check_reads_the_manifest_itself_and_sees_a_linked_directory(generated: 
     assert "the manifest holds 'note'" in run("check", cwd=project).stderr
     manifest.write_text(original)
     assert run("check", cwd=project).returncode == 0
-    (package / "v2026_07_28" / "_manifest.json").write_text("{}")  # only the package's own is the manifest
+    nested = package / "v2026_07_28" / "_manifest.json"
+    nested.write_text("{}")  # only the package's own is the manifest
     assert "mcpgen/v2026_07_28/_manifest.json: not written by the generator" in run("check", cwd=project).stderr
-    (package / "v2026_07_28" / "_manifest.json").unlink()
+    # a run for another revision writes this one anew (it was copied, the file recorded as ours)
+    assert run("generate", "--version", "2025-06-18", cwd=project).returncode == 0
+    assert not nested.exists() and run("check", cwd=project).returncode == 0
     (tmp_path / "elsewhere").mkdir()
     (package / "v2026_07_28" / "extra").symlink_to(tmp_path / "elsewhere")
     assert "mcpgen/v2026_07_28/extra: not written by the generator" in run("check", cwd=project).stderr

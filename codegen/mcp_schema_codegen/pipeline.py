@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import keyword
+import re
 import shutil
 import sys
 from collections.abc import Callable
@@ -127,20 +128,34 @@ def check_replaceable(target: Path) -> None:
         raise GeneratorError(f"{target} is a symbolic link, not a generated package", hint=hint)
     if target.exists() and not target.is_dir():
         raise GeneratorError(f"{target} is a file, not a generated package", hint=hint)
-    if target.is_dir() and any(target.iterdir()) and not generators_manifest(target / MANIFEST):
+    if target.is_dir() and any(target.iterdir()) and not written_by_the_generator(target):
         raise GeneratorError(f"{target} holds files the generator did not write (no manifest of it)", hint=hint)
 
 
-def generators_manifest(path: Path) -> bool:
-    """``path`` is a manifest the generator wrote, or one damaged past reading (a tree the generator
-    wrote and ``generate`` repairs); not a file of that name the user wrote (``{}``, another tool's)."""
+def written_by_the_generator(target: Path) -> bool:
+    """``target`` holds a package the generator wrote: its manifest names it, or, the manifest
+    damaged past reading (``generate`` repairs it), it has the generator's layout (``py.typed``
+    and a revision package). A file named ``_manifest.json`` of the user's or another tool's
+    (``{}``, commented JSON) makes nothing replaceable."""
     try:
-        value = json.loads(path.read_bytes())
+        value = json.loads((target / MANIFEST).read_bytes())
     except OSError:
         return False
     except (ValueError, RecursionError):
+        value = None
+    if (
+        isinstance(value, dict)
+        and set(value) == MANIFEST_KEYS
+        and value["package"] == target.name
+        and isinstance(value["files"], dict)
+        and isinstance(value["revisions"], dict)
+    ):
         return True
-    return isinstance(value, dict) and set(value) <= MANIFEST_KEYS and isinstance(value.get("files"), dict)
+    return (target / "py.typed").is_file() and any(
+        (child / "protocol.py").is_file()
+        for child in target.iterdir()
+        if re.fullmatch(r"v\d{4}_\d{2}_\d{2}", child.name)
+    )
 
 
 def package_dir_name(version: str) -> str:
@@ -263,11 +278,12 @@ def render_package(
     kept: list[str] = []
     if keep_from is not None and options.keep_others and isinstance(previous_entries, dict):
         recorded = previous.get("files") if previous else None
+        on_disk = file_hashes(keep_from)  # the package's: a file named _manifest.json in a revision counts
         for version in lock.revisions:
             if version in versions or version not in previous_entries:
                 continue
             if (keep_from / package_dir_name(version)).is_dir() and as_generated(
-                keep_from, package_dir_name(version), recorded
+                on_disk, package_dir_name(version), recorded
             ):
                 kept.append(version)
             else:  # edited or deleted by hand since: written anew, as an asked revision is
@@ -340,14 +356,14 @@ def copy_contents(src: Path, dst: Path) -> None:
             shutil.copyfile(path, target)
 
 
-def as_generated(root: Path, name: str, recorded: object) -> bool:
-    """The files under ``root/name`` are exactly those the manifest ``recorded`` for it (none
-    edited, added or removed since the generator wrote them)."""
+def as_generated(on_disk: dict[str, str], name: str, recorded: object) -> bool:
+    """The package's files under ``name/`` (``on_disk``: ``file_hashes`` of the package) are exactly
+    those the manifest ``recorded`` for it (none edited, added or removed since it was written)."""
     if not isinstance(recorded, dict):
         return False
     prefix = name + "/"
     wanted = {path: digest for path, digest in recorded.items() if isinstance(path, str) and path.startswith(prefix)}
-    found = {f"{prefix}{path}": digest for path, digest in file_hashes(root / name).items()}
+    found = {path: digest for path, digest in on_disk.items() if path.startswith(prefix)}
     return bool(wanted) and found == wanted
 
 

@@ -143,7 +143,8 @@ class Hostile:
                 "error": {"code": -32600, "message": "Invalid Request"},
             }
             if self.mode.startswith("no-id"):  # the id left out, as 2025-11-25 and 2026-07-28 have it
-                del unread["id"]
+                del unread["id"]  # (and its data naming "id": the message is read all the same)
+                unread["error"]["data"] = {"errors": [{"loc": ["id"], "msg": "bad"}]}
             if self.mode.endswith("json"):
                 await reply(send, 200, json.dumps(unread).encode())
             else:

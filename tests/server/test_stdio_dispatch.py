@@ -673,3 +673,18 @@ def test_a_batch_past_the_limit_writes_an_unread_id_as_the_sessions_revision_doe
 
     (refused,) = run(go())
     assert refused["error"]["code"] == -32600 and refused["id"] is None, refused
+
+
+def test_a_batch_refused_for_the_limit_answers_its_requests_only() -> None:
+    """The client's responses in a batch past max_inflight (an answer to an elicitation) are no
+    requests: they get no error (a review found each was answered with -32600)."""
+    from mcpgen._runtime.server.transports.stdio import refused
+
+    batch = [
+        {"jsonrpc": "2.0", "id": "s1", "result": {}},
+        {"jsonrpc": "2.0", "id": {"x": 1}, "method": "tools/call", "params": {}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {}},
+    ]
+    answers = json.loads(refused(batch, 1, True))
+    assert [a.get("id", "absent") for a in answers] == [None, 5]
+    assert {a["error"]["code"] for a in answers} == {-32600}

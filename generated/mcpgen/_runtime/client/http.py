@@ -468,17 +468,12 @@ def http_error(
     return TransportError(f"{what}: HTTP {status}", status=status, body=content)
 
 
-_NULL_ID = re.compile(rb'"id"\s*:\s*null')
-
-
 def _as_answer_to(content: bytes, rid: RequestId) -> bytes:
     """A message in the answer to the POST of request ``rid``; an error without an id (null, as
     JSON-RPC 2.0 writes the answer to a message whose id the server could not read, or left out,
     as the schemas from 2025-11-25 have it) is about what that POST carried, so it becomes
     ``rid``'s error. Anything else is left as it is."""
-    if (
-        _NULL_ID.search(content) is None and b'"id"' in content
-    ):  # nearly every message: not parsed twice
+    if b'"error"' not in content:  # nearly every message: not parsed twice
         return content
     try:
         value: Any = from_json(content)

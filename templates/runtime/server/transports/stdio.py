@@ -323,9 +323,9 @@ def refused(obj: Any, limit: int, null_id: bool = False) -> bytes:
     (``null_id``: an id that could not be read written null, as the connection's revision does)."""
     if isinstance(obj, dict):
         return too_busy(request_id(obj), limit, null_id=null_id).body or b""
-    bodies = [
+    bodies = [  # each request of the batch (a response in it gets no error)
         too_busy(request_id(item), limit, null_id=null_id).body or b""
         for item in obj
-        if isinstance(item, dict) and "id" in item
+        if isinstance(item, dict) and "id" in item and "method" in item
     ]
     return b"[" + b",".join(bodies) + b"]"
