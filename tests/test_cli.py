@@ -543,6 +543,7 @@ USER_ERRORS = {
         _file("pyproject.toml", '[tool.mcp-codegen]\ntemplates = "nope"\n'),
     ),
     "package-not-a-name": UserError(("generate", "--all", "--package", "not-a-name"), ("package",)),
+    "package-named-like-a-dependency": UserError(("generate", "--all", "--package", "orjson"), ("would shadow",)),
     "no-versions": UserError(("generate",), ("--all",)),
     "unknown-revision": UserError(("generate", "--version", "2031-01-01"), ("not in the lock", "--update-lock")),
     "unknown-command": UserError(("frobnicate",), ("frobnicate",)),

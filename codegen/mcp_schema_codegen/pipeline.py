@@ -162,8 +162,34 @@ def package_dir_name(version: str) -> str:
     return "v" + version.replace("-", "_")
 
 
-# what a generated package imports: one of that name, on sys.path beside it, would hide it
-SHADOWED = frozenset({"pydantic", "pydantic_core", "httpx", "uvicorn", "anyio", "mcp", "mcp_schema_codegen"})
+# what a generated package, its runtime or the generator import (the two distributions' direct
+# dependencies, their extras' and what those import first): one of that name would hide it
+SHADOWED = frozenset(
+    {
+        "pydantic",
+        "pydantic_core",
+        "typing_extensions",
+        "orjson",
+        "httpx",
+        "httpcore",
+        "h11",
+        "anyio",
+        "uvicorn",
+        "httptools",
+        "uvloop",
+        "authlib",
+        "joserfc",
+        "redis",
+        "mcp",
+        "mcp_schema_codegen",
+        "datamodel_code_generator",
+        "jinja2",
+        "click",
+        "jsonschema",
+        "tomlkit",
+        "ruff",
+    }
+)
 
 
 def shadows(name: str, *, runtime: bool = False) -> bool:
