@@ -202,7 +202,7 @@ def shadows(name: str, *, runtime: bool = False) -> bool:
 def check_package_name(package: str) -> None:
     if not package.isidentifier() or package.startswith("_") or keyword.iskeyword(package):
         raise GeneratorError(f"--package {package!r} is not a valid Python package name")
-    if package in sys.stdlib_module_names or package in SHADOWED:
+    if shadows(package):
         raise GeneratorError(
             f"--package {package!r} would shadow the module of that name", hint="name it for your project: acme_mcp"
         )

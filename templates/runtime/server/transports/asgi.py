@@ -44,7 +44,7 @@ import base64
 import collections
 import contextlib
 import re
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from collections.abc import Set as AbstractSet
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -238,59 +238,6 @@ def check_headers(obj: Any, headers: Headers, modern: bool) -> None:
             raise ProtocolError(HEADER_MISMATCH, f"Mcp-Name header does not match params.{key}")
 
 
-class Deadlines:
-    """The request tasks reading their body, each until ``timeout`` seconds after it started,
-    under one timer per event loop (instead of a timer per request: that cost a tenth of a
-    request's CPU). Every deadline is ``now + timeout``, so they come in the order they are set
-    and the timer only ever waits for the oldest. A task past its deadline is cancelled, and
-    ``expired`` tells its reader (as ``asyncio.timeout`` would: not when something else
-    cancelled it as well)."""
-
-    def __init__(self, timeout: float) -> None:
-        self.timeout = timeout
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.waiting: dict[asyncio.Task[Any], float] = {}  # oldest first
-        self.timer: asyncio.TimerHandle | None = None
-        self.cancelled: set[asyncio.Task[Any]] = set()
-
-    def start(self) -> tuple[asyncio.Task[Any], int]:
-        """The current task's deadline starts now: the task, and how many cancellations it had."""
-        task = asyncio.current_task()
-        if task is None:
-            raise RuntimeError("an ASGI request runs in a task")
-        loop = task.get_loop()
-        if loop is not self.loop:  # a new loop (an app reused across loops): nothing carries over
-            self.loop, self.waiting, self.timer, self.cancelled = loop, {}, None, set()
-        deadline = loop.time() + self.timeout
-        self.waiting[task] = deadline
-        if self.timer is None:
-            self.timer = loop.call_at(deadline, self.fire)
-        return task, task.cancelling()
-
-    def stop(self, task: asyncio.Task[Any]) -> None:
-        self.waiting.pop(task, None)
-        self.cancelled.discard(task)
-
-    def expired(self, task: asyncio.Task[Any], cancelling: int) -> bool:
-        """``task``, cancelled, was cancelled for its deadline (and by nothing else)."""
-        if task not in self.cancelled:
-            return False
-        self.cancelled.discard(task)
-        return task.uncancel() <= cancelling
-
-    def fire(self) -> None:
-        self.timer = None
-        assert self.loop is not None
-        now = self.loop.time()
-        for task, deadline in list(self.waiting.items()):
-            if deadline > now:
-                self.timer = self.loop.call_at(deadline, self.fire)
-                return
-            del self.waiting[task]
-            self.cancelled.add(task)
-            task.cancel()
-
-
 class Soon:
     """Items each due ``delay`` seconds after it was added, ``act`` called on each that is still
     here when due, under one timer per event loop (a timer per request cost a modern request
@@ -326,6 +273,46 @@ class Soon:
                 return
             del self.due[item]
             self.act(item)
+
+
+class Deadlines:
+    """The request tasks reading their body, each until ``timeout`` seconds after it started,
+    under one timer per event loop (``Soon``; a timer per request cost a tenth of a request's
+    CPU). A task past its deadline is cancelled, and ``expired`` tells its reader (as
+    ``asyncio.timeout`` would: not when something else cancelled it as well)."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.due = Soon(timeout, self._expire)
+        self.cancelled: set[asyncio.Task[Any]] = set()
+
+    @property
+    def waiting(self) -> Mapping[asyncio.Task[Any], float]:
+        """The tasks still reading, with their deadlines, oldest first."""
+        return self.due.due
+
+    def start(self) -> tuple[asyncio.Task[Any], int]:
+        """The current task's deadline starts now: the task, and how many cancellations it had."""
+        task = asyncio.current_task()
+        if task is None:
+            raise RuntimeError("an ASGI request runs in a task")
+        self.due.add(task)
+        return task, task.cancelling()
+
+    def stop(self, task: asyncio.Task[Any]) -> None:
+        self.due.discard(task)
+        self.cancelled.discard(task)
+
+    def expired(self, task: asyncio.Task[Any], cancelling: int) -> bool:
+        """``task``, cancelled, was cancelled for its deadline (and by nothing else)."""
+        if task not in self.cancelled:
+            return False
+        self.cancelled.discard(task)
+        return task.uncancel() <= cancelling
+
+    def _expire(self, task: asyncio.Task[Any]) -> None:
+        self.cancelled.add(task)
+        task.cancel()
 
 
 class HttpApp:
