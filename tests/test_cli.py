@@ -405,6 +405,16 @@ def _schema_json(target: Path, mutate: Callable[[Any], object]) -> None:
     target.write_text(json.dumps(document))
 
 
+def _foreign(manifest: str) -> Callable[[Path], None]:
+    """A user's file at the package's place, beside a ``_manifest.json`` the generator did not write."""
+
+    def setup(project: Path) -> None:
+        _file_in("out/mcpgen", "app.py")(project)
+        (project / "out" / "mcpgen" / "_manifest.json").write_text(manifest)
+
+    return setup
+
+
 def _edited_schema(target: Path, old: str, new: str) -> None:
     """2026-07-28's schema.json with the first ``old`` made ``new`` (as text: JSON nothing parses)."""
     text = (SCHEMA_DIR / "2026-07-28" / "schema.json").read_text()
@@ -461,27 +471,16 @@ USER_ERRORS = {
     "package-place-is-a-link": UserError(
         ("generate", "--version", "2026-07-28", "--out", "out"), ("out/mcpgen", "symbolic link"), _link_in("out")
     ),
-    "package-place-holds-a-manifest-not-ours": UserError(
-        ("generate", "--version", "2026-07-28", "--out", "out"),
-        ("out/mcpgen", "did not write"),
-        lambda p: (_file_in("out/mcpgen", "mine.py")(p), (p / "out" / "mcpgen" / "_manifest.json").write_text("{}")),
-    ),
-    "package-place-holds-a-commented-manifest": UserError(
-        ("generate", "--version", "2026-07-28", "--out", "out"),
-        ("out/mcpgen", "did not write"),
-        lambda p: (
-            _file_in("out/mcpgen", "app.py")(p),
-            (p / "out" / "mcpgen" / "_manifest.json").write_text('// my tool\n{"files": ["app.py"]}'),
-        ),
-    ),
-    "package-place-holds-another-tools-manifest": UserError(
-        ("generate", "--version", "2026-07-28", "--out", "out"),
-        ("out/mcpgen", "did not write"),
-        lambda p: (
-            _file_in("out/mcpgen", "app.py")(p),
-            (p / "out" / "mcpgen" / "_manifest.json").write_text('{"files": {}}'),
-        ),
-    ),
+    **{
+        f"package-place-holds-{kind}": UserError(
+            ("generate", "--version", "2026-07-28", "--out", "out"), ("out/mcpgen", "did not write"), _foreign(manifest)
+        )
+        for kind, manifest in (
+            ("a-manifest-not-ours", "{}"),
+            ("a-commented-manifest", '// my tool\n{"files": ["app.py"]}'),
+            ("another-tools-manifest", '{"files": {}}'),
+        )
+    },
     "patch-with-a-lone-surrogate": UserError(
         ("generate", "--version", "2025-11-25"),
         ("2025-11-25.json", "lone UTF-16 surrogate"),
