@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
+import threading
 from typing import Any
 
 from mcpgen._runtime.server import Limits
@@ -675,6 +677,28 @@ def test_one_timer_acts_on_each_item_still_there_when_due_in_the_order_added() -
     acted = run(go())
     assert [item for item, _ in acted] == ["a", "c", "d"]
     assert all(at >= due for (_, at), due in zip(acted, (0.05, 0.07, 0.09), strict=True))
+
+
+def test_two_event_loops_in_two_threads_keep_their_own_items() -> None:
+    """An app served from two event loops at once (two threads): each loop's items come due on
+    that loop, none is lost when the other loop adds its own, and nothing is left behind."""
+    acted: list[tuple[str, int]] = []
+    soon = Soon(0.05, lambda item: acted.append((item, threading.get_ident())))
+    added = threading.Barrier(2)
+
+    def serve(item: str) -> int:
+        async def go() -> None:
+            soon.add(item)
+            await asyncio.to_thread(added.wait, 5)  # both loops hold an item before either is due
+            await asyncio.sleep(0.15)
+
+        asyncio.run(go())
+        return threading.get_ident()
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(serve, ["a", "b"])
+    assert sorted(acted) == sorted([("a", first), ("b", second)])
+    assert not soon.queues and not soon.due
 
 
 def test_an_unread_id_in_a_legacy_session_is_written_as_its_revision_writes_it() -> None:

@@ -242,37 +242,61 @@ class Soon:
     """Items each due ``delay`` seconds after it was added, ``act`` called on each that is still
     here when due, under one timer per event loop (a timer per request cost a modern request
     about 17,000 of its 270,000 instructions in process). Every due time is ``now + delay``, so
-    items come due in the order they were added and the timer only ever waits for the oldest."""
+    items come due in the order they were added and the timer only ever waits for the oldest.
+    Each event loop has its own queue: an app served from two loops (in two threads) at once
+    keeps both loops' items."""
 
     def __init__(self, delay: float, act: Callable[[Any], object]) -> None:
         self.delay, self.act = delay, act
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.due: collections.OrderedDict[Any, float] = collections.OrderedDict()  # oldest first
-        self.timer: asyncio.TimerHandle | None = None
+        self.queues: dict[asyncio.AbstractEventLoop, _Queue] = {}
+
+    @property
+    def due(self) -> Mapping[Any, float]:
+        """The items still waiting, with their due times, each loop's oldest first."""
+        return {item: at for queue in list(self.queues.values()) for item, at in queue.due.items()}
 
     def add(self, item: Any) -> None:
         loop = asyncio.get_running_loop()
-        if loop is not self.loop:  # a new loop (an app reused across loops): nothing carries over
-            self.loop, self.due, self.timer = loop, collections.OrderedDict(), None
+        queue = self.queues.get(loop)
+        if queue is None:
+            for old in [old for old in self.queues if old.is_closed()]:  # a loop gone with items
+                del self.queues[old]
+            queue = self.queues[loop] = _Queue(self, loop)
         at = loop.time() + self.delay
-        self.due[item] = at
-        if self.timer is None:
-            self.timer = loop.call_at(at, self.fire)
+        queue.due[item] = at
+        if queue.timer is None:
+            queue.timer = loop.call_at(at, queue.fire)
 
     def discard(self, item: Any) -> None:
-        self.due.pop(item, None)
+        queue = self.queues.get(asyncio.get_running_loop())
+        if queue is not None:
+            queue.due.pop(item, None)
+
+
+class _Queue:
+    """One event loop's items of a ``Soon``, and its one timer; gone from the ``Soon`` once a
+    timer finds nothing left."""
+
+    __slots__ = ("due", "loop", "soon", "timer")
+
+    def __init__(self, soon: Soon, loop: asyncio.AbstractEventLoop) -> None:
+        self.soon, self.loop = soon, loop
+        self.due: collections.OrderedDict[Any, float] = collections.OrderedDict()  # oldest first
+        self.timer: asyncio.TimerHandle | None = None
 
     def fire(self) -> None:
         self.timer = None
-        assert self.loop is not None
         now = self.loop.time()
         while self.due:
             item, at = next(iter(self.due.items()))
             if at > now:
-                self.timer = self.loop.call_at(at, self.fire)
+                if self.timer is None:  # (``act`` may have added an item, and its timer)
+                    self.timer = self.loop.call_at(at, self.fire)
                 return
             del self.due[item]
-            self.act(item)
+            self.soon.act(item)
+        if self.soon.queues.get(self.loop) is self:
+            del self.soon.queues[self.loop]
 
 
 class Deadlines:
