@@ -227,6 +227,27 @@ def test_a_definition_name_that_is_no_class_name_fails_naming_it(tmp_path: Path,
     assert not (tmp_path / "out" / "mcpgen").exists()
 
 
+@pytest.mark.parametrize(
+    ("names", "refused", "written"),
+    [(["my_tool"], "my_tool", "MyTool"), (["Tool_1"], "Tool_1", "Tool1"), (["Tool", "tool"], "tool", "Tool")],
+)
+def test_a_definition_name_the_models_would_rename_fails_naming_it(
+    tmp_path: Path, names: list[str], refused: str, written: str
+) -> None:
+    """datamodel-code-generator writes ``tool`` as class ``Tool`` and ``my_tool`` as ``MyTool``,
+    so templates would name a class the module does not have (it failed after the models were
+    written, as "emitted no class of this name (renamed?)"); it is refused first, saying so."""
+    schema = json.loads((SCHEMA_DIR / VERSION / "schema.json").read_text())
+    for name in names:
+        schema["$defs"][name] = {"type": "object", "properties": {"x": {"type": "string"}}}
+    with pytest.raises(GeneratorError) as info:
+        generate(Options(schema_dir=write_schema_dir(tmp_path, schema), out=tmp_path / "out"))
+    said = str(info.value)
+    assert said.startswith(f"schema {VERSION}, definition {refused!r}: "), said
+    assert f"datamodel-code-generator keeps: it would write {written!r}" in said, said
+    assert not (tmp_path / "out" / "mcpgen").exists()
+
+
 def test_a_reference_to_nothing_fails_naming_its_definition(tmp_path: Path) -> None:
     """A ``$ref`` that resolves to nothing was generated as ``Any`` (``Tool.name`` took 12345);
     ``schema sync`` refuses it, and so does generating from a lock that has it. A "$ref" in a

@@ -96,9 +96,13 @@ MODULE_NAMES = frozenset(
     }
 )
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+# the class names datamodel-code-generator writes as they are (``tool`` it writes ``Tool``,
+# ``my_tool`` ``MyTool``: templates would name a class the module does not have)
+_KEPT_AS_IS = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
+CLASS_NAME_RULE = "an upper-case ASCII letter first, then ASCII letters and digits only"
 
 
-def safe_definition_names(defs: dict[str, JSON], prefix: str) -> int:
+def safe_definition_names(defs: dict[str, JSON], prefix: str, version: str | None = None) -> int:
     """Refuse names that cannot be a class; rename ones that would shadow the module's imports.
 
     A definition becomes a class (or type alias) of the same name, and templates refer to it
@@ -109,7 +113,15 @@ def safe_definition_names(defs: dict[str, JSON], prefix: str) -> int:
     for name in defs:
         if not _IDENTIFIER.match(name) or keyword.iskeyword(name) or keyword.issoftkeyword(name):
             raise GeneratorError(
-                "definition name is not a valid Python class name (letters, digits and _ only)",
+                f"definition name is not a valid Python class name ({CLASS_NAME_RULE})",
+                version=version,
+                definition=name,
+            )
+        if not _KEPT_AS_IS.match(name):
+            raise GeneratorError(
+                f"definition name is not a class name datamodel-code-generator keeps: it would write {pascal(name)!r} "
+                f"({CLASS_NAME_RULE})",
+                version=version,
                 definition=name,
             )
     renames = {
@@ -117,7 +129,7 @@ def safe_definition_names(defs: dict[str, JSON], prefix: str) -> int:
     }
     for old, new in renames.items():
         if new in defs:
-            raise GeneratorError(f"would be renamed {new!r}, which is also defined", definition=old)
+            raise GeneratorError(f"would be renamed {new!r}, which is also defined", version=version, definition=old)
     if not renames:
         return 0
     refs = {prefix + old: prefix + new for old, new in renames.items()}
@@ -662,7 +674,7 @@ def prepass(schema: LoadedSchema) -> tuple[dict[str, JSON], dict[str, int]]:
     defs: dict[str, JSON] = document[schema.container]
     c, p = schema.container, schema.ref_prefix
     stats = {
-        "renamed": safe_definition_names(defs, p),
+        "renamed": safe_definition_names(defs, p, schema.version),
         "numbers": widen_numbers(defs, c),
         "defaults": drop_defaults(defs, c),
         "direction_unions": dedupe_direction_unions(defs, p),
