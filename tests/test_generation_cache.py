@@ -15,6 +15,7 @@ from mcp_schema_codegen.backend import cache as cache_module
 from mcp_schema_codegen.backend.cache import CACHE_DIR, NO_CACHE, ModelCache, RevisionCache
 from mcp_schema_codegen.backend.models import generate_models
 from mcp_schema_codegen.backend.render import Renderer
+from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.output import format as format_module
 from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.pipeline import Options, generate
@@ -64,9 +65,9 @@ def _ruff_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     runs: list[list[str]] = []
     real = format_module._run_ruff
 
-    def counted(steps: list[list[str]], files: list[Path]) -> None:
+    def counted(steps: list[list[str]], files: list[Path], root: Path) -> None:
         runs.append(sorted(p.name for p in files))
-        real(steps, files)
+        real(steps, files, root)
 
     monkeypatch.setattr(format_module, "_run_ruff", counted)
     return runs
@@ -214,6 +215,16 @@ def test_formatting_does_not_depend_on_the_working_directory(tmp_path: Path, mon
     inside = _scratch(project / "pydantic" / "out", UNFORMATTED)
     format_tree(inside, "demo")
     assert _tree(inside) == _tree(elsewhere)
+
+
+def test_generated_code_that_is_no_python_is_named_with_its_line(tmp_path: Path) -> None:
+    """A template or the generator writing invalid Python: ruff's ``--quiet`` hid its parse
+    error, and the one-line error read "ruff failed on generated code: []"."""
+    root = _scratch(tmp_path / "out", {"good.py": "x = 1\n", "bad.py": "x = 1\ndef f(:\n    pass\n"})
+    with pytest.raises(GeneratorError) as failed:
+        format_tree(root, "demo")
+    said = str(failed.value)
+    assert said.startswith("generated code is not valid Python: bad.py, line 2: "), said
 
 
 @pytest.mark.parametrize("damage", ["truncated", "cut-short", "other-key", "empty"])

@@ -41,7 +41,7 @@ from mcp_schema_codegen.commands.diff import FieldChange, diff_sides, side_from_
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import Lock, atomic_write, load_lock
 from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
-from mcp_schema_codegen.output.format import ruff_binary
+from mcp_schema_codegen.output.format import ruff_binary, ruff_failure
 from mcp_schema_codegen.output.manifest import file_hashes, read_manifest
 from mcp_schema_codegen.output.tree import restored_on_failure, staged_directory
 from mcp_schema_codegen.paths import bundled_schema_dir, default_schema_dir, templates_dir
@@ -94,9 +94,9 @@ def module_name(name: str) -> str:
 def _ruff(root: Path, *args: str) -> None:
     command = [ruff_binary(), *args, "--no-cache"]  # the binary: no Python started to find it
     done = subprocess.run(command, capture_output=True, text=True, cwd=root, check=False)
-    if done.returncode != 0:
-        said = (done.stdout.strip() or done.stderr.strip())[-300:]  # findings on stdout, a bad setting on stderr
-        raise GeneratorError(f"ruff {' '.join(args)} failed on the scaffold: {said}")
+    if done.returncode != 0:  # findings on stdout, a bad setting on stderr, a parse error hidden by --quiet
+        files = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+        raise GeneratorError(ruff_failure(f"ruff {' '.join(args)}", done, files, root, "the scaffold"))
 
 
 STALE_STAGE_SECONDS = 3600.0  # a scaffold takes seconds: a staging directory this old was killed (SIGKILL)

@@ -162,12 +162,30 @@ class FormatCache:
             Path(path).unlink(missing_ok=True)
 
 
-def _run_ruff(steps: list[list[str]], files: list[Path]) -> None:
+def _run_ruff(steps: list[list[str]], files: list[Path], root: Path) -> None:
     ruff = ruff_binary()
     for step in steps:
         done = subprocess.run([ruff, *step, "--", *map(str, files)], capture_output=True, text=True, check=False)
         if done.returncode != 0:
-            raise GeneratorError(f"ruff failed on generated code: {done.stderr.strip().splitlines()[-1:]}")
+            raise GeneratorError(ruff_failure(f"ruff {step[0]}", done, files, root, "generated code"))
+
+
+def ruff_failure(what: str, done: subprocess.CompletedProcess[str], files: list[Path], root: Path, subject: str) -> str:
+    """Why a ruff run failed, in one line: the first file that is no Python (``--quiet`` hides
+    ruff's own parse error), else ruff's last words, else its exit status."""
+    for path in files:
+        try:
+            compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            where = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+            return f"{subject} is not valid Python: {where}, line {exc.lineno}: {exc.msg}"
+        except (OSError, ValueError):
+            continue
+    said = [line.strip() for line in (done.stdout + "\n" + done.stderr).splitlines() if line.strip()]
+    if not said:
+        return f"{what} failed on {subject}: exit status {done.returncode}"
+    first_last = said[0] if len(said) == 1 else f"{said[0]} ... {said[-1]}"
+    return f"{what} failed on {subject}: {first_last[:300]}"
 
 
 def format_tree(root: Path, package: str, cache: FormatCache | None = None) -> None:
@@ -179,7 +197,7 @@ def format_tree(root: Path, package: str, cache: FormatCache | None = None) -> N
     steps = ruff_steps(package)
     version = ruff_version() if cache is not None else None
     if cache is None or version is None:
-        _run_ruff(steps, files)
+        _run_ruff(steps, files, root)
         return
     settings = json.dumps({"format": FORMAT, "ruff": version, "steps": steps})
     # a file that never names the package imports nothing ``known-first-party`` is about: its
@@ -197,7 +215,7 @@ def format_tree(root: Path, package: str, cache: FormatCache | None = None) -> N
             path.write_bytes(formatted)
     if not missed:
         return
-    _run_ruff(steps, list(missed))
+    _run_ruff(steps, list(missed), root)
     for path, key in missed.items():
         if not cache.put(key, path.read_bytes()):
             return
