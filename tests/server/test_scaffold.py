@@ -352,6 +352,22 @@ def test_check_names_the_command_that_brings_the_tree_up_to_date(
     assert main(["check", "--out", str(out), "--package", f"{MODULE}_mcp"]) == 0
 
 
+def test_check_of_a_package_whose_manifest_is_unreadable_names_the_regen_that_works(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A damaged ``_manifest.json``: check named `regen`, which then refused every file as not
+    the generator's (it cannot tell without the manifest); it names `regen --force`, which works."""
+    root = copy_project(project, tmp_path)
+    monkeypatch.chdir(root)
+    (root / f"{MODULE}_mcp" / "_manifest.json").write_text("{damaged")
+    assert main(["check"]) == 1
+    err = capsys.readouterr().err
+    assert "no readable manifest" in err and "run `mcp-codegen regen --force` to update it" in err, err
+    assert main(["regen", "--force"]) == 0
+    capsys.readouterr()
+    assert main(["check"]) == 0, capsys.readouterr().err
+
+
 # -- the runners ----------------------------------------------------------------------------------
 
 

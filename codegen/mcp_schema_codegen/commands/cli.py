@@ -136,8 +136,11 @@ def _options(
 
 
 def edited_by_hand(reasons: list[str]) -> bool:
-    """A check's reasons name a file edited by hand (which regen then refuses without --force)."""
-    return any(reason.endswith(": edited by hand") for reason in reasons)
+    """A check's reasons name a file edited by hand, or a manifest it cannot read (which regen
+    then refuses without --force)."""
+    from mcp_schema_codegen.commands.check import NO_MANIFEST
+
+    return any(reason.endswith((": edited by hand", NO_MANIFEST)) for reason in reasons)
 
 
 def _regenerate(config: Any, options: Any, reasons: list[str]) -> str:
