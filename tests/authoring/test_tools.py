@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 from typing import Any
 
 import jsonschema
@@ -409,6 +411,56 @@ def test_outputs_with_no_json_form_are_the_tools_errors(capsys: pytest.CaptureFi
         assert result["isError"] is True and "structuredContent" not in result, result
         assert "cannot be written as JSON" in result["content"][0]["text"], result
     assert named["structuredContent"] == {"NaN": "Infinity"} and not named.get("isError")
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("version", [None, "2025-11-25", "2025-06-18"])
+def test_a_result_with_a_lone_surrogate_is_answered_and_the_server_serves_on(
+    version: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A string with a lone surrogate (``os.fsdecode`` of a file name that is no UTF-8) has no
+    JSON form. Found by a typed-tools review: a modern request returning one was never answered
+    (the writer's error left the session); now it is -32603 with the request's id on every
+    revision, and a structured result with one is the tool's error, like other values JSON
+    cannot write."""
+    app = App("surrogates", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def listing() -> str:
+        return "report.txt\n" + os.fsdecode(b"caf\xe9.txt")
+
+    @app.tool
+    def structured() -> dict[str, str]:
+        return {"name": os.fsdecode(b"caf\xe9.txt")}
+
+    @app.tool
+    def ping() -> str:
+        return "pong"
+
+    async def go() -> list[dict[str, Any]]:
+        async with Driver(app) as d:
+            if version is not None:
+                init = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+                d.io.send({"jsonrpc": "2.0", "id": "i", "method": "initialize", "params": init})
+                await d.io.response("i")
+                d.io.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            replies = []
+            for n, name in enumerate(("listing", "structured", "ping")):
+                params = {"name": name, "arguments": {}}
+                d.io.send(
+                    request(n, "tools/call", params)
+                    if version is None
+                    else {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params}
+                )
+                replies.append(await asyncio.wait_for(d.io.response(n), 10))
+            return replies
+
+    listed, written, pong = run(go())
+    assert listed["id"] == 0 and listed["error"]["code"] == -32603, listed
+    assert "cannot be written as JSON" in listed["error"]["message"], listed
+    assert written["result"]["isError"] is True, written
+    assert "cannot be written as JSON" in written["result"]["content"][0]["text"], written
+    assert pong["result"]["content"] == [{"type": "text", "text": "pong"}], pong
     capsys.readouterr()
 
 

@@ -756,24 +756,32 @@ class Codec:
         in one call of the runtime's fast writer (pydantic's bytes); where that writer is not
         sure to match pydantic, the result is serialised once by its own class's serializer and
         the members and the envelope are joined around it as bytes."""
-        if isinstance(result, BaseModel) and is_request_id(id):
-            spec = self._answers.get(method, MISSING)
-            if spec is MISSING:
-                spec = self._answers[method] = self._answered(method)
-            if spec is not None:
-                members = self.result_members(spec, result)
-                if members is not None:
-                    fields = fields_of(result)
-                    if fields is not None:
-                        if members:
-                            fields.update(members)
-                        written = result_fields_bytes(id, fields)
-                        if written is not None:
-                            return written
-                    return result_envelope_bytes(
-                        id, dumps_model(result), dumps(members)[1:-1] if members else b""
-                    )
-        return dumps(self.encode_result(id, method, result))
+        try:
+            if isinstance(result, BaseModel) and is_request_id(id):
+                spec = self._answers.get(method, MISSING)
+                if spec is MISSING:
+                    spec = self._answers[method] = self._answered(method)
+                if spec is not None:
+                    members = self.result_members(spec, result)
+                    if members is not None:
+                        fields = fields_of(result)
+                        if fields is not None:
+                            if members:
+                                fields.update(members)
+                            written = result_fields_bytes(id, fields)
+                            if written is not None:
+                                return written
+                        return result_envelope_bytes(
+                            id, dumps_model(result), dumps(members)[1:-1] if members else b""
+                        )
+            return dumps(self.encode_result(id, method, result))
+        except (
+            ValueError,
+            TypeError,
+        ) as exc:  # a lone surrogate in a string: no JSON form, no UTF-8
+            raise ProtocolError(
+                INTERNAL_ERROR, f"the {method} result cannot be written as JSON: {exc}"
+            ) from None
 
     def _answered(self, method: str) -> MethodSpec | None:
         """The spec of ``method`` when it is a request with a result, else None."""
@@ -812,8 +820,14 @@ class Codec:
 
     @staticmethod
     def to_bytes(message: JSONObject | Sequence[JSONObject]) -> bytes:
-        """Compact UTF-8 JSON, one line (stdio framing adds the newline)."""
-        return dumps(message)
+        """Compact UTF-8 JSON, one line (stdio framing adds the newline); -32603 for a message
+        with no JSON form (a lone surrogate in a string)."""
+        try:
+            return dumps(message)
+        except (ValueError, TypeError) as exc:
+            raise ProtocolError(
+                INTERNAL_ERROR, f"the message cannot be written as JSON: {exc}"
+            ) from None
 
 
 def meta_of(params: Any) -> Any:

@@ -22,7 +22,7 @@ from ...codec_modern import ModernCodec
 from ...jsonrpc import Notification, ProtocolError, Request, dumps
 from ...param_headers import ToolHeaders, reachable
 from ...versions import negotiate
-from ..kernel import NO_REPLY, Kernel, Reply, error_reply, rejection_reply
+from ..kernel import NO_REPLY, Kernel, Reply, error_reply, internal_error, rejection_reply
 from ..services import Context, Listener, Send
 from ..services.bus import Change
 from ..services.capabilities import LOG_MESSAGE, PROGRESS, as_spoken, declared, has_message
@@ -146,6 +146,8 @@ class ModernSession:
             return Reply(conversion.encode_result(request.id, method, result))
         except ProtocolError as error:
             return error_reply(request.id, error)
+        except Exception:  # a bug of ours must not leave the client waiting (as the legacy session)
+            return error_reply(request.id, internal_error(method))
 
     async def answer(self, request: Request, codec: ModernCodec, send: Send, by_notification: bool = False) -> Reply:
         """A request the runtime answers itself (``RUNTIME_METHODS``); ``by_notification``: the

@@ -401,7 +401,10 @@ class Output:
         ) as exc:  # bytes not UTF-8, a value with no JSON form
             raise OutputError(f"cannot be written as JSON: {exc}") from None
         shown = data["result"] if self.wrapped else data
-        text = to_json(shown)  # NaN and infinities written as such: JSON has no form for them
+        try:
+            text = to_json(shown)  # NaN and infinities written as such: JSON has no form for them
+        except PydanticSerializationError as exc:  # a lone surrogate in a string
+            raise OutputError(f"cannot be written as JSON: {exc}") from None
         if (b"NaN" in text or b"Infinity" in text) and not is_json(text):
             raise OutputError("cannot be written as JSON: NaN and infinities have no JSON form")
         return {"content": [{"type": "text", "text": text.decode()}], "structuredContent": data}
