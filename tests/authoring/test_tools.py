@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import functools
 import json
 import os
-from typing import Any
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Annotated, Any
 
 import jsonschema
 import pytest
 from mcpgen._runtime.codec import MAX_REPORTED_ERRORS
 from mcpgen._runtime.server.authoring.signatures import DeclarationError
 from mcpgen.v2026_07_28.server import App, Context
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel
 
 from tests.authoring.apps import CALLS, Driver, make_app, run
 from tests.server.servers import request
@@ -562,6 +567,85 @@ def test_declarations_the_review_found_wrong(capsys: pytest.CaptureFixture[str])
     assert called["content"][0]["text"] == "1 2", called
     assert fine_result["content"][0]["text"] == "fine"
     assert "fine" in listed and "starred" not in listed
+
+
+def refuse(value: int) -> int:
+    """A validator raising what pydantic does not wrap (a KeyError)."""
+    missing: dict[int, int] = {}
+    return missing[value]
+
+
+def test_what_an_authors_function_does_to_its_call_stays_in_its_call(capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by a typed-tools review: ``sys.exit`` in a tool (argparse, click) ended the whole
+    server; a sync ``functools.wraps`` wrapper of an async function was answered with the text
+    of its coroutine; a validator or ``default_factory`` that raised was -32603, not the tool's
+    error; sync functions shared the loop's default executor (``min(32, cpus + 4)`` threads: 6
+    here), so a few hung calls stopped every other; a generator was served as its object."""
+    app = App("contained", surface="tests.authoring.no_such_surface", max_threads=8)
+    together = threading.Barrier(8)
+
+    @app.tool
+    def parses(argv: list[str]) -> str:
+        argparse.ArgumentParser(prog="parses", exit_on_error=True).parse_args(argv)
+        return "parsed"
+
+    @app.tool
+    async def exits() -> str:
+        sys.exit(3)
+
+    def logged(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    @app.tool
+    @logged
+    async def fetched(url: str) -> str:
+        await asyncio.sleep(0)
+        return f"fetched {url}"
+
+    @app.tool
+    def validated(n: Annotated[int, AfterValidator(refuse)]) -> str:
+        return "never"
+
+    @app.tool
+    def meets() -> str:
+        together.wait(10)  # all eight calls at once, each in its own thread, or BrokenBarrierError
+        return "met"
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            first = [
+                await d.call("parses", {"argv": ["--bogus"]}),
+                await d.call("exits"),
+                await d.call("fetched", {"url": "u"}),
+                await d.call("validated", {"n": 1}),
+            ]
+            return first + list(await asyncio.gather(*(d.call("meets") for _ in range(8))))
+
+    parsed, exited, fetched_result, refused, *met = run(go())
+    assert parsed["isError"] is True and "exited (SystemExit: 2)" in parsed["content"][0]["text"], parsed
+    assert exited["isError"] is True and "exited (SystemExit: 3)" in exited["content"][0]["text"], exited
+    assert fetched_result["content"] == [{"type": "text", "text": "fetched u"}], fetched_result
+    assert refused["isError"] is True and "Invalid arguments for tool 'validated'" in refused["content"][0]["text"]
+    assert [r["content"][0]["text"] for r in met] == ["met"] * 8, met
+
+    def numbers() -> Iterator[int]:
+        yield 1
+
+    async def stream() -> AsyncIterator[int]:
+        yield 1
+
+    for generator in (numbers, stream):
+        other = App("generators", surface="tests.authoring.no_such_surface")
+        other.add_tool(generator)
+        with pytest.raises(DeclarationError, match="a generator cannot be served"):
+            other.describe()
+    with pytest.raises(ValueError, match="max_threads"):
+        App("none", surface="tests.authoring.no_such_surface", max_threads=0)
+    capsys.readouterr()
 
 
 def test_a_set_argument_advertises_what_validation_takes() -> None:

@@ -31,11 +31,14 @@ while serving send ``list_changed`` notifications.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
+import inspect
 import re
 import sys
 import traceback
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, TypeVar, overload
 
 from pydantic import MISSING
@@ -46,7 +49,15 @@ from ..kernel import stderr
 from ..services import Context, InputRequired, cancelled_from_outside
 from . import surface as surfaces
 from .declarations import Declaration, Prompt, Resource, Tool
-from .signatures import ArgumentsError, DeclarationError, OutputError, RevisionTypes, UriTemplate, prompt_messages
+from .signatures import (
+    ArgumentsError,
+    DeclarationError,
+    OutputError,
+    RevisionTypes,
+    UriTemplate,
+    describe_function,
+    prompt_messages,
+)
 from .signatures import resource_contents as contents_of
 from .specs import ToolSpec
 
@@ -63,6 +74,11 @@ NOTIFY = {
 
 class ToolError(Exception):
     """Raise in a tool to fail it with this message, shown to the model even with ``mask_errors``."""
+
+
+class FunctionExited(Exception):
+    """An author's function called ``sys.exit`` (or raised ``KeyboardInterrupt`` in its thread):
+    its call failed; the server serves on."""
 
 
 class ResourceNotFound(LookupError):
@@ -96,12 +112,17 @@ class App:
         mask_errors: bool = False,
         server: type[HandlerBase] | None = None,
         surface: str | None = None,
+        max_threads: int = 40,
     ) -> None:
         base = server or type(self).server_class
         if base is None:
             raise TypeError("App needs a handler base: import App from a generated server module, or pass server=")
         self.name, self.version, self.title, self.instructions = name, version, title, instructions
         self.mask_errors = mask_errors
+        if max_threads < 1:
+            raise ValueError("max_threads must be at least 1")
+        self.max_threads = max_threads  # sync functions running at once; one that hangs keeps its thread
+        self._threads: ThreadPoolExecutor | None = None
         self.base = base
         self.module = _caller_module()
         self.surface_module = surface or surfaces.default_module(self.module)
@@ -394,10 +415,27 @@ class App:
     # -- the handlers ---------------------------------------------------------------------
 
     async def invoke(self, fn: Callable[..., Any], asynchronous: bool, kwargs: dict[str, Any]) -> Any:
-        if asynchronous:
-            return await fn(**kwargs)
-        self._loop = asyncio.get_running_loop()
-        return await asyncio.to_thread(functools.partial(fn, **kwargs))
+        """Call the author's function: an async one on the loop, a sync one in the app's threads
+        (``max_threads``, as ``asyncio.to_thread`` with the context); an awaitable it returns is
+        awaited. ``sys.exit`` in it (argparse, click) is its failure, not the server's end."""
+        try:
+            if asynchronous:
+                value = await fn(**kwargs)
+            else:
+                self._loop = loop = asyncio.get_running_loop()
+                if self._threads is None:
+                    self._threads = ThreadPoolExecutor(self.max_threads, thread_name_prefix="mcp-app")
+                call = functools.partial(contextvars.copy_context().run, fn, **kwargs)
+                value = await loop.run_in_executor(self._threads, call)
+            if inspect.isawaitable(value):  # a sync wrapper of an async function
+                value = await value
+        except SystemExit as exc:
+            raise FunctionExited(f"{describe_function(fn)} exited (SystemExit: {exc.code!r})") from exc
+        except KeyboardInterrupt as exc:
+            if asynchronous:
+                raise  # on the loop: the process's own interrupt
+            raise FunctionExited(f"{describe_function(fn)} raised KeyboardInterrupt") from exc
+        return value
 
     async def call_tool(self, params: Any, ctx: Context) -> Any:
         name = params.name
@@ -410,6 +448,11 @@ class App:
             kwargs = binding.arguments.validate(arguments)
         except ArgumentsError as exc:
             return failed(f"Invalid arguments for tool {name!r}:\n{exc.lines()}")
+        except Exception as exc:  # the author's validator or default_factory raised: the tool's failure
+            log(f"validating the arguments of the tool {name!r} raised")
+            if self.mask_errors:
+                return failed(f"tool {name!r} failed")
+            return failed(f"Invalid arguments for tool {name!r}: {str(exc) or type(exc).__name__}")
         if binding.params.context is not None:
             kwargs[binding.params.context] = ctx
         try:

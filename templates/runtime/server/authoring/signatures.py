@@ -176,6 +176,12 @@ class Parameters(NamedTuple):
 
     @classmethod
     def of(cls, fn: Callable[..., Any], hints: Mapping[str, Any]) -> Parameters:
+        inner = inspect.unwrap(fn)
+        if inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner):
+            raise DeclarationError(
+                f"{describe_function(fn)}: a generator cannot be served (it would be sent as the generator "
+                "object): return the values"
+            )
         context = None
         fields = []
         for param in inspect.signature(fn).parameters.values():
@@ -190,7 +196,13 @@ class Parameters(NamedTuple):
                 context = param.name
                 continue
             fields.append((param.name, annotation, param.default))
-        return cls(context, tuple(fields), inspect.iscoroutinefunction(fn))
+        return cls(context, tuple(fields), is_async(fn))
+
+
+def is_async(fn: Callable[..., Any]) -> bool:
+    """``fn`` returns an awaitable: an ``async def``, one behind a ``functools.wraps`` wrapper, or
+    an object whose ``__call__`` is one."""
+    return any(inspect.iscoroutinefunction(f) for f in (fn, inspect.unwrap(fn), type(fn).__call__))
 
 
 def field_name(name: str, index: int, taken: Collection[str] = ()) -> tuple[str, str | None]:

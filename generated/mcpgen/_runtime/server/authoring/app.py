@@ -32,11 +32,14 @@ while serving send ``list_changed`` notifications.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
+import inspect
 import re
 import sys
 import traceback
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, TypeVar, overload
 
 from pydantic import MISSING
@@ -53,6 +56,7 @@ from .signatures import (
     OutputError,
     RevisionTypes,
     UriTemplate,
+    describe_function,
     prompt_messages,
 )
 from .signatures import resource_contents as contents_of
@@ -71,6 +75,11 @@ NOTIFY = {
 
 class ToolError(Exception):
     """Raise in a tool to fail it with this message, shown to the model even with ``mask_errors``."""
+
+
+class FunctionExited(Exception):
+    """An author's function called ``sys.exit`` (or raised ``KeyboardInterrupt`` in its thread):
+    its call failed; the server serves on."""
 
 
 class ResourceNotFound(LookupError):
@@ -106,6 +115,7 @@ class App:
         mask_errors: bool = False,
         server: type[HandlerBase] | None = None,
         surface: str | None = None,
+        max_threads: int = 40,
     ) -> None:
         base = server or type(self).server_class
         if base is None:
@@ -114,6 +124,12 @@ class App:
             )
         self.name, self.version, self.title, self.instructions = name, version, title, instructions
         self.mask_errors = mask_errors
+        if max_threads < 1:
+            raise ValueError("max_threads must be at least 1")
+        self.max_threads = (
+            max_threads  # sync functions running at once; one that hangs keeps its thread
+        )
+        self._threads: ThreadPoolExecutor | None = None
         self.base = base
         self.module = _caller_module()
         self.surface_module = surface or surfaces.default_module(self.module)
@@ -450,10 +466,31 @@ class App:
     async def invoke(
         self, fn: Callable[..., Any], asynchronous: bool, kwargs: dict[str, Any]
     ) -> Any:
-        if asynchronous:
-            return await fn(**kwargs)
-        self._loop = asyncio.get_running_loop()
-        return await asyncio.to_thread(functools.partial(fn, **kwargs))
+        """Call the author's function: an async one on the loop, a sync one in the app's threads
+        (``max_threads``, as ``asyncio.to_thread`` with the context); an awaitable it returns is
+        awaited. ``sys.exit`` in it (argparse, click) is its failure, not the server's end."""
+        try:
+            if asynchronous:
+                value = await fn(**kwargs)
+            else:
+                self._loop = loop = asyncio.get_running_loop()
+                if self._threads is None:
+                    self._threads = ThreadPoolExecutor(
+                        self.max_threads, thread_name_prefix="mcp-app"
+                    )
+                call = functools.partial(contextvars.copy_context().run, fn, **kwargs)
+                value = await loop.run_in_executor(self._threads, call)
+            if inspect.isawaitable(value):  # a sync wrapper of an async function
+                value = await value
+        except SystemExit as exc:
+            raise FunctionExited(
+                f"{describe_function(fn)} exited (SystemExit: {exc.code!r})"
+            ) from exc
+        except KeyboardInterrupt as exc:
+            if asynchronous:
+                raise  # on the loop: the process's own interrupt
+            raise FunctionExited(f"{describe_function(fn)} raised KeyboardInterrupt") from exc
+        return value
 
     async def call_tool(self, params: Any, ctx: Context) -> Any:
         name = params.name
@@ -470,6 +507,13 @@ class App:
             kwargs = binding.arguments.validate(arguments)
         except ArgumentsError as exc:
             return failed(f"Invalid arguments for tool {name!r}:\n{exc.lines()}")
+        except (
+            Exception
+        ) as exc:  # the author's validator or default_factory raised: the tool's failure
+            log(f"validating the arguments of the tool {name!r} raised")
+            if self.mask_errors:
+                return failed(f"tool {name!r} failed")
+            return failed(f"Invalid arguments for tool {name!r}: {str(exc) or type(exc).__name__}")
         if binding.params.context is not None:
             kwargs[binding.params.context] = ctx
         try:
