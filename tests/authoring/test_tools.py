@@ -17,7 +17,7 @@ import pytest
 from mcpgen._runtime.codec import MAX_REPORTED_ERRORS
 from mcpgen._runtime.server.authoring.signatures import DeclarationError
 from mcpgen.v2026_07_28.server import App, Context
-from pydantic import AfterValidator, BaseModel
+from pydantic import AfterValidator, BaseModel, Field
 
 from tests.authoring.apps import CALLS, Driver, make_app, run
 from tests.server.servers import request
@@ -248,6 +248,32 @@ def test_prompts() -> None:
     assert [m["role"] for m in chat["messages"]] == ["user", "assistant"]
     assert missing["error"]["code"] == -32602 and "name: Field required" in missing["error"]["message"]
     assert unknown["error"] == {"code": -32602, "message": "Unknown prompt: nope", "data": {"name": "nope"}}
+
+
+def test_a_prompt_lists_its_arguments_as_get_validates_them() -> None:
+    """Found by a typed-tools review: ``topic: str = Field(description=...)`` was listed as not
+    required and without its description, while prompts/get refused a call without it (-32602)."""
+    app = App("prompted", surface="tests.authoring.no_such_surface")
+
+    @app.prompt
+    def brief(
+        topic: str = Field(description="The topic"),
+        tone: str = Field("neutral", description="Tone"),
+        length: Annotated[int, Field(description="Words")] = 100,
+    ) -> str:
+        return f"{topic} {tone} {length}"
+
+    async def go() -> tuple[Any, Any]:
+        async with Driver(app) as d:
+            return await d.result("prompts/list"), await d.send("prompts/get", {"name": "brief", "arguments": {}})
+
+    listed, missing = run(go())
+    assert listed["prompts"][0]["arguments"] == [
+        {"name": "topic", "description": "The topic", "required": True},
+        {"name": "tone", "description": "Tone", "required": False},
+        {"name": "length", "description": "Words", "required": False},
+    ]
+    assert missing["error"]["code"] == -32602 and "topic: Field required" in missing["error"]["message"], missing
 
 
 def test_capabilities_follow_what_is_declared() -> None:

@@ -33,7 +33,6 @@ from typing import Annotated, Any, NamedTuple, Union, get_args, get_origin
 from urllib.parse import unquote
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
-from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
@@ -214,14 +213,6 @@ def field_name(name: str, index: int, taken: Collection[str] = ()) -> tuple[str,
             field += "_"
         return field, name
     return name, None
-
-
-def field_description(annotation: Any) -> str | None:
-    if get_origin(annotation) is Annotated:
-        for meta in get_args(annotation)[1:]:
-            if isinstance(meta, FieldInfo) and meta.description:
-                return meta.description
-    return None
 
 
 def strip_title(schema: dict[str, JSON]) -> dict[str, JSON]:
@@ -412,14 +403,16 @@ def content_blocks(value: Any, types: RevisionTypes) -> list[JSON]:
 # -- prompts --------------------------------------------------------------------------------
 
 
-def prompt_arguments(params: Parameters) -> list[dict[str, JSON]]:
+def prompt_arguments(arguments: Arguments) -> list[dict[str, JSON]]:
+    """A prompt's ``arguments`` as its validator reads them: required and described as each field
+    is (a default of ``Field(description=...)`` is required, and described)."""
     out = []
-    for name, annotation, default in params.fields:
+    for field, name in arguments.names:
+        info = arguments.model.model_fields[field]
         argument: dict[str, JSON] = {"name": name}
-        description = field_description(annotation)
-        if description:
-            argument["description"] = description
-        argument["required"] = default is inspect.Parameter.empty
+        if info.description:
+            argument["description"] = info.description
+        argument["required"] = info.is_required()
         out.append(argument)
     return out
 

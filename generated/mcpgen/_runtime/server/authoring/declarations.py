@@ -464,7 +464,7 @@ class Prompt(Declaration):
 
     def entry(self, types: RevisionTypes) -> dict[str, JSON]:
         entry = self._common({"name": self.name})
-        arguments = prompt_arguments(self.binding().params)
+        arguments = prompt_arguments(self.binding().arguments)
         if arguments:
             entry["arguments"] = arguments
         for key in ("icons", "_meta"):
