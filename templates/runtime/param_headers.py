@@ -39,17 +39,29 @@ def reachable(schema: Any) -> ToolHeaders:
 def tool_headers(schema: Any) -> ToolHeaders | None:
     """The ``x-mcp-header`` annotations of a tool's ``inputSchema``; None when they are invalid."""
     found = reachable(schema)
+    return None if _problem(schema, found) is not None else found
+
+
+def header_problem(schema: Any) -> str | None:
+    """Why the ``x-mcp-header`` annotations of a tool's ``inputSchema`` make it invalid (a client
+    drops such a tool), or None."""
+    return _problem(schema, reachable(schema))
+
+
+def _problem(schema: Any, found: ToolHeaders) -> str | None:
     if _count(schema) != len(found):  # annotations under items, anyOf, $ref ...: invalid
-        return None
+        return "an x-mcp-header annotation is on a schema not reached through 'properties' alone"
     for path, name in found:
+        where = ".".join(path)
         if not isinstance(name, str) or TOKEN.fullmatch(name) is None:
-            return None
-        if value_at(schema, _schema_path(path)).get("type") not in ("string", "integer", "boolean"):
-            return None
+            return f"x-mcp-header {name!r} of {where!r} is not an HTTP header name"
+        kind = value_at(schema, _schema_path(path)).get("type")
+        if kind not in ("string", "integer", "boolean"):
+            return f"x-mcp-header {name!r} is on {where!r}, whose type is not string, integer or boolean"
     names = [name.lower() for _, name in found]
     if len(set(names)) != len(names):
-        return None
-    return found
+        return "two x-mcp-header names are the same ignoring case"
+    return None
 
 
 def value_at(data: Any, path: tuple[str, ...]) -> Any:

@@ -276,6 +276,52 @@ def test_a_prompt_lists_its_arguments_as_get_validates_them() -> None:
     assert missing["error"]["code"] == -32602 and "topic: Field required" in missing["error"]["message"], missing
 
 
+AMOUNT = Field(json_schema_extra={"x-mcp-header": "Amount"})
+BAD_NAME = Field(json_schema_extra={"x-mcp-header": "Bad Name"})
+
+
+def float_amount(amount: Annotated[float, AMOUNT]) -> str:
+    return "never"
+
+
+def optional_amount(amount: Annotated[str | None, AMOUNT] = None) -> str:
+    return "never"
+
+
+def named_amount(amount: Annotated[str, BAD_NAME]) -> str:
+    return "never"
+
+
+@pytest.mark.parametrize(
+    ("function", "said"),
+    [
+        (float_amount, "x-mcp-header 'Amount' is on 'amount', whose type is not string, integer or boolean"),
+        (optional_amount, "x-mcp-header 'Amount' is on 'amount', whose type is not string, integer or boolean"),
+        (named_amount, "x-mcp-header 'Bad Name' of 'amount' is not an HTTP header name"),
+    ],
+)
+def test_a_tool_whose_header_annotation_a_client_would_drop_is_refused(function: Any, said: str) -> None:
+    """tools.mdx: ``x-mcp-header`` only on a string, integer or boolean, named by an HTTP token,
+    else the definition is invalid and a client drops the tool. Found by a typed-tools review:
+    an App listed such a tool as it was (this project's own client then dropped it)."""
+    app = App("headers", surface="tests.authoring.no_such_surface")
+    app.add_tool(function)
+    with pytest.raises(DeclarationError) as refused:
+        app.describe()
+    assert str(refused.value).endswith(f"tool {function.__name__!r}: {said}"), refused.value
+
+
+def region(where: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+    return where
+
+
+def test_a_tool_with_a_valid_header_annotation_is_listed_with_it() -> None:
+    app = App("headers", surface="tests.authoring.no_such_surface")
+
+    app.add_tool(region)
+    assert app.describe()["tools"][0]["inputSchema"]["properties"]["where"]["x-mcp-header"] == "Region"
+
+
 def test_capabilities_follow_what_is_declared() -> None:
     from mcpgen.v2026_07_28.server import App
 

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import to_json
 
+from ...param_headers import header_problem
 from .signatures import (
     Arguments,
     DeclarationError,
@@ -422,6 +423,15 @@ class Tool(Declaration):
         return binding
 
     def entry(self, types: RevisionTypes) -> dict[str, JSON]:
+        entry = self._entry(types)
+        problem = header_problem(
+            entry.get("inputSchema")
+        )  # (tools.mdx: a client drops such a tool)
+        if problem is not None:
+            raise DeclarationError(f"{self.function}: tool {self.name!r}: {problem}")
+        return entry
+
+    def _entry(self, types: RevisionTypes) -> dict[str, JSON]:
         if self.spec is not None:
             self.binding(types)  # checks the handler's parameters
             return dict(self.spec.definition)
