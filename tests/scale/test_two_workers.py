@@ -158,9 +158,10 @@ def test_a_stream_dropped_on_a_resumes_on_b_with_last_event_id(workers: tuple[Wo
         assert rest[0].id == first[3].id
         assert len({e.id for e in rest}) == len(rest)
         # the stream belongs to its session: another session's GET with the id finds nothing
+        # (400: that session lives on; a 404 would tell its client the session ended)
         stranger = initialize(client, b.url)
         head["mcp-session-id"] = stranger
-        assert client.get(a.url, headers=head).status_code == 404
+        assert client.get(a.url, headers=head).status_code == 400
 
 
 def test_a_session_deleted_on_b_takes_its_streams_and_cannot_be_resumed_on_a(

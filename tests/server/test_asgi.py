@@ -8,6 +8,7 @@ import json
 import threading
 from typing import Any
 
+import pytest
 from mcpgen._runtime.server import Limits
 from mcpgen._runtime.server.transports.asgi import HttpApp, Soon
 from mcpgen.v2026_07_28 import models as m
@@ -725,3 +726,105 @@ def test_an_unread_id_in_a_legacy_session_is_written_as_its_revision_writes_it()
 
     assert run(go("2025-06-18"))["id"] is None
     assert "id" not in run(go("2025-11-25"))
+
+
+# -- found by a review of the transport against the two Streamable HTTP pages --------------------
+
+
+class Ticking(Demo):
+    """A tool reporting progress six times, 0.1 s apart."""
+
+    async def call_tool(self, params: Any, ctx: Any) -> Any:
+        if params.name == "tick":
+            for i in range(6):
+                await ctx.report_progress(i)
+                await asyncio.sleep(0.1)
+            return s.CallToolResult(content=[])
+        return await super().call_tool(params, ctx)
+
+
+class Held:
+    """One exchange whose client stays connected until the app ends the response."""
+
+    def __init__(self, app: Any, method: str, headers: dict[str, str], body: bytes = b"") -> None:
+        self.buf, self.status, self.gone = bytearray(), None, asyncio.Event()
+        head = {"host": "127.0.0.1", "content-type": "application/json", **headers}
+        scope = {
+            "type": "http",
+            "method": method,
+            "path": "/mcp",
+            "headers": [(k.encode(), v.encode()) for k, v in head.items()],
+        }
+        self.first = [{"type": "http.request", "body": body, "more_body": False}]
+        self.task = asyncio.create_task(app(scope, self.receive, self.send))
+
+    async def receive(self) -> dict[str, Any]:
+        if self.first:
+            return self.first.pop()
+        await self.gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.status = message.get("status", self.status)
+        self.buf += message.get("body", b"")
+
+    def kinds(self) -> list[str]:
+        return [json.loads(e["data"]).get("method", "response") for e in sse_events(bytes(self.buf)) if e.get("data")]
+
+
+def test_resuming_a_stream_the_server_does_not_know_keeps_the_session() -> None:
+    """transports.mdx (2025-11-25): a 404 on a request with a session id tells the client the
+    session ended. A Last-Event-ID naming no stream (garbage, evicted) got 404 on a live session."""
+
+    async def go() -> tuple[Any, Any]:
+        app = Demo().asgi_app()
+        session = await legacy_session(app, "2025-11-25")
+        resumed = await call(app, method="GET", headers={**session, "last-event-id": "garbage"})
+        return resumed, await call(app, {"jsonrpc": "2.0", "id": 9, "method": "ping"}, session)
+
+    resumed, ping = run(go())
+    assert resumed.status == 400 and resumed.json()["error"]["message"] == "unknown or expired event stream"
+    assert ping.status == 200 and ping.json()["result"] == {}
+
+
+def test_resuming_a_stream_whose_first_connection_is_open_takes_its_delivery_over() -> None:
+    """transports.mdx: each message on one stream only. A GET resuming a POST's stream while
+    that POST's connection was still open (half-open) got every later event on both, and the
+    response on the first alone, which then forgot the stream."""
+
+    async def go() -> tuple[Held, Held]:
+        app = Ticking().asgi_app()
+        session = await legacy_session(app, "2025-11-25")
+        body = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "tick", "_meta": {"progressToken": "p"}},
+        }
+        post = Held(app, "POST", session, json.dumps(body).encode())
+        await asyncio.sleep(0.15)  # primed, one or two progress events out
+        primed = sse_events(bytes(post.buf))[0]["id"]
+        get = Held(app, "GET", {**session, "last-event-id": primed})
+        await asyncio.wait_for(asyncio.gather(post.task, get.task), 10)
+        return post, get
+
+    post, get = run(go())
+    assert post.kinds() and set(post.kinds()) == {"notifications/progress"}, post.kinds()  # ended, no response
+    assert get.kinds() == ["notifications/progress"] * 6 + ["response"], get.kinds()
+    assert len(post.kinds()) < 6
+
+
+@pytest.mark.parametrize("method", ["ping", "tools/list"])
+def test_a_protocol_version_header_naming_no_served_revision_is_minus_32022(method: str) -> None:
+    """streamable-http.mdx: a version the server does not implement is 400 with -32022 and the
+    supported versions, also when the body carries no _meta (it was -32601 or -32602)."""
+
+    async def go() -> Any:
+        body = {"jsonrpc": "2.0", "id": 2, "method": method}
+        return await call(Demo().asgi_app(), body, {"mcp-protocol-version": "1999-01-01", "mcp-method": method})
+
+    answer = run(go())
+    assert answer.status == 400, answer.body
+    error = answer.json()["error"]
+    assert error["code"] == -32022 and error["data"]["requested"] == "1999-01-01", error
+    assert MODERN in error["data"]["supported"]

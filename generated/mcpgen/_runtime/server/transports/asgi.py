@@ -45,6 +45,7 @@ import base64
 import collections
 import contextlib
 import re
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from collections.abc import Set as AbstractSet
 from decimal import Decimal, InvalidOperation
@@ -53,6 +54,7 @@ from typing import Any
 from pydantic_core import from_json
 
 from ...codec import PROTOCOL_VERSION_KEY, TARGET_PARAM
+from ...codec_modern import unsupported_protocol_version
 from ...jsonrpc import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -382,6 +384,11 @@ class HttpApp:
         self.endpoint = path.rstrip("/")
         self.deadlines = Deadlines(self.limits.body_timeout)
         self.watches = Soon(WATCH_AFTER, ResponseStream.begin_watching)
+        # the legacy POST streams this worker is writing to their connection, by (session, stream):
+        # a GET resuming one takes its delivery over (transports.mdx: no message on two streams)
+        self.delivering: weakref.WeakValueDictionary[tuple[str, str], ResponseStream] = (
+            weakref.WeakValueDictionary()
+        )
         self.checked_hosts: dict[
             str | None, bool
         ] = {}  # Host and Origin values seen, allowed or not
@@ -705,6 +712,8 @@ class HttpApp:
                 return
         else:  # stateless; a session id on a modern request is ignored
             try:
+                if not modern:  # a body without _meta: its header is the only version named
+                    self.check_header_version(headers)
                 check_headers(obj, headers, modern)
                 if modern and obj.get("method") == "tools/call":
                     params = obj["params"]
@@ -732,6 +741,13 @@ class HttpApp:
         finally:
             if conn is not None:
                 await self.router.release(conn)
+
+    def check_header_version(self, headers: Headers) -> None:
+        """-32022 when ``MCP-Protocol-Version`` names a revision not served here (streamable-http.mdx:
+        400 with the supported versions, whatever else the message lacks)."""
+        version = headers.get(PROTOCOL_VERSION)
+        if version is not None and version not in self.router.served:
+            raise unsupported_protocol_version(self.router.served, version)
 
     def legacy_without_session(self, obj: Any, headers: Headers) -> bool:
         """A message of no modern shape, without a session, from a legacy client: its
@@ -800,6 +816,7 @@ class HttpApp:
             self.router.services.events if resumable else None,
             conn.session_id if conn is not None else None,
             resumable and self.primes(conn),
+            self.delivering if resumable else None,
         )
         # a request the client cancels by going (not a legacy session's) is watched from early on:
         # a handler that has sent nothing yet is cancelled too (cancellation.mdx); not at once,
@@ -949,15 +966,19 @@ class HttpApp:
         assert conn.session_id is not None
         events = self.router.services.events
         stream = await events.resume(conn.session_id, last_event_id)
-        if stream is None:
+        if stream is None:  # 400, not 404: the session lives on (a 404 tells the client it ended)
             await error(
                 send,
-                404,
+                400,
                 None,
                 ProtocolError(INVALID_REQUEST, "unknown or expired event stream"),
                 null_id=self.router.null_ids_for(conn),
             )
             return
+        delivering = self.delivering.get((conn.session_id, stream))
+        if delivering is not None:  # its first connection still open (half-open, or a second
+            # reader): that connection ends, and the stream's events go to this one only
+            await delivering.close_connection(0)
         live = stream_kind(stream) == "get"
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         watcher = asyncio.create_task(disconnected(receive))
@@ -997,9 +1018,11 @@ class ResponseStream:
         store: EventStore | None,
         session_id: str | None,
         priming: bool = False,
+        delivering: weakref.WeakValueDictionary[tuple[str, str], ResponseStream] | None = None,
     ) -> None:
         self.send, self.receive, self.task = send, receive, task
         self.store, self.session_id, self.priming = store, session_id, priming
+        self.delivering = delivering  # the app's streams being written to their connection
         self.started = False
         self.connected = True  # the HTTP response is still open
         self.cancelled_by_client = False
@@ -1013,6 +1036,8 @@ class ResponseStream:
         priming = None
         if self.store is not None and self.session_id is not None:
             self.stream, priming = await self.store.open(self.session_id, "post")
+            if self.delivering is not None:
+                self.delivering[(self.session_id, self.stream)] = self
         await self.send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         if priming is not None and self.priming:
             await self.send(
@@ -1065,6 +1090,8 @@ class ResponseStream:
         """Write the reply as the stream's last event; False when no stream started (reply as JSON)."""
         if not self.started:
             return False
+        if self.delivering is not None and self.session_id is not None and self.stream is not None:
+            self.delivering.pop((self.session_id, self.stream), None)
         event_id = await self.keep(body, last=True) if body is not None else None
         if self.connected:  # the client got every event: nothing to resume, the stream goes
             self.connected = False
