@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -230,6 +231,39 @@ def test_regen_inside_the_project_moves_the_revision_and_keeps_imports_working(
     # the project's own test talks through the generated client, which speaks the new revision too
     tests = project_tests(root)
     assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout[-3000:] + tests.stderr[-2000:]
+
+
+def test_a_regen_waiting_for_another_reads_the_project_as_the_other_left_it(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A regen holds the output directory's lock from reading the project to describing the app:
+    two at once (one moving to 2025-11-25) failed in two of three tries, the app described
+    against a package the other had just swapped out, or left pyproject.toml naming one revision
+    and the package holding another (the waiting one had read the project before it waited)."""
+    from mcp_schema_codegen.output.tree import LOCK_FILE, exclusive
+
+    root = copy_project(project, tmp_path)
+    monkeypatch.chdir(root)
+    with exclusive(root):
+        waiting = subprocess.Popen(
+            [sys.executable, "-m", "mcp_schema_codegen", "regen"],
+            cwd=root,
+            env=env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        inode = (root / LOCK_FILE).stat().st_ino
+        deadline = time.monotonic() + 60
+        while not any(f":{inode} " in line and "->" in line for line in Path("/proc/locks").read_text().splitlines()):
+            assert waiting.poll() is None and time.monotonic() < deadline, "the regen never waited for the lock"
+            time.sleep(0.05)
+        assert main(["regen", "--version", "2025-11-25"]) == 0  # (the lock is this thread's: taken again)
+    _, err = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0, err[-2000:]
+    capsys.readouterr()
+    assert main(["check"]) == 0, capsys.readouterr().err
+    assert tomllib.loads((root / "pyproject.toml").read_text())["tool"]["mcp-codegen"]["versions"] == ["2025-11-25"]
 
 
 def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:

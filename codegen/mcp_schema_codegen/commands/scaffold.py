@@ -43,7 +43,7 @@ from mcp_schema_codegen.frontend.lock import Lock, atomic_write, load_lock
 from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
 from mcp_schema_codegen.output.format import ruff_binary, ruff_failure
 from mcp_schema_codegen.output.manifest import file_hashes, read_manifest
-from mcp_schema_codegen.output.tree import restored_on_failure, staged_directory
+from mcp_schema_codegen.output.tree import exclusive, restored_on_failure, staged_directory
 from mcp_schema_codegen.paths import bundled_schema_dir, default_schema_dir, templates_dir
 from mcp_schema_codegen.pipeline import Options, generate, render_package
 
@@ -369,12 +369,19 @@ def regen(root: Path, version: str | None = None, schema_dir: Path | None = None
         assert config.app is not None
         return RegenResult([], [], None, "", write_surface(root, config.app, force=force))
     assert config.out is not None and config.package is not None
-    # the package and pyproject.toml's versions move together: a failure or an interrupt after the
-    # swap puts both back; so does an app that cannot be described with its new package in place
-    with restored_on_failure(config.out / config.package, (root / "pyproject.toml",)) as undo:
-        result = regen_package(root, config, version, schema_dir, force, swapped=undo.mark)
-        if config.app is not None:
-            result.surface = write_surface(root, config.app, force=force)
+    # The output directory's lock is held throughout, and the project read again under it: another
+    # regen can neither swap its package in while this one describes the app (that failed, naming
+    # a revision module not found) nor have its versions overwritten by this one's older reading
+    with exclusive(config.out):
+        config = project_config(root)
+        if not config.package_configured or config.out is None or config.package is None:
+            raise GeneratorError(f"{root / 'pyproject.toml'} changed while regen waited for {config.out}")
+        # the package and pyproject.toml's versions move together: a failure or an interrupt after
+        # the swap puts both back; so does an app that cannot be described with its new package in place
+        with restored_on_failure(config.out / config.package, (root / "pyproject.toml",)) as undo:
+            result = regen_package(root, config, version, schema_dir, force, swapped=undo.mark)
+            if config.app is not None:
+                result.surface = write_surface(root, config.app, force=force)
     return result
 
 

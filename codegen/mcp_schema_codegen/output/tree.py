@@ -46,13 +46,33 @@ LOCK_FILE = ".mcpgen-lock"
 LOCK_ATTEMPTS = 100  # lock files removed while waited on (each by a failed run), before giving up
 
 
+_held = threading.local()  # the output directories this thread holds the lock of
+
+
 @contextlib.contextmanager
 def exclusive(out: Path) -> Iterator[None]:
     """Serialise generators writing into the same directory (another run waits its turn).
 
     A run that failed to make a new output directory removes it, lock file and all, and a run
     waiting meanwhile then gets a lock on a file no longer there: it locks the one in place
-    instead (making it, and the directory, again), so no two runs hold the lock at once."""
+    instead (making it, and the directory, again), so no two runs hold the lock at once.
+    Reentrant within a thread (``regen`` holds it from the package's swap to the app's
+    description, and ``generate`` takes it again inside)."""
+    held: set[Path] = _held.__dict__.setdefault("dirs", set())
+    key = Path(os.path.realpath(out))  # (resolves what exists of it)
+    if key in held:
+        yield
+        return
+    held.add(key)
+    try:
+        with _exclusive(out):
+            yield
+    finally:
+        held.discard(key)
+
+
+@contextlib.contextmanager
+def _exclusive(out: Path) -> Iterator[None]:
     for _ in range(LOCK_ATTEMPTS):
         try:
             out.mkdir(parents=True, exist_ok=True)
