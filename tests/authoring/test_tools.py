@@ -7,6 +7,7 @@ import asyncio
 import functools
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -397,6 +398,100 @@ def test_an_unknown_resource_gets_its_revisions_code_on_a_legacy_session(version
     assert modern["error"] == {"code": -32602, "message": "Resource not found", "data": {"uri": "nowhere://at/all"}}
     assert unknown["error"] == {"code": code, "message": "Resource not found", "data": {"uri": "nowhere://at/all"}}
     assert missing["error"] == {"code": code, "message": "Resource not found", "data": {"uri": "files://missing/file"}}
+
+
+def path_app() -> tuple[App, list[str]]:
+    """Resource templates taking a segment and a path, with and without ``allow_paths``."""
+    app = App("paths", surface="tests.authoring.no_such_surface")
+    seen: list[str] = []
+
+    @app.resource("notes://{name}")
+    def note(name: str) -> str:
+        seen.append(name)
+        return name
+
+    @app.resource("docs://{+path}")
+    def doc(path: str) -> str:
+        seen.append(path)
+        return path
+
+    @app.resource("raw://{name}", allow_paths=True)
+    def raw(name: str) -> str:
+        seen.append(name)
+        return name
+
+    @app.resource("tree://{owner}/{+path}", allow_paths=["path"])
+    def tree(owner: str, path: str) -> str:
+        seen.append(f"{owner}:{path}")
+        return f"{owner}:{path}"
+
+    @app.resource("tree://{+anything}", allow_paths=True)  # never tried for a URI tree://{owner}/ refused
+    def anything(anything: str) -> str:
+        seen.append(anything)
+        return anything
+
+    return app, seen
+
+
+REFUSED = [
+    "notes://..%2F..%2Fetc%2Fpasswd",  # %2F decoded: a {name} is one segment
+    "notes://%2Fetc%2Fshadow",
+    "notes://a%00b",
+    "notes://..",
+    "notes://a%5Cb",  # a backslash separates too
+    "notes://C:%5Cboot.ini",
+    "docs://../../etc/passwd",
+    "docs://a/../../etc/passwd",
+    "docs://a/../b",
+    "docs://%2E%2E/secret",
+    "docs:///etc/passwd",
+    "docs://%2Fetc%2Fpasswd",
+    "docs://a%5C..%5Cb",
+    "docs://%5C%5Chost%5Cshare",
+    "docs://C:/Windows",
+    "docs://a/b%00.txt",
+    "tree://..%2Fx/readme",  # {owner} is checked, {path} is not
+]
+PASSED = {
+    "notes://hello%20world.txt": "hello world.txt",
+    "notes://v1..2": "v1..2",  # .. inside a segment climbs nowhere
+    "notes://.hidden": ".hidden",
+    "docs://a/b/c.txt": "a/b/c.txt",
+    "docs://a/./b": "a/./b",
+    "raw://..%2F..%2Fetc%2Fpasswd": "../../etc/passwd",  # allow_paths=True
+    "raw://%2Fetc%2Fshadow": "/etc/shadow",
+    "raw://a%00b": "a\x00b",
+    "tree://me/../../etc/passwd": "me:../../etc/passwd",  # allow_paths=["path"]
+}
+
+
+def test_a_resource_template_refuses_values_that_climb_out_of_a_directory_unless_allowed() -> None:
+    """resources.mdx (Security): servers MUST sanitize file paths against directory traversal. A
+    variable holding a NUL, a ``..`` segment, an absolute path or (``{name}``) a decoded separator
+    is not found and the function never called, as the official SDK answers; ``allow_paths``
+    passes them."""
+    app, seen = path_app()
+
+    async def go() -> tuple[list[dict[str, Any]], list[Any]]:
+        async with Driver(app) as d:
+            refused = [await d.send("resources/read", {"uri": uri}) for uri in REFUSED]
+            passed = [await d.result("resources/read", {"uri": uri}) for uri in PASSED]
+            return refused, passed
+
+    refused, passed = run(go())
+    for uri, reply in zip(REFUSED, refused, strict=True):
+        assert reply["error"] == {"code": -32602, "message": "Resource not found", "data": {"uri": uri}}, uri
+    assert [result["contents"][0]["text"] for result in passed] == list(PASSED.values())
+    assert seen == list(PASSED.values())  # the refused ones never reached a function
+
+
+def test_allow_paths_names_variables_of_a_template() -> None:
+    app = App("paths", surface="tests.authoring.no_such_surface")
+    with pytest.raises(DeclarationError, match=re.escape("allow_paths names nope, no variable of 'x://{name}'")):
+        app.add_resource(fine_function, "x://{name}", allow_paths=["nope"])
+    with pytest.raises(DeclarationError, match="allow_paths is for a resource template"):
+        app.add_resource(fine_function, "x://static", allow_paths=True)
+    assert not app.templates and not app.resources
 
 
 @pytest.mark.parametrize("method", ["tools/list", "prompts/list", "resources/list", "resources/templates/list"])

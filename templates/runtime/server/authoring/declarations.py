@@ -423,6 +423,14 @@ class Prompt(Declaration):
         return entry
 
 
+class UnsafePath(ValueError):
+    """A URI matches a resource template but a variable's value is no safe piece of a path."""
+
+    def __init__(self, template: str, variable: str) -> None:
+        super().__init__(f"{{{variable}}} of {template!r} is not a safe path (allow_paths= to take it)")
+        self.template, self.variable = template, variable
+
+
 class Resource(Declaration):
     """A static resource (its URI has no variables) or a resource template (``template`` set)."""
 
@@ -436,10 +444,25 @@ class Resource(Declaration):
         *,
         uri: str,
         template: UriTemplate | None = None,
+        allow_paths: frozenset[str] = frozenset(),  # the variables whose values are not checked as paths
     ) -> None:
         super().__init__(name, fn, options)
         self.uri = uri
         self.template = template
+        self.allow_paths = allow_paths
+
+    def values(self, uri: str) -> dict[str, str] | None:
+        """The template's variables read from ``uri``, None when it does not match; raises
+        ``UnsafePath`` when one holds what could reach outside a directory (``UriTemplate.unsafe``)
+        but for ``allow_paths``."""
+        if self.template is None:
+            return None
+        values = self.template.match(uri)
+        if values is not None:
+            name = self.template.unsafe(values, self.allow_paths)
+            if name is not None:
+                raise UnsafePath(self.uri, name)
+        return values
 
     @property
     def key(self) -> str:

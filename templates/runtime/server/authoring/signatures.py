@@ -447,13 +447,14 @@ class UriTemplate(NamedTuple):
     template: str
     pattern: re.Pattern[str]
     variables: tuple[str, ...]
+    reserved: frozenset[str] = frozenset()  # the ``{+path}`` variables (a path: several segments)
 
     @classmethod
     def parse(cls, template: str) -> UriTemplate | None:
         """None for a plain URI (no variables); refuses expressions it does not support."""
         if "{" not in template and "}" not in template:
             return None
-        regex, names, at = "", [], 0
+        regex, names, reserved_names, at = "", [], set(), 0
         for match in _EXPRESSION.finditer(template):
             literal = template[at : match.start()]
             variable = _VARIABLE.match(match.group(1))
@@ -465,16 +466,45 @@ class UriTemplate(NamedTuple):
             if name in names:
                 raise DeclarationError(f"URI template {template!r} names {{{name}}} twice")
             names.append(name)
+            if reserved:
+                reserved_names.add(name)
             regex += re.escape(literal) + (f"(?P<{name}>.+?)" if reserved else f"(?P<{name}>[^/?#]+?)")
             at = match.end()
         rest = template[at:]
         if "{" in rest or "}" in rest:
             raise DeclarationError(f"URI template {template!r}: an unbalanced brace")
-        return cls(template, re.compile(regex + re.escape(rest) + r"\Z"), tuple(names))
+        pattern = re.compile(regex + re.escape(rest) + r"\Z")
+        return cls(template, pattern, tuple(names), frozenset(reserved_names))
 
     def match(self, uri: str) -> dict[str, str] | None:
         found = self.pattern.match(uri)
         return {k: unquote(v) for k, v in found.groupdict().items()} if found else None
+
+    def unsafe(self, values: Mapping[str, str], allowed: Collection[str] = ()) -> str | None:
+        """The first variable (but those ``allowed``) whose decoded value is no safe piece of a path
+        (resources.mdx: servers MUST sanitize file paths against directory traversal), or None."""
+        for name, value in values.items():
+            if name not in allowed and unsafe_path(value, segment=name not in self.reserved):
+                return name
+        return None
+
+
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+def unsafe_path(value: str, *, segment: bool) -> bool:
+    """Whether a value taken from a URI could reach outside the directory a function joins it onto:
+    a NUL, a ``..`` segment (``/`` and ``\\`` both separate), an absolute path (POSIX, a Windows
+    drive or root: ``/etc``, ``C:x``, ``\\\\host``) or, for a ``segment`` (a ``{name}``: one
+    segment, RFC 6570), a separator at all (``%2F`` decoded). The official SDK refuses the first
+    three by default (a ``..`` only where it climbs above the start: ``a/../b`` passes there)."""
+    if "\0" in value:
+        return True
+    if segment and ("/" in value or "\\" in value):
+        return True
+    if value.startswith(("/", "\\")) or _DRIVE.match(value):
+        return True
+    return ".." in value.replace("\\", "/").split("/")
 
 
 def resource_contents(value: Any, uri: str, mime_type: str | None, types: RevisionTypes) -> list[JSON]:

@@ -38,7 +38,7 @@ import inspect
 import re
 import sys
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, TypeVar, overload
 
@@ -49,7 +49,7 @@ from ..handler import HandlerBase
 from ..kernel import stderr
 from ..services import Context, InputRequired, cancelled_from_outside
 from . import surface as surfaces
-from .declarations import Declaration, Prompt, Resource, Tool
+from .declarations import Declaration, Prompt, Resource, Tool, UnsafePath
 from .signatures import (
     ArgumentsError,
     DeclarationError,
@@ -244,9 +244,13 @@ class App:
         mime_type: str | None = None,
         annotations: Mapping[str, Any] | None = None,
         meta: Mapping[str, Any] | None = None,
+        allow_paths: bool | Collection[str] = False,
     ) -> Callable[[F], F]:
         """Declare a resource (``uri``) or, when ``uri`` has ``{variables}``, a resource template whose
-        variables are the function's parameters. It returns text, bytes, JSON data or contents."""
+        variables are the function's parameters. It returns text, bytes, JSON data or contents.
+        A URI whose variable holds a NUL, a ``..`` segment, an absolute path or (``{name}``, one
+        segment) a ``/`` or ``\\`` is not found, the function not called; ``allow_paths`` (True,
+        or variable names) passes those values as they are."""
 
         def declare(fn: F) -> F:
             options = _options(
@@ -256,7 +260,7 @@ class App:
                 annotations=annotations,
                 _meta=meta,
             )
-            self.add_resource(fn, uri, name=name, **options)
+            self.add_resource(fn, uri, name=name, allow_paths=allow_paths, **options)
             return fn
 
         return declare
@@ -287,10 +291,32 @@ class App:
         self._add(self.prompts, prompt.name, prompt, "prompts")
 
     def add_resource(
-        self, fn: Callable[..., Any], uri: str, *, name: str | None = None, **options: Any
+        self,
+        fn: Callable[..., Any],
+        uri: str,
+        *,
+        name: str | None = None,
+        allow_paths: bool | Collection[str] = False,
+        **options: Any,
     ) -> None:
         template = UriTemplate.parse(uri)
-        resource = Resource(name or fn.__name__, fn, dict(options), uri=uri, template=template)
+        variables = template.variables if template is not None else ()
+        if isinstance(allow_paths, bool):
+            allowed = frozenset(variables if allow_paths else ())
+        else:
+            allowed = frozenset([allow_paths] if isinstance(allow_paths, str) else allow_paths)
+        if template is None and (allow_paths is True or allowed):
+            raise DeclarationError(
+                f"{describe_function(fn)}: allow_paths is for a resource template; {uri!r} is none"
+            )
+        if not allowed <= set(variables):
+            unknown = ", ".join(sorted(allowed - set(variables)))
+            raise DeclarationError(
+                f"{describe_function(fn)}: allow_paths names {unknown}, no variable of {uri!r}"
+            )
+        resource = Resource(
+            name or fn.__name__, fn, dict(options), uri=uri, template=template, allow_paths=allowed
+        )
         self._add(
             self.templates if template is not None else self.resources, uri, resource, "resources"
         )
@@ -576,8 +602,12 @@ class App:
             found = (self.resources[uri], {})
         else:
             for template in self.templates.values():
-                assert template.template is not None
-                values = template.template.match(uri)
+                try:
+                    values = template.values(uri)
+                except (
+                    UnsafePath
+                ):  # not tried against a later template (the official SDK's answer too)
+                    raise ResourceNotFoundError(uri) from None
                 if values is not None:
                     found = (template, values)
                     break
