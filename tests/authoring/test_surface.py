@@ -461,3 +461,116 @@ def test_a_fingerprint_is_the_same_in_every_process_and_follows_type_aliases(tmp
     env = {**os.environ, "PYTHONHASHSEED": "1", "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT / 'generated'}"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert done.stdout.strip() not in prints  # the alias stands for another Literal now
+
+
+def fingerprint_of(source: str) -> str:
+    """The fingerprint of ``lookup`` declared by ``source``, run as the module ``variants``."""
+    from mcpgen._runtime.server.authoring.declarations import Tool
+
+    namespace: dict[str, Any] = {"__name__": "variants"}
+    exec(compile(source, "variants", "exec", dont_inherit=True), namespace)
+    return Tool("lookup", namespace["lookup"]).fingerprint()
+
+
+def model_source(field: str, doc: str = "") -> str:
+    return (
+        "import dataclasses\n"
+        "from pydantic import BaseModel, Field\n"
+        f"class Query(BaseModel):\n    {doc}\n    kind: str = Field({field})\n"
+        "def lookup(query: Query) -> str:\n"
+        "    return query.kind\n"
+    )
+
+
+BASE_FIELD = '"a", validation_alias="k"'
+
+
+@pytest.mark.parametrize(
+    ("field", "doc"),
+    [
+        ('"a", validation_alias="kind_of"', ""),
+        ('"a", validation_alias="k", serialization_alias="s"', ""),
+        ('"a", validation_alias="k", examples=["b"]', ""),
+        ('"a", validation_alias="k", json_schema_extra={"x-kind": 1}', ""),
+        ('"a", validation_alias="k", title="Kind"', ""),
+        ('validation_alias="k", default_factory=str', ""),
+        ('"a", validation_alias="k", deprecated=True', ""),
+        ('"a", validation_alias="k", exclude=True', ""),
+        ('"a", validation_alias="k", frozen=True', ""),
+        ('"a", validation_alias="k", validate_default=True', ""),
+        ('"a", validation_alias="k", alias_priority=1', ""),
+        (BASE_FIELD, '"""What to look up."""'),  # the model's description
+    ],
+)
+def test_a_fingerprint_follows_every_attribute_of_a_field_and_a_models_docstring(field: str, doc: str) -> None:
+    """Found by a typed-tools review: a model's field was written as (annotation, default, alias,
+    metadata, description), so ``Field("a", validation_alias="k")`` changed to ``"kind_of"`` (or
+    examples, a title, ``json_schema_extra``, a default factory..., or the model's docstring, its
+    schema's description) kept the fingerprint, and the server served the stale schema."""
+    base = fingerprint_of(model_source(BASE_FIELD))
+    assert fingerprint_of(model_source(BASE_FIELD)) == base
+    assert fingerprint_of(model_source(field, doc)) != base
+
+
+def test_a_fingerprint_follows_two_default_factories_and_the_docstrings_of_what_is_reached() -> None:
+    """Found with the review above: a default factory was written by its name only where pydantic
+    writes it (``__repr_args__``), and not at all for a model's field; the docstrings of the
+    enums, dataclasses and typed dicts reached (their schemas' descriptions) were left out, and
+    ``typing.is_typeddict`` does not know typing_extensions' ``TypedDict`` before Python 3.12."""
+    assert fingerprint_of(model_source("default_factory=str")) != fingerprint_of(model_source("default_factory=dict"))
+
+    def reached(color: str = "", spot: str = "", options: str = "", count: str = "int") -> str:
+        return fingerprint_of(
+            "import dataclasses, enum\n"
+            "from typing_extensions import TypedDict\n"
+            f"class Color(enum.Enum):\n    {color}\n    RED = 'red'\n"
+            f"@dataclasses.dataclass\nclass Spot:\n    {spot}\n    x: int\n"
+            f"class Options(TypedDict):\n    {options}\n    n: {count}\n"
+            "def lookup(color: Color, spot: Spot, options: Options) -> str:\n"
+            "    return ''\n"
+        )
+
+    base = reached()
+    assert reached() == base
+    assert reached(color='"""A colour."""') != base
+    assert reached(spot='"""A spot."""') != base
+    assert reached(options='"""How."""') != base
+    assert reached(count="str") != base  # typing_extensions' TypedDict (pydantic's before 3.12) is followed too
+
+    def shaped(pair: str = "int", size: str = "int") -> str:  # a named tuple's fields, a computed field
+        return fingerprint_of(
+            "from typing import NamedTuple\n"
+            "from pydantic import BaseModel, computed_field\n"
+            f"class Pair(NamedTuple):\n    a: {pair}\n"
+            f"class Out(BaseModel):\n    @computed_field\n    @property\n    def size(self) -> {size}:\n"
+            "        return 0\n"
+            "def lookup(pair: Pair) -> Out:\n"
+            "    return Out()\n"
+        )
+
+    assert shaped() == shaped()
+    assert shaped(pair="str") != shaped() and shaped(size="float") != shaped()
+
+
+def test_a_field_changed_without_regenerating_is_reported_and_served_as_declared(weather: Path) -> None:
+    """The promise of the surface module, for a validation alias: a declaration changed since
+    generation is reported on stderr and its entry built from the function."""
+    with (weather / "weather.py").open("a") as source:
+        source.write(
+            "\n\nclass Query(BaseModel):\n"
+            '    kind: str = Field("a", validation_alias="k")\n\n\n'
+            "@app.tool\n"
+            "def lookup(query: Query) -> str:\n"
+            "    return query.kind\n"
+        )
+    assert main(["regen"]) == 0
+    edit(weather / "weather.py", 'validation_alias="k"', 'validation_alias="kind_of"')
+    replies, err = serve(
+        weather,
+        {"method": "tools/list"},
+        {"method": "tools/call", "params": {"name": "lookup", "arguments": {"query": {"kind_of": "b"}}}},
+    )
+    assert "weather_surface is stale ('tool lookup' changed)" in err
+    lookup = next(t for t in replies[0]["result"]["tools"] if t["name"] == "lookup")
+    assert list(lookup["inputSchema"]["$defs"]["Query"]["properties"]) == ["kind_of"]
+    assert replies[1]["result"]["content"] == [{"type": "text", "text": "b"}]

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, NamedTuple
 import typing_extensions
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
-from pydantic_core import to_json
+from pydantic_core import PydanticUndefined, to_json
 
 from ...param_headers import header_problem
 from .signatures import (
@@ -44,8 +44,11 @@ JSON = Any
 # 2: the types the annotations reach, and the function a decorator wraps; 3: the annotations resolved
 # (``Annotated`` metadata, ``Literal`` values and aliases behind string annotations); 4: the
 # signature's text by ``stable`` too (its defaults and annotations held addresses and set orders),
-# and the types reached through type aliases
-FINGERPRINT_FORMAT = 4
+# and the types reached through type aliases; 5: every attribute of a field info (validation and
+# serialization aliases, examples, title, json_schema_extra, default factory...), the docstrings of the
+# models, dataclasses, typed dicts and enums reached, a model's computed fields, a dataclass's defaults
+# by factory and a named tuple's fields
+FINGERPRINT_FORMAT = 5
 _ADDRESS = re.compile(
     r" at 0x[0-9a-fA-F]+"
 )  # in the repr of a function or object: differs each run
@@ -114,32 +117,43 @@ def types_text(fn: Callable[..., Any]) -> str:
                 visit(typing.cast(Any, alias).__value__)
         if not isinstance(tp, type) or tp in seen:
             return
+        doc = (
+            _ADDRESS.sub("", tp.__doc__) if isinstance(tp.__doc__, str) else None
+        )  # a schema's description
         if issubclass(tp, BaseModel):
             fields = tp.model_fields
-            seen[tp] = stable(
-                [
-                    (n, f.annotation, f.default, f.alias, f.metadata, f.description)
-                    for n, f in fields.items()
-                ],
-                home=home,
-            )
-            seen[tp] += stable(dict(tp.model_config), home=home)
+            computed = tp.model_computed_fields  # in an output schema
+            parts = [list(fields.items()), dict(tp.model_config), doc, sorted(computed.items())]
+            seen[tp] = stable(parts, home=home)
             for f in fields.values():
                 visit(f.annotation)
+            for c in computed.values():
+                visit(c.return_type)
         elif dataclasses.is_dataclass(tp):
-            dc_fields = dataclasses.fields(tp)
-            seen[tp] = stable([(f.name, f.type, f.default) for f in dc_fields], home=home)
+            dc_fields = [
+                (f.name, f.type, f.default, f.default_factory, f.init, f.kw_only)
+                for f in dataclasses.fields(tp)
+            ]
+            seen[tp] = stable([dc_fields, doc, getattr(tp, "__pydantic_config__", None)], home=home)
             for hint in _hints(tp).values():
                 visit(hint)
-        elif typing.is_typeddict(tp):
+        elif typing_extensions.is_typeddict(tp):  # (typing's misses typing_extensions' before 3.12)
             hints_of = _hints(tp)
-            seen[tp] = stable(hints_of, home=home) + stable(
-                getattr(tp, "__required_keys__", frozenset())
+            required: Any = getattr(tp, "__required_keys__", frozenset())
+            seen[tp] = stable(
+                [hints_of, required, doc, getattr(tp, "__pydantic_config__", None)], home=home
             )
             for hint in hints_of.values():
                 visit(hint)
         elif issubclass(tp, enum.Enum):
-            seen[tp] = stable([(m.name, m.value) for m in tp])
+            seen[tp] = stable([[(m.name, m.value) for m in tp], doc])
+        elif issubclass(tp, tuple) and isinstance(
+            named := getattr(tp, "_fields", None), tuple
+        ):  # a NamedTuple
+            hints_of = _hints(tp)
+            seen[tp] = stable([named, hints_of, getattr(tp, "_field_defaults", None)], home=home)
+            for hint in hints_of.values():
+                visit(hint)
 
     for hint in hints.values():
         visit(hint)
@@ -258,7 +272,7 @@ class _Stable:
         if isinstance(value, FieldInfo):
             return (
                 "FieldInfo("
-                + ", ".join(f"{k}={text(v, inner)}" for k, v in value.__repr_args__())
+                + ", ".join(f"{k}={text(v, inner)}" for k, v in _field_parts(value))
                 + ")"
             )
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -290,6 +304,21 @@ class _Stable:
             return _ADDRESS.sub("", repr(value))
         except Exception:  # a repr that fails: the type stands for it
             return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def _field_parts(info: FieldInfo) -> list[tuple[str, Any]]:
+    """What a field info says, each attribute that is set: any of them may change a schema or
+    validation (``validation_alias``, ``examples``, ``json_schema_extra``...). Its public slots,
+    not ``__repr_args__``, which leaves out a validation alias equal to the alias and writes a
+    default factory by its name (a factory of the app's own is written with its source here)."""
+    parts: list[tuple[str, Any]] = [("required", info.is_required())]
+    for name in getattr(type(info), "__slots__", ()):
+        if name.startswith("_"):
+            continue
+        value = getattr(info, name, None)
+        if value is not None and value is not PydanticUndefined:
+            parts.append((name, value))
+    return parts
 
 
 @functools.lru_cache(maxsize=1024)
