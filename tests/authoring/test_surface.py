@@ -574,3 +574,15 @@ def test_a_field_changed_without_regenerating_is_reported_and_served_as_declared
     lookup = next(t for t in replies[0]["result"]["tools"] if t["name"] == "lookup")
     assert list(lookup["inputSchema"]["$defs"]["Query"]["properties"]) == ["kind_of"]
     assert replies[1]["result"]["content"] == [{"type": "text", "text": "b"}]
+
+
+def test_a_fingerprint_follows_structured() -> None:
+    """Found with the review above: ``structured=`` (whether the entry has an ``outputSchema``)
+    was outside the fingerprint, so flipping it without regenerating served the stale entry."""
+    from mcpgen._runtime.server.authoring.declarations import Tool
+
+    def numbers() -> list[int]:
+        return [1]
+
+    given = [Tool("numbers", numbers, structured=s).fingerprint() for s in (None, True, False)]
+    assert len(set(given)) == 3

@@ -396,10 +396,15 @@ class Declaration:
                 types_text(self.fn),
                 docstring(self.fn),
                 self.options,
+                *self.settings(),
             ],
             fallback=repr,
         )
         return hashlib.sha256(text).hexdigest()[:24]
+
+    def settings(self) -> list[JSON]:
+        """What the declaration was told beyond its options that changes its entry (none here)."""
+        return []
 
     def entry(self, types: RevisionTypes) -> dict[str, JSON]:
         raise NotImplementedError
@@ -429,6 +434,10 @@ class Tool(Declaration):
         super().__init__(name, fn, options)
         self.structured = structured
         self.spec = spec
+
+    def settings(self) -> list[JSON]:
+        """``structured`` given: it decides whether the entry has an ``outputSchema``."""
+        return [] if self.structured is None else [{"structured": self.structured}]
 
     def binding(self, types: RevisionTypes) -> ToolBinding:
         if self._binding is None:
