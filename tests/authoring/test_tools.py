@@ -327,7 +327,7 @@ def test_capabilities_follow_what_is_declared() -> None:
     from mcpgen.v2026_07_28.server import App
 
     only_tools = App("t", surface="tests.authoring.no_such_surface")
-    only_tools.tool(lambda: "x")
+    only_tools.tool(name="x")(lambda: "x")
     caps = only_tools.server.capabilities()
     assert "tools" in caps and "prompts" not in caps and "resources" not in caps
     caps = make_app().server.capabilities()
@@ -834,3 +834,26 @@ def test_a_set_argument_advertises_what_validation_takes() -> None:
     assert listed["inputSchema"]["properties"]["values"] == {"type": "array", "items": {"type": "integer"}}
     assert listed["outputSchema"]["properties"]["result"]["uniqueItems"] is True
     assert sorted(called["structuredContent"]["result"]) == [1, 2]
+
+
+class Connection:
+    """A parameter type with no JSON Schema."""
+
+
+def connected(conn: Connection) -> str:
+    return "never"
+
+
+def test_a_declaration_that_cannot_be_listed_says_so_naming_its_function() -> None:
+    """Found by a typed-tools review: a lambda was served as ``<lambda>`` (with a warning about
+    the name), and a parameter type with no JSON Schema passed the decorator, then failed the
+    first listing with pydantic's own error, naming no function."""
+    app = App("declared", surface="tests.authoring.no_such_surface")
+    with pytest.raises(DeclarationError, match="a tool needs a name: pass name="):
+        app.add_tool(lambda: "x")
+    with pytest.raises(DeclarationError, match="a prompt needs a name: pass name="):
+        app.add_prompt(lambda: "x")
+    app.add_tool(lambda: "x", name="named")
+    app.add_tool(connected)
+    with pytest.raises(DeclarationError, match=r"test_tools\.connected: its parameters have no JSON Schema"):
+        app.describe()

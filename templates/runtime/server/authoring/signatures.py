@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Annotated, Any, NamedTuple, Union, get_args, get_origin
 from urllib.parse import unquote
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, TypeAdapter, ValidationError, create_model
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
@@ -269,9 +269,13 @@ class Arguments:
         except Exception as exc:
             raise DeclarationError(f"{describe_function(fn)}: its parameters cannot be validated: {exc}") from None
         self.strict = strict
+        self.function = describe_function(fn)
 
     def schema(self) -> dict[str, JSON]:
-        return strip_title(self.model.model_json_schema(by_alias=True, schema_generator=ToolSchema))
+        try:
+            return strip_title(self.model.model_json_schema(by_alias=True, schema_generator=ToolSchema))
+        except PydanticUserError as exc:  # a parameter type with no JSON Schema (a connection, a lock)
+            raise DeclarationError(f"{self.function}: its parameters have no JSON Schema: {exc}") from None
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Keyword arguments for the function (sub-models stay models); raises ``ArgumentsError``."""

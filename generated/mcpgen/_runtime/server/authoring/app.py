@@ -275,7 +275,7 @@ class App:
     ) -> None:
         """Declare a tool (what ``@app.tool`` does); while serving, clients are told the list changed.
         A name outside tools.mdx's advice (1-128 of ``A-Za-z0-9_-.``) is served, and said on stderr."""
-        tool = Tool(name or fn.__name__, fn, dict(options), structured=structured)
+        tool = Tool(name or _name_of(fn, "tool"), fn, dict(options), structured=structured)
         if TOOL_NAME.fullmatch(tool.name) is None:
             print(
                 f"mcp: {self.name}: tool name {tool.name!r} is not 1-128 of A-Z a-z 0-9 _ - . "
@@ -287,7 +287,7 @@ class App:
     def add_prompt(
         self, fn: Callable[..., Any], *, name: str | None = None, **options: Any
     ) -> None:
-        prompt = Prompt(name or fn.__name__, fn, dict(options))
+        prompt = Prompt(name or _name_of(fn, "prompt"), fn, dict(options))
         self._add(self.prompts, prompt.name, prompt, "prompts")
 
     def add_resource(
@@ -315,7 +315,12 @@ class App:
                 f"{describe_function(fn)}: allow_paths names {unknown}, no variable of {uri!r}"
             )
         resource = Resource(
-            name or fn.__name__, fn, dict(options), uri=uri, template=template, allow_paths=allowed
+            name or _name_of(fn, "resource"),
+            fn,
+            dict(options),
+            uri=uri,
+            template=template,
+            allow_paths=allowed,
         )
         self._add(
             self.templates if template is not None else self.resources, uri, resource, "resources"
@@ -630,6 +635,15 @@ class App:
         if self.types.passthrough(value, self.types.read_resource_result):
             return value
         return {"contents": contents_of(value, uri, resource.mime_type, self.types)}
+
+
+def _name_of(fn: Callable[..., Any], kind: str) -> str:
+    """The name a declaration takes from its function: a lambda has none (it would be listed as
+    ``<lambda>``), nor has a callable object without ``__name__``."""
+    name = getattr(fn, "__name__", None)
+    if not isinstance(name, str) or name == "<lambda>":
+        raise DeclarationError(f"{describe_function(fn)}: a {kind} needs a name: pass name=")
+    return name
 
 
 def failed(message: str) -> dict[str, JSON]:
