@@ -12,6 +12,7 @@ spent on the same files.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import hashlib
 import json
@@ -175,7 +176,7 @@ def ruff_failure(what: str, done: subprocess.CompletedProcess[str], files: list[
     ruff's own parse error), else ruff's last words, else its exit status."""
     for path in files:
         try:
-            compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+            ast.parse(path.read_bytes(), filename=str(path))  # parsed only, never compiled or run
         except SyntaxError as exc:
             where = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
             return f"{subject} is not valid Python: {where}, line {exc.lineno}: {exc.msg}"
