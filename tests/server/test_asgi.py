@@ -828,3 +828,49 @@ def test_a_protocol_version_header_naming_no_served_revision_is_minus_32022(meth
     error = answer.json()["error"]
     assert error["code"] == -32022 and error["data"]["requested"] == "1999-01-01", error
     assert MODERN in error["data"]["supported"]
+
+
+class Pausing(Demo):
+    """A tool that reports progress once, then is silent for 0.35 s before it answers."""
+
+    async def call_tool(self, params: Any, ctx: Any) -> Any:
+        if params.name == "pause":
+            await ctx.report_progress(1)
+            await asyncio.sleep(0.35)
+            return s.CallToolResult(content=[])
+        return await super().call_tool(params, ctx)
+
+
+def test_a_silent_sse_stream_gets_comment_lines_so_idle_timeouts_keep_it() -> None:
+    """Limits.sse_ping: a POST's SSE stream (modern and legacy) and a legacy GET stream silent
+    for that long get a comment line (``: ping``), which SSE clients ignore; proxies that drop
+    idle connections (nginx: 60 s) cut a quiet listen stream or a long tool call otherwise."""
+
+    async def go() -> tuple[bytes, bytes, bytes]:
+        server = Pausing()
+        server.limits = Limits(sse_ping=0.1)  # type: ignore[misc]
+        app = server.asgi_app()
+        call_params = {"name": "pause", "arguments": {}}
+        modern = request(1, "tools/call", {**call_params, "_meta": {"progressToken": "p"}})
+        head = {"mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "pause"}
+        answered = await call(app, modern, head)
+        session = await legacy_session(app, "2025-11-25")
+        body = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {**call_params, "_meta": {"progressToken": "p"}},
+        }
+        legacy = await call(app, body, session)
+        get = Held(app, "GET", {**session, "accept": "text/event-stream"})
+        await asyncio.sleep(0.35)
+        get.gone.set()
+        await asyncio.wait_for(get.task, 5)
+        return answered.body, legacy.body, bytes(get.buf)
+
+    modern, legacy, stream = run(go())
+    for body in (modern, legacy):
+        progress, response = body.index(b"notifications/progress"), body.index(b'"result"')
+        assert b": ping\n\n" in body[progress:response], body
+        assert [e for e in sse_events(body) if e.get("data")][-1]["data"].startswith('{"jsonrpc":"2.0","id"')
+    assert stream.count(b": ping\n\n") >= 2, stream

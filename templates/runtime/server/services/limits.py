@@ -34,6 +34,9 @@ class Limits:
       newest; a client that fell further behind misses the oldest).
     - ``resume_wait``: seconds a resumed SSE stream waits for a new event before it ends with
       a ``retry`` field, asking the client to poll again.
+    - ``sse_ping``: seconds an open SSE stream (a legacy GET stream, a ``subscriptions/listen``,
+      a request still running) may stay silent before the server writes a comment line
+      (``: ping``), which clients ignore, so proxies and clients that drop idle connections keep it.
     - ``redis_timeout``: seconds one Redis command may take (with a ``redis_url``); a Redis that
       stops answering without closing the connection then gets the request that needed it a
       503, as a lost one does, instead of holding it for as long as Redis stalls.
@@ -59,6 +62,7 @@ class Limits:
     session_idle_timeout: float = 1800.0
     sse_events: int = 1000
     resume_wait: float = 30.0
+    sse_ping: float = 15.0
     redis_timeout: float = 5.0
     max_line_bytes: int = 16 * 1024 * 1024
     max_inflight: int = 256

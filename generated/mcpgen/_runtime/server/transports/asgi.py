@@ -817,6 +817,7 @@ class HttpApp:
             conn.session_id if conn is not None else None,
             resumable and self.primes(conn),
             self.delivering if resumable else None,
+            self.limits.sse_ping,
         )
         # a request the client cancels by going (not a legacy session's) is watched from early on:
         # a handler that has sent nothing yet is cancelled too (cancellation.mdx); not at once,
@@ -836,6 +837,7 @@ class HttpApp:
             if not resumable:
                 self.watches.discard(stream)
             stream.stop_watching()
+            stream.stop_pinging()
         if stream.started:
             await stream.finish(reply.body)
             return
@@ -923,15 +925,18 @@ class HttpApp:
                         {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS}
                     )
             keep_alive = self.limits.session_idle_timeout / 3
+            loop = asyncio.get_running_loop()
+            refreshed = loop.time()
             while not (watcher.done() or closer.done() or shutdown.done() or overflow):
                 try:
-                    async with asyncio.timeout(keep_alive):
+                    async with asyncio.timeout(min(self.limits.sse_ping, keep_alive)):
                         await wake.wait()
-                except (
-                    TimeoutError
-                ):  # an open stream keeps its session in use, in a shared store too
-                    with contextlib.suppress(SharedStateUnavailable):
-                        await self.router.services.sessions.get(session_id)
+                except TimeoutError:  # silent for a while: a comment keeps the connection
+                    await send({"type": "http.response.body", "body": PING, "more_body": True})
+                    if loop.time() - refreshed >= keep_alive:  # an open stream keeps its session in
+                        refreshed = loop.time()  # use, in a shared store too
+                        with contextlib.suppress(SharedStateUnavailable):
+                            await self.router.services.sessions.get(session_id)
                     continue
                 wake.clear()
                 while queue and not watcher.done():
@@ -1019,10 +1024,14 @@ class ResponseStream:
         session_id: str | None,
         priming: bool = False,
         delivering: weakref.WeakValueDictionary[tuple[str, str], ResponseStream] | None = None,
+        ping: float | None = None,
     ) -> None:
         self.send, self.receive, self.task = send, receive, task
         self.store, self.session_id, self.priming = store, session_id, priming
         self.delivering = delivering  # the app's streams being written to their connection
+        self.ping = ping  # seconds of silence before a comment line (``Limits.sse_ping``)
+        self.pinger: asyncio.Task[None] | None = None
+        self.written = 0.0  # the loop's time of the last write
         self.started = False
         self.connected = True  # the HTTP response is still open
         self.cancelled_by_client = False
@@ -1044,6 +1053,28 @@ class ResponseStream:
                 {"type": "http.response.body", "body": prime(priming), "more_body": True}
             )
         self.begin_watching()
+        if self.ping is not None:
+            self.written = asyncio.get_running_loop().time()
+            self.pinger = asyncio.create_task(self.keep_alive(self.ping))
+
+    async def keep_alive(self, every: float) -> None:
+        """While the connection is open: a comment line after ``every`` seconds without a write."""
+        loop = asyncio.get_running_loop()
+        while self.connected:
+            quiet = loop.time() - self.written
+            if quiet < every:
+                await asyncio.sleep(every - quiet)
+                continue
+            self.written = loop.time()
+            try:
+                await self.send({"type": "http.response.body", "body": PING, "more_body": True})
+            except Exception:  # the connection went meanwhile: the watcher says so
+                return
+
+    def stop_pinging(self) -> None:
+        if self.pinger is not None:
+            self.pinger.cancel()
+            self.pinger = None
 
     def begin_watching(self) -> None:
         """Watch for the client going (once): from the stream's start, or, for a request the client
@@ -1067,6 +1098,8 @@ class ResponseStream:
         await self.start()
         event_id = await self.keep(data)
         if self.connected:
+            if self.pinger is not None:
+                self.written = asyncio.get_running_loop().time()
             await self.send(
                 {"type": "http.response.body", "body": event(data, event_id), "more_body": True}
             )
@@ -1078,6 +1111,7 @@ class ResponseStream:
         await self.start()
         if self.connected:
             self.connected = False
+            self.stop_pinging()
             await self.send(
                 {"type": "http.response.body", "body": retry(retry_ms), "more_body": False}
             )
@@ -1093,6 +1127,7 @@ class ResponseStream:
         if self.delivering is not None and self.session_id is not None and self.stream is not None:
             self.delivering.pop((self.session_id, self.stream), None)
         event_id = await self.keep(body, last=True) if body is not None else None
+        self.stop_pinging()
         if self.connected:  # the client got every event: nothing to resume, the stream goes
             self.connected = False
             tail = event(body, event_id) if body is not None else b""
@@ -1111,6 +1146,7 @@ async def disconnected(receive: Receive) -> None:
         pass
 
 
+PING = b": ping\n\n"  # an SSE comment: ignored by clients, seen by whatever drops idle connections
 WATCH_AFTER = (
     0.02  # seconds into a request before its client's going is watched for (a disconnect waits)
 )
