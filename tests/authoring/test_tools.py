@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import jsonschema
 import pytest
 from mcpgen._runtime.codec import MAX_REPORTED_ERRORS
-from mcpgen._runtime.server.authoring.signatures import DeclarationError
+from mcpgen._runtime.server.authoring.signatures import DeclarationError, UriTemplate
 from mcpgen.v2026_07_28.server import App, Context
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -857,3 +857,66 @@ def test_a_declaration_that_cannot_be_listed_says_so_naming_its_function() -> No
     app.add_tool(connected)
     with pytest.raises(DeclarationError, match=r"test_tools\.connected: its parameters have no JSON Schema"):
         app.describe()
+
+
+def search(q: str = "", limit: int = 10) -> str:
+    return f"{q}|{limit}"
+
+
+def spot(region: str, name: str, ext: str, lang: str = "") -> str:
+    return f"{region}|{name}|{ext}|{lang}"
+
+
+def test_resource_templates_take_rfc_6570_level_3_expressions() -> None:
+    """Found by a typed-tools review: only {name} and {+name} were taken (the official SDK takes
+    query, path and the other level 3 operators), so a search resource could not be declared.
+    A query expression comes last; its variables may be absent (their defaults apply), in any
+    order, others ignored; a '+' in a value is a plus (RFC 6570 writes a space %20)."""
+    app = App("templated", surface="tests.authoring.no_such_surface")
+    app.add_resource(search, "search://items{?q,limit}")
+    app.add_resource(spot, "maps://{region}{/name,ext}{;lang}")
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            uris = [
+                "search://items?q=tide%20pools&limit=3",
+                "search://items?limit=5&other=x&q=c++",
+                "search://items",
+                "maps://eu/harbour/png;lang=fr",
+                "maps://eu/harbour/png;lang",
+            ]
+            return [await d.send("resources/read", {"uri": uri}) for uri in [*uris, "search://items?limit=many"]]
+
+    *read, bad = run(go())
+    texts = [reply["result"]["contents"][0]["text"] for reply in read]
+    assert texts == ["tide pools|3", "c++|5", "|10", "eu|harbour|png|fr", "eu|harbour|png|"], texts
+    assert bad["error"]["code"] == -32602 and "limit" in bad["error"]["message"], bad
+    for template, said in (
+        ("x://{a:3}", "{a:3} is not supported"),
+        ("x://{a*}", "{a*} is not supported"),
+        ("x://{?a}/rest", "a query expression ({?...}) comes last"),
+    ):
+        with pytest.raises(DeclarationError, match=re.escape(said)):
+            UriTemplate.parse(template)
+
+
+@pytest.mark.parametrize(
+    ("template", "values"),
+    [
+        ("notes://{name}", {"name": "a b,c"}),
+        ("docs://{+path}", {"path": "a/b c/d.txt"}),
+        ("f://doc{#section}", {"section": "intro/part 2"}),
+        ("l://file{.ext}", {"ext": "tar"}),
+        ("files://{dir}{/name,ext}", {"dir": "home", "name": "a b", "ext": "txt"}),
+        ("m://x{;lang,v}", {"lang": "en", "v": ""}),
+        ("search://items{?q,limit}{&page}", {"q": "c++ & more", "limit": "3", "page": "2"}),
+        ("search://items{?q,limit}", {"limit": "3"}),
+    ],
+)
+def test_what_the_client_expands_the_server_matches(template: str, values: dict[str, str]) -> None:
+    """The typed client's RFC 6570 expansion and the App's matching read one another."""
+    from mcpgen._runtime.client.tool_client import expand_uri_template
+
+    parsed = UriTemplate.parse(template)
+    assert parsed is not None
+    assert parsed.match(expand_uri_template(template, values)) == values

@@ -442,47 +442,101 @@ def prompt_messages(value: Any, types: RevisionTypes) -> list[JSON]:
 # -- resources ------------------------------------------------------------------------------
 
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
-_VARIABLE = re.compile(r"(\+?)([A-Za-z_][A-Za-z0-9_]*)\Z")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# RFC 6570 level 3 operators: what the expansion starts with, what separates its values, whether
+# each value is written name=value, and what one value may hold when matched
+_OPERATORS: dict[str, tuple[str, str, bool, str]] = {
+    "": ("", ",", False, "[^/?#,]"),
+    "+": ("", ",", False, "."),
+    "#": ("#", ",", False, "."),
+    ".": (".", ".", False, "[^/?#.]"),
+    "/": ("/", "/", False, "[^/?#]"),
+    ";": (";", ";", True, "[^/?#;]"),
+}
+_QUERY = ("?", "&")  # form-style query ({?a,b}, {&c}): last in the template, each variable optional
+_PATHS = ("+", "#")  # operators whose values may hold several segments (a path)
 
 
 class UriTemplate(NamedTuple):
-    """An RFC 6570 template of simple (``{name}``: one segment) and reserved (``{+path}``) variables."""
+    """An RFC 6570 template, level 3: simple (``{name}``: one segment), reserved (``{+path}``),
+    fragment (``{#f}``), label (``{.ext}``), path segments (``{/a,b}``), path parameters
+    (``{;p}``) and form-style query (``{?q,limit}``, ``{&page}``: last, any order, each may be
+    absent). Prefix (``{x:3}``) and explode (``{x*}``) modifiers are refused."""
 
     template: str
     pattern: re.Pattern[str]
     variables: tuple[str, ...]
-    reserved: frozenset[str] = frozenset()  # the ``{+path}`` variables (a path: several segments)
+    reserved: frozenset[str] = frozenset()  # variables whose values may be paths: ``{+p}``, ``{#p}``, query
+    query: tuple[str, ...] = ()  # the form-style query's variables
 
     @classmethod
     def parse(cls, template: str) -> UriTemplate | None:
         """None for a plain URI (no variables); refuses expressions it does not support."""
         if "{" not in template and "}" not in template:
             return None
-        regex, names, reserved_names, at = "", [], set(), 0
+        regex, at = "", 0
+        names: list[str] = []
+        paths: set[str] = set()  # variables whose values may be paths
+        query: list[str] = []
         for match in _EXPRESSION.finditer(template):
             literal = template[at : match.start()]
-            variable = _VARIABLE.match(match.group(1))
-            if "{" in literal or "}" in literal or variable is None:
-                raise DeclarationError(
-                    f"URI template {template!r}: only {{name}} and {{+name}} expressions are supported"
-                )
-            reserved, name = variable.groups()
-            if name in names:
-                raise DeclarationError(f"URI template {template!r} names {{{name}}} twice")
-            names.append(name)
-            if reserved:
-                reserved_names.add(name)
-            regex += re.escape(literal) + (f"(?P<{name}>.+?)" if reserved else f"(?P<{name}>[^/?#]+?)")
+            if "{" in literal or "}" in literal:
+                raise DeclarationError(f"URI template {template!r}: an unbalanced brace")
+            if query and literal:
+                raise DeclarationError(f"URI template {template!r}: a query expression ({{?...}}) comes last")
+            body = match.group(1)
+            op = body[:1] if body[:1] in (*_OPERATORS, *_QUERY) and body[:1] else ""
+            listed = body[len(op) :].split(",")
+            for name in listed:
+                if _NAME.match(name) is None:
+                    raise DeclarationError(
+                        f"URI template {template!r}: {{{body}}} is not supported (RFC 6570 level 3: a name "
+                        "or names after one of + # . / ; ? &, without the :prefix and * modifiers)"
+                    )
+                if name in names:
+                    raise DeclarationError(f"URI template {template!r} names {{{name}}} twice")
+                names.append(name)
+            if op in _QUERY:
+                if "?" in template[: match.start()] and not query:
+                    raise DeclarationError(f"URI template {template!r}: a literal '?' before a query expression")
+                regex += re.escape(literal)
+                query.extend(listed)
+                paths.update(listed)
+            else:
+                if op in _PATHS:
+                    paths.update(listed)
+                first, separator, named, one = _OPERATORS[op]
+                if len(listed) == 1 and op in ("", "+", "#"):
+                    one = "[^/?#]" if op == "" else "."  # one value: a ',' is part of it
+                parts = [
+                    f"{re.escape(name)}(?:=(?P<{name}>{one}*?))?" if named else f"(?P<{name}>{one}+?)"
+                    for name in listed
+                ]
+                regex += re.escape(literal) + re.escape(first) + re.escape(separator).join(parts)
             at = match.end()
         rest = template[at:]
         if "{" in rest or "}" in rest:
             raise DeclarationError(f"URI template {template!r}: an unbalanced brace")
+        if query and rest:
+            raise DeclarationError(f"URI template {template!r}: a query expression ({{?...}}) comes last")
         pattern = re.compile(regex + re.escape(rest) + r"\Z")
-        return cls(template, pattern, tuple(names), frozenset(reserved_names))
+        return cls(template, pattern, tuple(names), frozenset(paths), tuple(query))
 
     def match(self, uri: str) -> dict[str, str] | None:
-        found = self.pattern.match(uri)
-        return {k: unquote(v) for k, v in found.groupdict().items()} if found else None
+        """The variables' decoded values, None when ``uri`` does not match. A query variable the
+        URI does not give is left out (its parameter's default applies); others are ignored."""
+        base, mark, rest = uri.partition("?") if self.query else (uri, "", "")
+        found = self.pattern.match(base)
+        if found is None:
+            return None
+        values = {k: unquote(v or "") for k, v in found.groupdict().items()}  # (;name alone: empty)
+        if mark:  # (percent-decoded as RFC 6570 encodes: a '+' is a plus, not a space)
+            for pair in rest.partition("#")[0].split("&"):
+                key, _, value = pair.partition("=")
+                key = unquote(key)
+                if key in self.query and key not in values:
+                    values[key] = unquote(value)
+        return values
 
     def unsafe(self, values: Mapping[str, str], allowed: Collection[str] = ()) -> str | None:
         """The first variable (but those ``allowed``) whose decoded value is no safe piece of a path
