@@ -920,3 +920,24 @@ def test_what_the_client_expands_the_server_matches(template: str, values: dict[
     parsed = UriTemplate.parse(template)
     assert parsed is not None
     assert parsed.match(expand_uri_template(template, values)) == values
+
+
+def test_icons_are_taken_by_every_decorator() -> None:
+    """Found by a typed-tools review: only add_tool(..., icons=...) took icons."""
+    app = App("iconic", surface="tests.authoring.no_such_surface")
+    icon = {"src": "https://example.com/i.png", "mimeType": "image/png", "sizes": ["48x48"]}
+
+    @app.tool(icons=[icon])
+    def lit() -> str:
+        return "lit"
+
+    @app.prompt(icons=(icon,))
+    def said() -> str:
+        return "said"
+
+    @app.resource("memo://iconic", icons=[icon])
+    def memo() -> str:
+        return "memo"
+
+    described = app.describe()
+    assert [entry["icons"] for kind in ("tools", "prompts", "resources") for entry in described[kind]] == [[icon]] * 3

@@ -37,7 +37,7 @@ import inspect
 import re
 import sys
 import traceback
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, TypeVar, overload
 
@@ -94,7 +94,15 @@ def _caller_module(depth: int = 2) -> str:
 
 def _options(**given: Any) -> dict[str, JSON]:
     """Decorator options by wire name, unset ones left out."""
-    return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in given.items() if v is not None}
+    return {k: _plain(v) for k, v in given.items() if v is not None}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
 
 
 class App:
@@ -155,6 +163,7 @@ class App:
         title: str | None = None,
         description: str | None = None,
         annotations: Mapping[str, Any] | None = None,
+        icons: Sequence[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
         structured: bool | None = None,
     ) -> Callable[[F], F]: ...
@@ -167,6 +176,7 @@ class App:
         title: str | None = None,
         description: str | None = None,
         annotations: Mapping[str, Any] | None = None,
+        icons: Sequence[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
         structured: bool | None = None,
     ) -> F | Callable[[F], F]:
@@ -181,7 +191,7 @@ class App:
                 tool = Tool(spec.name, fn, {"definition": dict(spec.definition)}, spec=spec)
                 self._add(self.tools, tool.name, tool, "tools")
                 return fn
-            options = _options(title=title, description=description, annotations=annotations, _meta=meta)
+            options = _options(title=title, description=description, annotations=annotations, icons=icons, _meta=meta)
             self.add_tool(fn, name=name, structured=structured, **options)
             return fn
 
@@ -200,6 +210,7 @@ class App:
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
+        icons: Sequence[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
     ) -> Callable[[F], F]: ...
     def prompt(
@@ -210,13 +221,14 @@ class App:
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
+        icons: Sequence[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
     ) -> F | Callable[[F], F]:
         """Declare a prompt: its parameters are the prompt's arguments (strings on the wire, converted
         to the annotations); it returns text, a content block, or a list of messages."""
 
         def declare(fn: F) -> F:
-            self.add_prompt(fn, name=name, **_options(title=title, description=description, _meta=meta))
+            self.add_prompt(fn, name=name, **_options(title=title, description=description, icons=icons, _meta=meta))
             return fn
 
         return declare(fn) if fn is not None else declare
@@ -230,6 +242,7 @@ class App:
         description: str | None = None,
         mime_type: str | None = None,
         annotations: Mapping[str, Any] | None = None,
+        icons: Sequence[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
         allow_paths: bool | Collection[str] = False,
     ) -> Callable[[F], F]:
@@ -241,7 +254,12 @@ class App:
 
         def declare(fn: F) -> F:
             options = _options(
-                title=title, description=description, mimeType=mime_type, annotations=annotations, _meta=meta
+                title=title,
+                description=description,
+                mimeType=mime_type,
+                annotations=annotations,
+                icons=icons,
+                _meta=meta,
             )
             self.add_resource(fn, uri, name=name, allow_paths=allow_paths, **options)
             return fn
