@@ -13,6 +13,7 @@ import functools
 import gc
 import json
 import math
+import os
 import shlex
 import signal
 import sys
@@ -758,8 +759,30 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+# s an interrupted command has to unwind and end; then the process ends outright. An interrupt
+# raised where Python drops exceptions (a finalizer run by the garbage collector: "Exception
+# ignored in ...") is lost, and a command waiting on a server that never answers waited for its
+# whole timeout (a snapshot: seen once under load)
+INTERRUPT_GRACE = 10.0
+_ending = threading.Event()  # an interrupt's end has begun: the watchdog is set
+_said = threading.Event()  # the command's one line is written
+_armed = False  # main() runs the process's own command line (argv None), not a caller's list
+
+
 def _interrupted(signum: int, _frame: object) -> None:
+    if _armed and not _ending.is_set():
+        _ending.set()
+        timer = threading.Timer(INTERRUPT_GRACE, _end_outright, (signum,))
+        timer.daemon = True
+        timer.start()
     raise Interrupted(signum)
+
+
+def _end_outright(signum: int) -> None:
+    if not _said.is_set():
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        sys.stderr.flush()
+    os._exit(128 + signum)
 
 
 def interrupted(status: int) -> int:
@@ -768,6 +791,7 @@ def interrupted(status: int) -> int:
 
     remove_staged()
     click.echo(f"{PROG}: interrupted", err=True)
+    _said.set()
     return status
 
 
@@ -785,6 +809,8 @@ def main(argv: list[str] | None = None) -> int:
     end it in one line too (130, 143), after the command has cleaned up."""
     end_without_a_last_collection()
     previous: dict[signal.Signals, Any] = {}
+    global _armed
+    _armed = argv is None  # (a caller passing its own list keeps its process)
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             current = signal.getsignal(sig)
