@@ -699,7 +699,7 @@ def test_two_event_loops_in_two_threads_keep_their_own_items() -> None:
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         first, second = pool.map(serve, ["a", "b"])
     assert sorted(acted) == sorted([("a", first), ("b", second)])
-    assert not soon.queues and not soon.due
+    assert not soon.due and all(loop.is_closed() for loop in soon.queues)
 
 
 def test_an_unread_id_in_a_legacy_session_is_written_as_its_revision_writes_it() -> None:

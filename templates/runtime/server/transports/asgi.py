@@ -276,8 +276,8 @@ class Soon:
 
 
 class _Queue:
-    """One event loop's items of a ``Soon``, and its one timer; gone from the ``Soon`` once a
-    timer finds nothing left."""
+    """One event loop's items of a ``Soon``, and its one timer; kept while its loop lives (a
+    closed loop's goes when another loop makes one)."""
 
     __slots__ = ("due", "loop", "soon", "timer")
 
@@ -297,8 +297,6 @@ class _Queue:
                 return
             del self.due[item]
             self.soon.act(item)
-        if self.soon.queues.get(self.loop) is self:
-            del self.soon.queues[self.loop]
 
 
 class Deadlines:
