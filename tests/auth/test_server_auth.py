@@ -253,6 +253,28 @@ def test_a_static_jwks(issuer: TestAuthorizationServer) -> None:
     assert verify(v, issuer.mint({"aud": "https://alias.example.com"})).subject == "user-1"
 
 
+def test_an_audience_naming_this_resource_with_another_case_of_scheme_or_host_is_accepted(
+    issuer: TestAuthorizationServer,
+) -> None:
+    """Found by an authorization review: ``aud`` was compared as a string, so a token whose
+    authorization server kept the ``resource`` a client sent as ``HTTPS://MCP.Example.com/mcp``
+    was refused. The specification: implementations accept uppercase scheme and host components.
+    Only scheme, host and default port are case- and form-insensitive; the path is not."""
+    v = verifier(issuer)
+    for same in (
+        "HTTPS://MCP.EXAMPLE.COM/mcp",
+        "https://mcp.example.com:443/mcp",
+        ["x", "https://Mcp.Example.com/mcp"],
+    ):
+        assert verify(v, issuer.mint({"aud": same})).subject == "user-1", same
+    for other in ("https://mcp.example.com/MCP", "https://mcp.example.com/mcp/", "https://mcp.example.com:8443/mcp"):
+        with pytest.raises(InvalidToken, match="not for this resource"):
+            verify(v, issuer.mint({"aud": other}))
+    root = JWTVerifier(issuer=issuer.issuer, audience="https://mcp.example.com", jwks=issuer.jwks())
+    assert verify(root, issuer.mint({"aud": "HTTPS://mcp.example.com/"})).subject == "user-1"  # the empty path is /
+    assert verify(introspection(issuer), issue(issuer, "HTTPS://MCP.Example.com/mcp")).subject == "user-1"
+
+
 def introspection(server: TestAuthorizationServer, audience: str = RESOURCE) -> IntrospectionVerifier:
     client_id, secret = RESOURCE_SERVER
     return IntrospectionVerifier(

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
+from ...proof import origin
 from .principal import Principal as Principal  # re-exported: where it always was
 from .session_store import SharedStateUnavailable
 
@@ -84,6 +85,30 @@ def audiences_of(claims: Mapping[str, Any]) -> tuple[str, ...]:
     if isinstance(aud, list):
         return tuple(a for a in aud if isinstance(a, str))
     return ()
+
+
+def canonical_resource(uri: str) -> str:
+    """``uri`` as audiences compare (RFC 3986 §6.2.2.1, §6.2.3): an http(s) URI's scheme and host
+    lower-cased, its default port dropped and an empty path ``/``; the rest (path, query) as it
+    is. Anything else (a URN, a client id, a URI with user information or a bad port) is itself."""
+    try:
+        parts = urlsplit(uri)
+        if parts.scheme.lower() not in ("http", "https") or not parts.netloc or "@" in parts.netloc:
+            return uri
+        authority = f"{parts.scheme}://{parts.netloc}"
+        if uri[: len(authority)].lower() != authority.lower():
+            return uri
+        rest = uri[len(authority) :]
+        return origin(parts) + (rest if rest.startswith("/") else "/" + rest)
+    except ValueError:  # a port out of range, an unclosed IPv6 bracket
+        return uri
+
+
+def for_audience(audiences: Iterable[str], accepted: Iterable[str]) -> bool:
+    """Whether one of a token's ``audiences`` names one of the ``accepted`` resources, scheme and
+    host in any case (the specification: implementations accept uppercase scheme and host)."""
+    mine = {canonical_resource(a) for a in accepted}
+    return any(canonical_resource(a) in mine for a in audiences)
 
 
 def principal_of(claims: Mapping[str, Any]) -> Principal:

@@ -25,7 +25,7 @@ from joserfc.jwk import KeySet
 
 from ...http_bodies import ACCEPT_ENCODING, bounded
 from ...tls import default_context
-from .auth import InvalidToken, Principal, VerifierUnavailable, audiences_of, principal_of
+from .auth import InvalidToken, Principal, VerifierUnavailable, audiences_of, for_audience, principal_of
 
 FAILED_FETCH_MEMORY = 5.0  # seconds a failed JWKS fetch is not tried again
 log = logging.getLogger(__name__)
@@ -95,8 +95,8 @@ class JWTVerifier:
     ``cache_seconds``; a token naming an unknown ``kid`` refetches them, at most once every
     ``refetch_seconds``. The token must be signed with one of ``algorithms`` by a key of the
     matching type, carry ``exp`` (and ``nbf``, when present, must have passed), name
-    ``issuer`` as ``iss`` and one of ``audience`` (this resource) in ``aud``; ``leeway``
-    seconds absorb clock skew.
+    ``issuer`` as ``iss`` and one of ``audience`` (this resource) in ``aud`` (scheme and host
+    in any case); ``leeway`` seconds absorb clock skew.
 
     A client sends the same token with every request until it expires, so the verdict on the
     last ``remember`` tokens is kept (by the token's SHA-256, never the token) for at most
@@ -214,13 +214,14 @@ class JWTVerifier:
         registry = jwt.JWTClaimsRegistry(
             leeway=self.leeway,
             iss={"essential": True, "value": self.issuer},
-            aud={"essential": True, "values": list(self.audience)},
             exp={"essential": True},
         )
         try:
             registry.validate(claims)
         except JoseError as exc:
             raise InvalidToken(_claim_problem(exc, self.issuer)) from exc
+        if not for_audience(audiences_of(claims), self.audience):
+            raise InvalidToken("the token is not for this resource")
         return principal_of(claims)
 
 
@@ -231,8 +232,6 @@ def _claim_problem(exc: JoseError, issuer: str) -> str:
         return "the token has expired"
     if claim == "nbf" or exc.error == "invalid_token":  # older joserfc: nbf or iat ahead, the claim unnamed
         return "the token is not valid yet"
-    if claim == "aud":
-        return "the token is not for this resource"
     if claim == "iss":
         return f"the token was not issued by {issuer}"
     return f"the token's {claim or 'claims'} claim is missing or malformed"
@@ -334,6 +333,6 @@ class IntrospectionVerifier:
             raise InvalidToken("the token is not valid yet")
         if self.issuer is not None and answer.get("iss") != self.issuer:
             raise InvalidToken(f"the token was not issued by {self.issuer}")
-        if not set(audiences_of(answer)) & set(self.audience):
+        if not for_audience(audiences_of(answer), self.audience):
             raise InvalidToken("the token is not for this resource")
         return principal_of(answer)
