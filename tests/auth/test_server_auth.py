@@ -599,10 +599,27 @@ def test_guard_without_a_token_challenges_with_metadata_and_scope() -> None:
     assert (b"www-authenticate", denial.www_authenticate.encode()) in denial.headers()  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("header", ["Basic dXNlcjpwYXNz", "Bearer", "Bearer  a b", "bearer\ttoken", "Token abc"])
+@pytest.mark.parametrize("header", ["Bearer", "Bearer  a b", "bearer\ttoken", "BEARER a,b"])
 def test_guard_refuses_headers_without_a_bearer_token(header: str) -> None:
     denial, fixed = decide(READER, header, "tools/list")
     assert isinstance(denial, Denial) and denial.status == 401 and denial.error == "invalid_token"
+    assert challenge_of(denial)["error"] == "invalid_token"
+    assert not fixed.seen
+
+
+@pytest.mark.parametrize("header", ["Basic dXNlcjpwYXNz", "Token abc", "DPoP abc", "Negotiate", "", "  "])
+def test_credentials_of_another_scheme_are_challenged_without_an_error(header: str) -> None:
+    """Found by an authorization review: ``Authorization: Basic ...`` was answered
+    ``error="invalid_token"``, as if a bearer token had been refused. RFC 6750 §3.1: a request
+    that attempted an unsupported authentication method lacks authentication information, and
+    the challenge then carries no error code or other error information (as with no header)."""
+    denial, fixed = decide(READER, header, "tools/list")
+    assert isinstance(denial, Denial) and denial.status == 401 and denial.error is None
+    assert challenge_of(denial) == {
+        "resource_metadata": "https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+        "scope": "mcp:read",
+    }
+    assert denial.body()["error"] == "unauthorized"
     assert not fixed.seen
 
 

@@ -303,8 +303,9 @@ class ResourceServer:
     ``metadata`` is the RFC 9728 document (served by the app at ``metadata_paths``), ``scopes``
     says what each request needs.
 
-    ``check`` decides one request. No token: 401 with the challenge (metadata URL, the scopes
-    this request needs). A token the verifier refuses: 401 ``invalid_token`` with the reason.
+    ``check`` decides one request. No token (or only credentials of another scheme, such as
+    ``Basic``): 401 with the challenge (metadata URL, the scopes this request needs) and no
+    error code. A token the verifier refuses: 401 ``invalid_token`` with the reason.
     A valid token without the scopes: 403 ``insufficient_scope`` naming every scope the request
     needs. A verifier that cannot decide: 503. Otherwise the ``Principal``.
 
@@ -426,7 +427,13 @@ class ResourceServer:
             return self.deny(401, None, "authorization required", required)
         scheme, token = credentials(authorization)
         proofs = self.dpop
-        if token is None or scheme is None or (scheme == "dpop" and proofs is None):
+        offered = ("bearer",) if proofs is None else ("bearer", "dpop")
+        named = authorization.split(maxsplit=1)
+        if not named or named[0].lower() not in offered:
+            # another scheme (Basic) or none: no credentials this server takes, so no error
+            # information in the challenge (RFC 6750 §3.1), just as without the header
+            return self.deny(401, None, "authorization required", required)
+        if token is None or scheme is None:
             said = "no Bearer token" if proofs is None else "no Bearer or DPoP token"
             return self.deny(401, "invalid_token", f"the Authorization header holds {said}", required)
         if scheme == "bearer" and proofs is not None and proofs.required:
