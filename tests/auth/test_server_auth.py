@@ -248,6 +248,47 @@ def test_a_failed_jwks_fetch_is_remembered_and_a_stale_key_set_serves_on(issuer:
     assert subject == "user-1"
 
 
+def test_a_request_whose_key_is_held_does_not_wait_for_a_jwks_refetch(issuer: TestAuthorizationServer) -> None:
+    """Found by an authorization review: every request took the JWKS lock, so while one request
+    refetched a stale key set from a hanging issuer, every other request, its token signed by a
+    key already held, waited for that fetch's timeout (10 s by default), again each time the
+    failure was forgotten. They are now served by the keys held; a kid not held still waits."""
+    import socket
+    import time as clock
+
+    hanging = socket.socket()
+    hanging.bind(("127.0.0.1", 0))
+    hanging.listen(16)  # accepts, never answers
+    uri = f"http://127.0.0.1:{hanging.getsockname()[1]}/jwks"
+
+    async def go() -> tuple[float, float, str, str]:
+        async with httpx.AsyncClient(timeout=1.5) as http:
+            v = JWTVerifier(
+                issuer=issuer.issuer, audience=RESOURCE, jwks_uri=f"{issuer.issuer}/jwks", http=http, remember=0
+            )
+            token = issuer.mint({"aud": RESOURCE})
+            await v.verify(token)  # keys held
+            v.jwks_uri, v.cache_seconds = uri, 0.0  # stale at once, and the issuer hanging
+            fetching = asyncio.create_task(v.verify(token))
+            await asyncio.sleep(0.2)  # the fetch is under way
+            started = clock.monotonic()
+            waited = await v.verify(issuer.mint({"aud": RESOURCE, "sub": "other"}))
+            took = clock.monotonic() - started
+            unknown = asyncio.create_task(v.verify(issuer.mint({"aud": RESOURCE}, {"kid": "not-held"})))
+            first = await fetching
+            with pytest.raises(InvalidToken, match="does not publish"):
+                await unknown  # it waited for the fetch, then was judged by the keys held
+            return took, clock.monotonic() - started, waited.subject or "", first.subject or ""
+
+    try:
+        took, total, waited, first = asyncio.run(go())
+    finally:
+        hanging.close()
+    assert took < 0.5, took
+    assert total > 1.0  # the fetch did hang its timeout
+    assert (waited, first) == ("other", "user-1")
+
+
 def test_a_static_jwks(issuer: TestAuthorizationServer) -> None:
     v = JWTVerifier(issuer=issuer.issuer, audience=[RESOURCE, "https://alias.example.com"], jwks=issuer.jwks())
     assert verify(v, issuer.mint({"aud": "https://alias.example.com"})).subject == "user-1"

@@ -196,10 +196,19 @@ class JWTVerifier:
         A fetch that failed is not tried again for ``FAILED_FETCH_MEMORY`` seconds: requests
         waiting meanwhile get the keys held (a stale set serves on while the issuer's JWKS is out
         of reach) or, with none, ``VerifierUnavailable`` at once (each waited its own fetch's
-        timeout in turn, the eighth 80 s)."""
+        timeout in turn, the eighth 80 s). While one request fetches, a request whose ``kid`` is
+        among the keys held (or that names none) is served by them at once instead of waiting
+        for the fetch (with the issuer hanging, every request waited its timeout)."""
         if self.jwks_uri is None:
             assert self._keys is not None
             return self._keys
+        held = self._keys
+        if (
+            held is not None
+            and self._lock.locked()
+            and (kid is None or any(key.kid == kid for key in held))
+        ):
+            return held
         async with self._lock:
             now = time.monotonic()
             age = now - self._fetched_at
