@@ -259,7 +259,7 @@ def _prompt_view(prompt: dict[str, object], methods: Namer) -> PromptView:
 
 
 def _template_view(template: dict[str, object], methods: Namer) -> TemplateView:
-    from mcpgen._runtime.client.tool_client import uri_template_variables
+    from mcpgen._runtime.uri_template import uri_template_variables
 
     uri = str(template["uriTemplate"])
     names = Namer(METHOD_RESERVED)

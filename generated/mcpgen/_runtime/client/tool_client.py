@@ -16,15 +16,17 @@ that does not match the tool's output model raises ``ToolOutputError``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, ClassVar, Self, TypeVar
-from urllib.parse import quote
 
 from pydantic import MISSING, BaseModel, ConfigDict, ValidationError
 
 from ..codec import MAX_REPORTED_STEPS, Codec, dump, shortened
+
+# (re-exported: the typed stubs generated so far import them from here)
+from ..uri_template import expand_uri_template as expand_uri_template
+from ..uri_template import uri_template_variables as uri_template_variables
 from .base import BaseClient
 from .session import ProgressCallback, _bounded
 
@@ -223,58 +225,3 @@ def plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [plain(v) for v in value]
     return value
-
-
-# -- RFC 6570 URI templates (string values; levels 1-4 operators, prefixes) ---------------------
-
-_EXPRESSION = re.compile(r"\{([^{}]*)\}")
-_RESERVED = ":/?#[]@!$&'()*+,;=%"
-# operator -> (first, separator, named, if-empty, allow reserved characters)
-_OPERATORS: dict[str, tuple[str, str, bool, str, bool]] = {
-    "": ("", ",", False, "", False),
-    "+": ("", ",", False, "", True),
-    "#": ("#", ",", False, "", True),
-    ".": (".", ".", False, "", False),
-    "/": ("/", "/", False, "", False),
-    ";": (";", ";", True, "", False),
-    "?": ("?", "&", True, "=", False),
-    "&": ("&", "&", True, "=", False),
-}
-
-
-def expand_uri_template(template: str, values: Mapping[str, str | None]) -> str:
-    """Expand ``template`` with string ``values`` (None: undefined, the variable is left out)."""
-
-    def expression(match: re.Match[str]) -> str:
-        body = match.group(1)
-        operator = body[:1] if body[:1] in _OPERATORS and body[:1] else ""
-        first, separator, named, if_empty, reserved = _OPERATORS[operator]
-        parts = []
-        for spec in body[len(operator) :].split(","):
-            name, _, prefix = spec.rstrip("*").partition(":")
-            value = values.get(name)
-            if value is None:
-                continue
-            text = value[: int(prefix)] if prefix.isdigit() else value
-            encoded = quote(text, safe=_RESERVED if reserved else "")
-            if named:
-                parts.append(f"{name}={encoded}" if encoded else f"{name}{if_empty}")
-            else:
-                parts.append(encoded)
-        return first + separator.join(parts) if parts else ""
-
-    return _EXPRESSION.sub(expression, template)
-
-
-def uri_template_variables(template: str) -> list[tuple[str, bool]]:
-    """Each variable of ``template`` once, in order, with whether it sits in a query expression
-    (``{?x}``, ``{&x}``: optional; any other: required)."""
-    seen: dict[str, bool] = {}
-    for match in _EXPRESSION.finditer(template):
-        body = match.group(1)
-        operator = body[:1] if body[:1] in _OPERATORS and body[:1] else ""
-        for spec in body[len(operator) :].split(","):
-            name = spec.rstrip("*").partition(":")[0]
-            if name and name not in seen:
-                seen[name] = operator in ("?", "&")
-    return list(seen.items())

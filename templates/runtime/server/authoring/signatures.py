@@ -37,6 +37,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
 from ...codec import MAX_REPORTED_ERRORS, shortened
+from ...uri_template import EXPRESSION, OPERATORS, QUERY
 from ..services import Context
 
 JSON = Any
@@ -441,20 +442,7 @@ def prompt_messages(value: Any, types: RevisionTypes) -> list[JSON]:
 
 # -- resources ------------------------------------------------------------------------------
 
-_EXPRESSION = re.compile(r"\{([^{}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-# RFC 6570 level 3 operators: what the expansion starts with, what separates its values, whether
-# each value is written name=value, and what one value may hold when matched
-_OPERATORS: dict[str, tuple[str, str, bool, str]] = {
-    "": ("", ",", False, "[^/?#,]"),
-    "+": ("", ",", False, "."),
-    "#": ("#", ",", False, "."),
-    ".": (".", ".", False, "[^/?#.]"),
-    "/": ("/", "/", False, "[^/?#]"),
-    ";": (";", ";", True, "[^/?#;]"),
-}
-_QUERY = ("?", "&")  # form-style query ({?a,b}, {&c}): last in the template, each variable optional
-_PATHS = ("+", "#")  # operators whose values may hold several segments (a path)
 
 
 class UriTemplate(NamedTuple):
@@ -478,14 +466,14 @@ class UriTemplate(NamedTuple):
         names: list[str] = []
         paths: set[str] = set()  # variables whose values may be paths
         query: list[str] = []
-        for match in _EXPRESSION.finditer(template):
+        for match in EXPRESSION.finditer(template):
             literal = template[at : match.start()]
             if "{" in literal or "}" in literal:
                 raise DeclarationError(f"URI template {template!r}: an unbalanced brace")
             if query and literal:
                 raise DeclarationError(f"URI template {template!r}: a query expression ({{?...}}) comes last")
             body = match.group(1)
-            op = body[:1] if body[:1] in (*_OPERATORS, *_QUERY) and body[:1] else ""
+            op = body[:1] if body[:1] in OPERATORS and body[:1] else ""
             listed = body[len(op) :].split(",")
             for name in listed:
                 if _NAME.match(name) is None:
@@ -496,18 +484,21 @@ class UriTemplate(NamedTuple):
                 if name in names:
                     raise DeclarationError(f"URI template {template!r} names {{{name}}} twice")
                 names.append(name)
-            if op in _QUERY:
+            first, separator, named, _, reserved = OPERATORS[op]
+            if op in QUERY:
                 if "?" in template[: match.start()] and not query:
                     raise DeclarationError(f"URI template {template!r}: a literal '?' before a query expression")
                 regex += re.escape(literal)
                 query.extend(listed)
                 paths.update(listed)
             else:
-                if op in _PATHS:
+                if reserved:  # {+p}, {#p}: a path, several segments
                     paths.update(listed)
-                first, separator, named, one = _OPERATORS[op]
-                if len(listed) == 1 and op in ("", "+", "#"):
-                    one = "[^/?#]" if op == "" else "."  # one value: a ',' is part of it
+                    one = "."
+                elif len(listed) == 1 and separator == ",":
+                    one = "[^/?#]"  # one value alone: a ',' is part of it
+                else:  # no '/', '?', '#', nor the expression's separator
+                    one = f"[^/?#{re.escape(separator)}]"
                 parts = [
                     f"{re.escape(name)}(?:=(?P<{name}>{one}*?))?" if named else f"(?P<{name}>{one}+?)"
                     for name in listed
