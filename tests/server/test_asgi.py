@@ -709,15 +709,7 @@ def test_an_unread_id_in_a_legacy_session_is_written_as_its_revision_writes_it()
 
     async def go(version: str) -> dict[str, Any]:
         app = Demo().asgi_app()
-        init = {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
-        }
-        accept = {"accept": "application/json, text/event-stream"}
-        opened = await call(app, init, accept)
-        session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": version}
+        session = {**await legacy_session(app, version), "accept": "application/json, text/event-stream"}
         refused = await call(app, None, session, raw=b"{not json")
         assert refused.status == 400
         answer: dict[str, Any] = refused.json()
