@@ -322,7 +322,7 @@ def test_a_bad_token_gets_401_with_the_challenge_and_runs_no_handler(ep: Endpoin
 def test_an_authorization_header_without_a_bearer_token_is_refused(ep: Endpoint) -> None:
     for header in ("Bearer", f"Bearer {ep.token()} extra"):
         answer = ep.post(call(1, "whoami"), authorization=header)
-        assert answer.status_code == 401 and ep.last().error == "invalid_token"
+        assert answer.status_code == 400 and ep.last().error == "invalid_request"  # RFC 6750 §3.1: malformed
     for header in ("Basic YWxpY2U6c2VjcmV0", f"Token {ep.token()}"):  # another scheme: no error (RFC 6750 §3.1)
         answer = ep.post(call(1, "whoami"), authorization=header)
         assert answer.status_code == 401 and ep.last().error is None

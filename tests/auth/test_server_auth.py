@@ -642,9 +642,13 @@ def test_guard_without_a_token_challenges_with_metadata_and_scope() -> None:
 
 @pytest.mark.parametrize("header", ["Bearer", "Bearer  a b", "bearer\ttoken", "BEARER a,b"])
 def test_guard_refuses_headers_without_a_bearer_token(header: str) -> None:
+    """A malformed credential of the Bearer scheme is a malformed request, 400 ``invalid_request``
+    (RFC 6750 §3.1; MCP's authorization page: 400 for a malformed authorization request), not a
+    401 that sends a client to get another token: its next one would be sent as malformed."""
     denial, fixed = decide(READER, header, "tools/list")
-    assert isinstance(denial, Denial) and denial.status == 401 and denial.error == "invalid_token"
-    assert challenge_of(denial)["error"] == "invalid_token"
+    assert isinstance(denial, Denial) and denial.status == 400 and denial.error == "invalid_request"
+    assert challenge_of(denial)["error"] == "invalid_request"
+    assert denial.body()["error"] == "invalid_request"
     assert not fixed.seen
 
 

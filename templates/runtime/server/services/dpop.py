@@ -9,7 +9,8 @@ verifies the proof the way RFC 9449 §4.3 lists:
   never ``none``, never a MAC) by the public key in its ``jwk`` header (no private parts);
 - ``htm`` the request's method, ``htu`` the request's URI: the ``ProtectedResource``'s
   ``resource``, or its scheme and host (this server's public address, never the ``Host`` a
-  client sends) with the app's endpoint path, compared without query, fragment or trailing slash;
+  client sends) with the app's endpoint path, compared without query, fragment or trailing slash
+  (on both sides: a proof whose ``htu`` carries a query names the same URI);
 - ``iat`` within ``max_age`` seconds of now (``leeway`` ahead for clock skew), a ``jti`` not
   seen before in that window (``memory``: this process's, at most ``remember`` of them; a proof
   is never forgotten before its window ends, so when ``remember`` live ones are kept, which takes
@@ -263,7 +264,8 @@ class DPoPProofs:
             raise ProofError("invalid_dpop_proof", "the DPoP proof's htm is not this request's method")
         htu = claims.get("htu")
         uris = (uri,) if isinstance(uri, str) else uri
-        if not isinstance(htu, str) or "?" in htu or "#" in htu or not any(same_uri(htu, u) for u in uris):
+        # RFC 9449 §4.3 (9): compared "ignoring any query and fragment parts", a proof's included
+        if not isinstance(htu, str) or not any(same_uri(htu, u) for u in uris):
             raise ProofError("invalid_dpop_proof", "the DPoP proof's htu is not this request's URI")
         iat = claims.get("iat")
         now = time.time()

@@ -316,7 +316,8 @@ class ResourceServer:
 
     ``check`` decides one request. No token (or only credentials of another scheme, such as
     ``Basic``): 401 with the challenge (metadata URL, the scopes this request needs) and no
-    error code. A token the verifier refuses: 401 ``invalid_token`` with the reason.
+    error code. A malformed credential of a scheme it takes (``Bearer a b``, ``Bearer`` alone):
+    400 ``invalid_request``. A token the verifier refuses: 401 ``invalid_token`` with the reason.
     A valid token without the scopes: 403 ``insufficient_scope`` naming every scope the request
     needs. A verifier that cannot decide: 503. Otherwise the ``Principal``.
 
@@ -449,10 +450,17 @@ class ResourceServer:
             # another scheme (Basic) or none: no credentials this server takes, so no error
             # information in the challenge (RFC 6750 §3.1), just as without the header
             return self.deny(401, None, "authorization required", required)
-        if token is None or scheme is None:
+        if token is None or scheme is None:  # the scheme is ours, its credential is malformed
+            # RFC 6750 §3.1 invalid_request ("otherwise malformed"): 400, as MCP's authorization
+            # page lists for a malformed authorization request; a new token would not fix it
             said = "no Bearer token" if proofs is None else "no Bearer or DPoP token"
+            malformed = "dpop" if named[0].lower() == "dpop" else "bearer"
             return self.deny(
-                401, "invalid_token", f"the Authorization header holds {said}", required
+                400,
+                "invalid_request",
+                f"the Authorization header holds {said}",
+                required,
+                scheme=malformed,
             )
         if scheme == "bearer" and proofs is not None and proofs.required:
             return self.deny(
