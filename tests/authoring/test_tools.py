@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 from mcpgen._runtime.codec import MAX_REPORTED_ERRORS
 from mcpgen._runtime.server.authoring.signatures import DeclarationError, UriTemplate
-from mcpgen.v2026_07_28.server import App, Context
+from mcpgen.v2026_07_28.server import App, Context, ToolError
 from pydantic import AfterValidator, BaseModel, Field
 
 from tests.authoring.apps import CALLS, Driver, make_app, run
@@ -941,3 +941,155 @@ def test_icons_are_taken_by_every_decorator() -> None:
 
     described = app.describe()
     assert [entry["icons"] for kind in ("tools", "prompts", "resources") for entry in described[kind]] == [[icon]] * 3
+
+
+class Reading(BaseModel):
+    value: Any
+
+
+def test_nan_inside_a_value_typed_any_is_the_tools_error_not_null(capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by a typed-tools review: where the type is ``Any`` (``dict[str, Any]``, a bare
+    ``dict``, a model field typed ``Any``) pydantic writes NaN and infinities as null, so a NaN
+    reading went out as a success holding null."""
+    app = App("any-nan", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def reading() -> dict[str, Any]:
+        return {"value": float("nan"), "max": 1.0}
+
+    @app.tool
+    def bare() -> dict:  # type: ignore[type-arg]
+        return {"nested": [{"x": float("inf")}]}
+
+    @app.tool
+    def anything() -> Any:
+        return [1, float("-inf")]
+
+    @app.tool
+    def model() -> Reading:
+        return Reading(value={"deep": (float("nan"),)})
+
+    @app.tool
+    def honest_null() -> dict[str, Any]:
+        return {"value": None, "text": "null"}  # a null that was never a NaN
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            return [await d.call(name) for name in ("reading", "bare", "anything", "model", "honest_null")]
+
+    *refused, honest = run(go())
+    for result in refused:
+        assert result["isError"] is True and "structuredContent" not in result, result
+        assert "NaN and infinities have no JSON form" in result["content"][0]["text"], result
+    assert honest["structuredContent"] == {"value": None, "text": "null"} and not honest.get("isError")
+    capsys.readouterr()
+
+
+def test_annotated_defaults_constraints_and_failing_messages_as_a_review_found(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Found by a typed-tools review: ``Annotated[int, Field(default=20)]`` made a required
+    argument; constraints of an ``Annotated`` return type were neither listed nor checked; an
+    output error was located at "(arguments)"; a float argument too large for a float reached the
+    function as inf; an exception whose ``__str__`` raises was a -32603, and an exception's
+    message went out whatever its size; a prompt's or resource's exception was a bare -32603."""
+    app = App("review", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def page(size: Annotated[int, Field(default=20, ge=1)]) -> int:
+        return size
+
+    @app.tool
+    def count(n: int) -> Annotated[int, Field(ge=0, description="never negative")]:
+        return n
+
+    @app.tool
+    def shaped() -> dict[str, int]:
+        return [1]  # type: ignore[return-value]
+
+    @app.tool
+    def half(x: float) -> str:
+        return repr(x / 2)
+
+    class Unsayable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no words")
+
+    @app.tool
+    def unsayable() -> str:
+        raise Unsayable
+
+    @app.tool
+    def wordy() -> str:
+        raise ValueError("E" * 50_000)
+
+    @app.tool
+    def wordy_on_purpose() -> str:
+        raise ToolError("T" * 50_000)
+
+    @app.prompt
+    def brief() -> str:
+        raise RuntimeError("the template is missing")
+
+    @app.resource("memo://broken")
+    def broken() -> str:
+        raise RuntimeError("the disk is gone")
+
+    described = {tool["name"]: tool for tool in app.describe()["tools"]}
+    assert "size" not in described["page"]["inputSchema"].get("required", [])
+    assert described["page"]["inputSchema"]["properties"]["size"] == {"default": 20, "minimum": 1, "type": "integer"}
+    assert described["count"]["outputSchema"]["properties"]["result"] == {
+        "description": "never negative",
+        "minimum": 0,
+        "type": "integer",
+    }
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            return [
+                await d.call("page"),
+                await d.call("page", {"size": 3}),
+                await d.call("page", {"size": 0}),
+                await d.call("count", {"n": 2}),
+                await d.call("count", {"n": -1}),
+                await d.call("shaped"),
+                await d.call("half", {"x": 10**400}),
+                await d.call("unsayable"),
+                await d.call("wordy"),
+                await d.call("wordy_on_purpose"),
+                await d.send("prompts/get", {"name": "brief"}),
+                await d.send("resources/read", {"uri": "memo://broken"}),
+            ]
+
+    page_default, page_3, page_0, two, minus, shape, huge, unsaid, long, long_tool_error, prompt, resource = run(go())
+    assert page_default["structuredContent"] == {"result": 20} and page_3["structuredContent"] == {"result": 3}
+    assert page_0["isError"] is True and "size" in page_0["content"][0]["text"]
+    assert two["structuredContent"] == {"result": 2}
+    assert minus["isError"] is True and "structuredContent" not in minus
+    assert "result: Input should be greater than or equal to 0 (got -1)" in minus["content"][0]["text"]
+    assert (
+        shape["isError"] is True
+        and "schema: (result): Input should be a valid dictionary" in shape["content"][0]["text"]
+    )
+    assert huge["isError"] is True and "x:" in huge["content"][0]["text"], huge  # never inf
+    assert unsaid["isError"] is True and unsaid["content"][0]["text"] == "Unsayable"
+    text = long["content"][0]["text"]
+    assert long["isError"] is True and text.startswith("E" * 4000 + "... (46000 more characters)")
+    assert len(text) < 4100
+    assert long_tool_error["content"][0]["text"] == "T" * 50_000  # the author's own message, whole
+    assert prompt["error"]["code"] == -32603
+    assert prompt["error"]["message"] == "the prompt 'brief' failed: the template is missing"
+    assert resource["error"]["code"] == -32603
+    assert resource["error"]["message"] == "the resource 'memo://broken' failed: the disk is gone"
+    assert "RuntimeError: the disk is gone" in capsys.readouterr().err  # the traceback stays in the log
+
+    masked = App("masked", surface="tests.authoring.no_such_surface", mask_errors=True)
+    masked.prompt(brief)
+
+    async def masked_go() -> Any:
+        async with Driver(masked) as d:
+            return await d.send("prompts/get", {"name": "brief"})
+
+    hidden = run(masked_go())
+    assert hidden["error"] == {"code": -32603, "message": "the prompt 'brief' failed"}
+    capsys.readouterr()

@@ -43,7 +43,7 @@ from typing import Any, ClassVar, TypeVar, overload
 
 from pydantic import MISSING
 
-from ...jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError, ResourceNotFoundError
+from ...jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError, ResourceNotFoundError
 from ..handler import HandlerBase
 from ..kernel import stderr
 from ..services import Context, InputRequired, cancelled_from_outside
@@ -479,6 +479,18 @@ class App:
             raise FunctionExited(f"{describe_function(fn)} raised KeyboardInterrupt") from exc
         return value
 
+    async def answering(self, what: str, fn: Callable[..., Any], asynchronous: bool, kwargs: dict[str, Any]) -> Any:
+        """``invoke`` for a prompt or a resource: what the function raises is the request's -32603,
+        with its message unless ``mask_errors`` (a tool's failure is its ``isError`` result instead)."""
+        try:
+            return await self.invoke(fn, asynchronous, kwargs)
+        except (ProtocolError, InputRequired, ResourceNotFound):
+            raise
+        except Exception as exc:
+            log(f"{what} raised")
+            message = f"{what} failed" if self.mask_errors else f"{what} failed: {said(exc)}"
+            raise ProtocolError(INTERNAL_ERROR, message) from None
+
     async def call_tool(self, params: Any, ctx: Context) -> Any:
         name = params.name
         tool = self.tools.get(name)
@@ -494,22 +506,22 @@ class App:
             log(f"validating the arguments of the tool {name!r} raised")
             if self.mask_errors:
                 return failed(f"tool {name!r} failed")
-            return failed(f"Invalid arguments for tool {name!r}: {str(exc) or type(exc).__name__}")
+            return failed(f"Invalid arguments for tool {name!r}: {said(exc)}")
         if binding.params.context is not None:
             kwargs[binding.params.context] = ctx
         try:
             value = await self.invoke(tool.fn, binding.params.asynchronous, kwargs)
         except (ProtocolError, InputRequired):
             raise
-        except ToolError as exc:
-            return failed(str(exc) or f"tool {name!r} failed")
+        except ToolError as exc:  # the author's own message, as long as it is
+            return failed(said(exc, limit=None, otherwise=f"tool {name!r} failed"))
         except (Exception, asyncio.CancelledError) as exc:
             if isinstance(exc, asyncio.CancelledError) and cancelled_from_outside():
                 raise  # the call was cancelled: nothing to answer
             log(f"the tool {name!r} raised")
             if self.mask_errors:
                 return failed(f"tool {name!r} failed")
-            return failed(str(exc) or type(exc).__name__)
+            return failed(said(exc))
         try:
             return binding.output.result(value)
         except OutputError as exc:
@@ -533,7 +545,7 @@ class App:
             ) from None
         if binding.params.context is not None:
             kwargs[binding.params.context] = ctx
-        value = await self.invoke(prompt.fn, binding.params.asynchronous, kwargs)
+        value = await self.answering(f"the prompt {name!r}", prompt.fn, binding.params.asynchronous, kwargs)
         if self.types.passthrough(value, self.types.get_prompt_result):
             return value
         result: dict[str, JSON] = {"messages": prompt_messages(value, self.types)}
@@ -566,7 +578,7 @@ class App:
         if binding.params.context is not None:
             kwargs[binding.params.context] = ctx
         try:
-            value = await self.invoke(resource.fn, binding.params.asynchronous, kwargs)
+            value = await self.answering(f"the resource {uri!r}", resource.fn, binding.params.asynchronous, kwargs)
         except ResourceNotFound:
             raise ResourceNotFoundError(uri) from None
         if self.types.passthrough(value, self.types.read_resource_result):
@@ -581,6 +593,22 @@ def _name_of(fn: Callable[..., Any], kind: str) -> str:
     if not isinstance(name, str) or name == "<lambda>":
         raise DeclarationError(f"{describe_function(fn)}: a {kind} needs a name: pass name=")
     return name
+
+
+MAX_ERROR_TEXT = 4000  # characters of an exception's message sent to the client
+
+
+def said(exc: BaseException, *, limit: int | None = MAX_ERROR_TEXT, otherwise: str | None = None) -> str:
+    """What ``exc`` says, for the client: its message (``otherwise``, else its class's name, when
+    it has none or its ``__str__`` raises), cut to ``limit`` characters."""
+    try:
+        text = str(exc)
+    except Exception:  # an exception whose __str__ fails is still the tool's failure, not ours
+        text = ""
+    text = text or otherwise or type(exc).__name__
+    if limit is not None and len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit} more characters)"
+    return text
 
 
 def failed(message: str) -> dict[str, JSON]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import inspect
+import math
 import re
 import sys
 import types as pytypes
@@ -231,12 +232,15 @@ def inline_root(schema: dict[str, JSON]) -> dict[str, JSON]:
     return schema
 
 
-def validation_problems(exc: ValidationError, prefix: tuple[Any, ...] = ()) -> list[tuple[str, str]]:
+def validation_problems(
+    exc: ValidationError, prefix: tuple[Any, ...] = (), whole: str = "(arguments)"
+) -> list[tuple[str, str]]:
     """One ``(where, what)`` per error, at most ``MAX_REPORTED_ERRORS`` of them and a last one
-    counting the rest (the text goes back to the client: it stays bounded whatever was sent)."""
+    counting the rest (the text goes back to the client: it stays bounded whatever was sent);
+    ``whole`` names an error of the validated value itself."""
     problems = []
     for error in exc.errors(include_url=False)[:MAX_REPORTED_ERRORS]:
-        loc = shortened(".".join(str(p) for p in (*prefix, *error["loc"])) or "(arguments)")
+        loc = shortened(".".join(str(p) for p in (*prefix, *error["loc"])) or whole)
         message = shortened(error["msg"])
         if error["type"] not in ("missing", "extra_forbidden") and "input" in error:
             message += f" (got {to_json(error['input'], fallback=repr).decode()[:60]})"
@@ -260,10 +264,15 @@ class Arguments:
             taken.add(field)
             info = Field(alias=alias) if alias is not None else Field()
             annotated: Any = Annotated[annotation, info]  # a runtime annotation, built from the signature
-            definitions[field] = (annotated, ...) if default is inspect.Parameter.empty else (annotated, default)
+            # no default in the signature: required, unless its ``Annotated[..., Field(default=...)]`` has one
+            definitions[field] = annotated if default is inspect.Parameter.empty else (annotated, default)
             self.names.append((field, name))
-        config = ConfigDict(
-            extra="forbid", arbitrary_types_allowed=True, validate_by_alias=True, validate_by_name=False
+        config = ConfigDict(  # allow_inf_nan: a JSON number too large for a float is not taken as inf
+            extra="forbid",
+            arbitrary_types_allowed=True,
+            validate_by_alias=True,
+            validate_by_name=False,
+            allow_inf_nan=False,
         )
         try:
             self.model: type[BaseModel] = create_model(model_name, __config__=config, **definitions)
@@ -339,12 +348,38 @@ class Output:
             return RESULT, None
         if all(is_content(m, types) or m is str or m is type(None) for m in kept):
             return UNSTRUCTURED, None
+        if kept == members(annotation):  # as written: its ``Annotated`` constraints, discriminator, description
+            return STRUCTURED, annotation
         narrowed = kept[0] if len(kept) == 1 else Union[tuple(kept)]  # noqa: UP007 (a runtime union of a tuple)
         return STRUCTURED, narrowed
 
     @property
     def schema(self) -> dict[str, JSON] | None:
         return self._schema
+
+    def not_finite(self, validated: Any) -> bool:
+        """``validated`` holds a NaN or an infinity that its JSON form wrote as null: where the type
+        is ``Any`` (a bare ``dict``, a field typed ``Any``), pydantic writes them so, and the
+        value would reach the client as null, not as the tool's error (only called when the JSON
+        holds a null)."""
+        assert self.adapter is not None
+        found = False
+
+        def walk(value: Any) -> None:
+            nonlocal found
+            if found:
+                return
+            if isinstance(value, float):
+                found = not math.isfinite(value)
+            elif isinstance(value, dict):
+                for item in value.values():
+                    walk(item)
+            elif isinstance(value, list | tuple | set | frozenset):
+                for item in value:
+                    walk(item)
+
+        walk(self.adapter.dump_python(validated, mode="python", warnings=False))
+        return found
 
     def result(self, value: Any) -> Any:
         """The ``CallToolResult`` (as JSON, or the function's own result model) for ``value``."""
@@ -361,8 +396,8 @@ class Output:
             # after it was built, a field of the wrong type, fails as it is written instead
             data = self.adapter.dump_python(validated, mode="json", by_alias=True, warnings="error")
         except ValidationError as exc:
-            details = "; ".join(f"{field}: {message}" for field, message in validation_problems(exc))
-            raise OutputError(details) from None
+            problems = validation_problems(exc, whole="(result)")
+            raise OutputError("; ".join(f"{field}: {message}" for field, message in problems)) from None
         except (PydanticSerializationError, ValueError) as exc:  # bytes not UTF-8, a value with no JSON form
             raise OutputError(f"cannot be written as JSON: {exc}") from None
         shown = data["result"] if self.wrapped else data
@@ -370,7 +405,9 @@ class Output:
             text = to_json(shown)  # NaN and infinities written as such: JSON has no form for them
         except PydanticSerializationError as exc:  # a lone surrogate in a string
             raise OutputError(f"cannot be written as JSON: {exc}") from None
-        if (b"NaN" in text or b"Infinity" in text) and not is_json(text):
+        if ((b"NaN" in text or b"Infinity" in text) and not is_json(text)) or (
+            b"null" in text and self.not_finite(validated)
+        ):
             raise OutputError("cannot be written as JSON: NaN and infinities have no JSON form")
         return {"content": [{"type": "text", "text": text.decode()}], "structuredContent": data}
 

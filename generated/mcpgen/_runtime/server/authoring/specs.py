@@ -88,7 +88,9 @@ class SpecOutput:
                 self.adapter.validate_python(value), mode="json", by_alias=True
             )
         except ValidationError as exc:
-            raise OutputError("; ".join(f"{f}: {m}" for f, m in validation_problems(exc))) from None
+            raise OutputError(
+                "; ".join(f"{f}: {m}" for f, m in validation_problems(exc, whole="(result)"))
+            ) from None
         return {
             "content": [{"type": "text", "text": to_json(data).decode()}],
             "structuredContent": data,
