@@ -1093,3 +1093,37 @@ def test_annotated_defaults_constraints_and_failing_messages_as_a_review_found(
     hidden = run(masked_go())
     assert hidden["error"] == {"code": -32603, "message": "the prompt 'brief' failed"}
     capsys.readouterr()
+
+
+def test_a_resource_value_with_no_json_form_is_an_error_not_invalid_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by a typed-tools review: a resource returning ``{"v": nan}`` was served as
+    ``application/json`` with the text ``{"v":NaN}``, which is not JSON."""
+    app = App("nan-resource", surface="tests.authoring.no_such_surface")
+
+    @app.resource("memo://nan")
+    def nan() -> dict[str, float]:
+        return {"v": float("nan")}
+
+    @app.resource("memo://cycle")
+    def cycle() -> Any:
+        loop: list[Any] = []
+        loop.append(loop)
+        return loop
+
+    @app.resource("memo://words")
+    def words() -> dict[str, str]:
+        return {"NaN": "Infinity"}
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            return [await d.send("resources/read", {"uri": f"memo://{name}"}) for name in ("nan", "cycle", "words")]
+
+    nan_read, cycle_read, words_read = run(go())
+    assert nan_read["error"]["code"] == -32603
+    assert nan_read["error"]["message"] == (
+        "the resource 'memo://nan' cannot be written as JSON: NaN and infinities have no JSON form"
+    )
+    assert cycle_read["error"]["code"] == -32603 and "cannot be written as JSON" in cycle_read["error"]["message"]
+    (contents,) = words_read["result"]["contents"]
+    assert json.loads(contents["text"]) == {"NaN": "Infinity"} and contents["mimeType"] == "application/json"
+    capsys.readouterr()

@@ -583,7 +583,11 @@ class App:
             raise ResourceNotFoundError(uri) from None
         if self.types.passthrough(value, self.types.read_resource_result):
             return value
-        return {"contents": contents_of(value, uri, resource.mime_type, self.types)}
+        try:
+            return {"contents": contents_of(value, uri, resource.mime_type, self.types)}
+        except OutputError as exc:  # the function's value has no form as contents: the server's failure
+            log(f"the resource {uri!r} returned a value that {exc}", trace=False)
+            raise ProtocolError(INTERNAL_ERROR, f"the resource {uri!r} {exc}") from None
 
 
 def _name_of(fn: Callable[..., Any], kind: str) -> str:

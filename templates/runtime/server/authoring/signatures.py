@@ -604,8 +604,13 @@ def resource_contents(value: Any, uri: str, mime_type: str | None, types: Revisi
         return [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
     if _is_contents(value):
         return [value.model_dump(mode="json") if isinstance(value, BaseModel) else value]
-    text = to_json(value, fallback=str).decode()
-    return [{"uri": uri, "mimeType": mime_type or "application/json", "text": text}]
+    try:
+        written = to_json(value, fallback=str)
+    except PydanticSerializationError as exc:  # a cycle, a key JSON has no form for
+        raise OutputError(f"cannot be written as JSON: {exc}") from None
+    if (b"NaN" in written or b"Infinity" in written) and not is_json(written):  # served as application/json
+        raise OutputError("cannot be written as JSON: NaN and infinities have no JSON form")
+    return [{"uri": uri, "mimeType": mime_type or "application/json", "text": written.decode()}]
 
 
 def _is_contents(value: Any) -> bool:
