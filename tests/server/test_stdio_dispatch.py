@@ -685,6 +685,58 @@ def test_a_batch_refused_for_the_limit_answers_its_requests_only() -> None:
         {"jsonrpc": "2.0", "id": {"x": 1}, "method": "tools/call", "params": {}},
         {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {}},
     ]
-    answers = json.loads(refused(batch, 1, True))
+    answers = json.loads(refused(batch, 3, True))  # 3 in flight already; the batch itself is within the limit
     assert [a.get("id", "absent") for a in answers] == [None, 5]
     assert {a["error"]["code"] for a in answers} == {-32600}
+
+
+def test_a_batch_longer_than_max_inflight_is_refused_whole_before_it_is_decoded() -> None:
+    """Found by a hostile-input review: a 2025-03-26 batch of 400,000 pings in a 16 MiB line
+    took 1.47 GB and 28 s, every item decoded before any ran. A batch of more messages than
+    ``max_inflight`` now gets one -32600 (id null), and the session serves on."""
+    from mcpgen._runtime.server.services import Limits
+
+    class Four(Demo):
+        limits = Limits(max_inflight=4)
+
+    def pings(first: int, count: int) -> bytes:
+        return json.dumps([{"jsonrpc": "2.0", "id": first + n, "method": "ping"} for n in range(count)]).encode()
+
+    async def go() -> list[Any]:
+        async with Stdio(Four()) as conn:
+            init = {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-03-26",
+                    "capabilities": {},
+                    "clientInfo": {"name": "c", "version": "1"},
+                },
+            }
+            conn.send(init)
+            await conn.response(0)
+            conn.send(pings(10, 5))
+            refused = await conn.until(lambda m: isinstance(m, dict) and "error" in m)
+            conn.send(pings(20, 4))
+            served = await conn.until(lambda m: isinstance(m, list))
+            conn.out.clear()
+            conn.send(json.dumps([{"jsonrpc": "2.0", "method": "notifications/initialized"}] * 5).encode())
+            conn.send({"jsonrpc": "2.0", "id": 30, "method": "ping"})
+            after = await conn.until(lambda m: isinstance(m, dict) and m.get("id") == 30)
+            return [refused, served, after, conn.out[0]]
+
+    refused, served, after, notifications = run(go())
+    assert notifications["error"]["code"] == -32600 and "a batch of 5 messages" in notifications["error"]["message"]
+    assert refused["error"]["code"] == -32600 and refused["id"] is None, refused
+    assert refused["error"]["message"] == "a batch of 5 messages: this server takes at most 4 in one"
+    assert sorted(answer["id"] for answer in served) == [20, 21, 22, 23]
+    assert after["result"] == {}
+
+
+def test_a_refused_batch_longer_than_the_limit_is_one_error() -> None:
+    from mcpgen._runtime.server.transports.stdio import refused
+
+    batch = [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(3)]
+    (error,) = [json.loads(refused(batch, 2, True))]
+    assert error["id"] is None and error["error"]["code"] == -32600 and "at most 2" in error["error"]["message"]

@@ -34,7 +34,7 @@ from .kernel import NO_REPLY, Application, Kernel, Reply, error_reply
 from .services import Limits, RequestStateSealer, Send, Services, Subscriber
 from .services.bus import ENDED, Change
 from .services.principal import Principal
-from .sessions import LegacySession, ModernSession, is_legacy_initialize, is_legacy_ping, is_modern
+from .sessions import LegacySession, ModernSession, is_legacy_initialize, is_legacy_ping, is_modern, too_long_a_batch
 
 
 class InFlight(Protocol):
@@ -376,4 +376,4 @@ class Router:
         return await self.modern.tool_param_headers(tool, meta, principal)
 
 
-__all__ = ["Connection", "Reply", "Router", "is_legacy_initialize"]
+__all__ = ["Connection", "Reply", "Router", "is_legacy_initialize", "too_long_a_batch"]

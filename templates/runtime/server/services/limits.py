@@ -49,7 +49,8 @@ class Limits:
     Both:
 
     - ``max_inflight``: requests in flight on one stdio connection or one legacy session;
-      past it, a request is answered -32600 at once.
+      past it, a request is answered -32600 at once. A batch (2025-03-26) of more messages
+      than this is refused whole, with one -32600, before any of it is decoded.
     """
 
     max_header_bytes: int = 64 * 1024

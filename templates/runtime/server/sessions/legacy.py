@@ -26,6 +26,7 @@ from ...codec import PROTOCOL_VERSION_KEY, Codec, dump
 from ...codec_legacy import LegacyCodec
 from ...jsonrpc import (
     INTERNAL_ERROR,
+    INVALID_REQUEST,
     Batch,
     ErrorResponse,
     Message,
@@ -81,6 +82,12 @@ def _legacy_request(obj: Any, method: str) -> bool:
     params = obj.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
     return not (isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta)
+
+
+def too_long_a_batch(length: int, limit: int) -> ProtocolError:
+    """The one error answering a batch of more messages than ``Limits.max_inflight``: as many
+    requests as that are all in flight at once."""
+    return ProtocolError(INVALID_REQUEST, f"a batch of {length} messages: this server takes at most {limit} in one")
 
 
 def unanswerable(method: str) -> ProtocolError:
@@ -246,6 +253,11 @@ class LegacySession(Subscriber):
         a batch as an in-flight request of the connection (counted, its id unique, cancellable)."""
         if is_legacy_initialize(obj) or self.codec is None:
             return await self.initialize(obj)
+        if type(obj) is list and self.codec.revision.batching and len(obj) > self.kernel.app.limits.max_inflight:
+            # refused before any item is decoded (a decoded item takes about 100 times its bytes)
+            return rejection_reply(
+                too_long_a_batch(len(obj), self.kernel.app.limits.max_inflight), null_id=self.null_ids
+            )
         pending = {rid: method for rid, (method, _) in self._pending.items()} if self._pending else None
         try:
             decoded = self.codec.decode_value(obj, pending=pending)

@@ -44,7 +44,7 @@ from ...jsonrpc import (
 )
 from ...lines import chunks
 from ..kernel import Reply
-from ..router import Connection, Router, id_in_use, is_legacy_initialize, too_busy
+from ..router import Connection, Router, id_in_use, is_legacy_initialize, too_busy, too_long_a_batch
 from ..services import Send
 
 SHUTDOWN_GRACE = 2.0  # seconds in-flight requests may finish after EOF
@@ -323,6 +323,8 @@ def refused(obj: Any, limit: int, null_id: bool = False) -> bytes:
     (``null_id``: an id that could not be read written null, as the connection's revision does)."""
     if isinstance(obj, dict):
         return too_busy(request_id(obj), limit, null_id=null_id).body or b""
+    if len(obj) > limit:  # one error, not one per request (the session refuses such a batch whole anyway)
+        return dumps(error_envelope(None, too_long_a_batch(len(obj), limit), null_id=null_id))
     bodies = [  # each request of the batch (a response in it gets no error)
         too_busy(request_id(item), limit, null_id=null_id).body or b""
         for item in obj

@@ -7,7 +7,7 @@ request was sent in and the handler's revision with ``Conversion``.
 """
 
 from .convert import Conversion
-from .legacy import LegacySession, is_legacy_initialize, is_legacy_ping
+from .legacy import LegacySession, is_legacy_initialize, is_legacy_ping, too_long_a_batch
 from .modern import ModernSession, is_modern, requested_version
 
 __all__ = [
@@ -18,4 +18,5 @@ __all__ = [
     "is_legacy_ping",
     "is_modern",
     "requested_version",
+    "too_long_a_batch",
 ]
