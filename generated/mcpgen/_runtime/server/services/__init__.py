@@ -85,9 +85,12 @@ class Services:
         try:
             from .redis import RedisBus, RedisEventStore, RedisSessionStore, SharedRedis
         except ImportError as exc:
-            raise ImportError(
-                f"redis_url needs the runtime's redis extra (pip install 'mcpgen[redis]'): {exc}"
-            ) from None
+            fix = (
+                "pip install 'mcpgen[redis]'"
+                if __name__.startswith("mcpgen.")
+                else "pip install redis"
+            )
+            raise ImportError(f"redis_url needs the runtime's redis extra ({fix}): {exc}") from None
 
         shared = SharedRedis(redis_url, namespace, timeout=limits.redis_timeout)
         return cls(
