@@ -182,3 +182,27 @@ def test_in_a_project_that_vendors_its_runtime_the_tools_module_imports_it(
     assert main(["tools", "tools.json", "--module", "declared"]) == 0
     text = (tmp_path / "declared.py").read_text()
     assert "from vend_mcp._runtime." in text and "mcpgen" not in text
+
+
+def test_a_long_description_leaves_the_projects_linter_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by a fresh-user review: a tool description over 120 characters made E501 in both
+    modules, so a scaffold's own test (ruff at line length 120) failed after `mcp-codegen tools`.
+    The generated module is left alone by the author's linter (as client stubs are); the handlers
+    module, the author's, gets the description wrapped."""
+    long = " ".join(["Returns the forecast for a city over the next days, in the units asked for."] * 5)
+    url = "https://example.com/" + "a" * 150
+    tools = {"tools": [{"name": "wordy", "description": f"{long}\n\nSee {url}", "inputSchema": {"type": "object"}}]}
+    (tmp_path / "tools.json").write_text(json.dumps(tools))
+    (tmp_path / "ruff.toml").write_text('line-length = 120\n[lint]\nselect = ["E", "F", "W", "I", "UP", "B"]\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["tools", "tools.json", "--module", "declared"]) == 0
+    linted = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "declared.py", "declared_handlers.py"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert linted.returncode == 0, linted.stdout
+    handlers = (tmp_path / "declared_handlers.py").read_text()
+    assert max(len(line) for line in handlers.splitlines() if url not in line) <= 120
+    assert url in handlers and "over the next days" in handlers

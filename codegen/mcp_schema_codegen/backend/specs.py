@@ -9,6 +9,7 @@ Models come from the same JSON Schema -> Python mapping as the typed clients
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,18 @@ class SpecsView:
         return sorted(names, key=lambda n: (0 if n.isupper() else 1 if n[:1].isupper() else 2, n))  # isort's order
 
 
+DOC_WIDTH = 100  # the handlers module is the author's, linted with their line length (the scaffold's: 120)
+
+
+def wrapped(text: str) -> str:
+    """A description as the docstring of a handler: each line wrapped at ``DOC_WIDTH`` (a word
+    longer than that, a URL, is kept whole; the linters let such a line be)."""
+    return "\n".join(
+        textwrap.fill(line, DOC_WIDTH, break_long_words=False, break_on_hyphens=False) or line
+        for line in text.split("\n")
+    )
+
+
 def read_tools(document: Any, source: str) -> list[dict[str, Any]]:
     """The tools of a ``tools/list`` result (or a bare list of tools), each with a name and an input schema."""
     tools = document.get("tools") if isinstance(document, dict) else document
@@ -91,7 +104,7 @@ def build_views(tools: list[dict[str, Any]], module: str, source: str, runtime: 
                 arguments=arguments,
                 output=output,
                 returns=output if output is not None else Code("Any"),
-                doc=docstring((description or f"The tool {wire!r}.").strip()),
+                doc=docstring(wrapped((description or f"The tool {wire!r}.").strip())),
             )
         )
     view.classes = [_class_view(c) for c in builder.classes]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mcp_schema_codegen import __version__
 from mcp_schema_codegen.backend.specs import SpecRenderer, build_views, read_tools
+from mcp_schema_codegen.commands.client_stubs import HANDS_OFF
 from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError, read_user_text
 from mcp_schema_codegen.frontend.lock import atomic_write
@@ -93,7 +94,8 @@ def generate_specs(
         {"spec.py": renderer.spec_module(view), "handlers.py": renderer.handlers_module(view)}, str(parts[0])
     )
     spec_path, handlers_path = out / f"{name}.py", out / f"{name}_handlers.py"
-    spec_text = _header(str(source), texts["spec.py"]) + texts["spec.py"]
+    body = HANDS_OFF + texts["spec.py"]  # in the author's package, under their linter: left alone by it
+    spec_text = _header(str(source), body) + body
     old = read_user_text(spec_path) if spec_path.exists() else None
     if old is not None and _edited(old) and not force:
         raise GeneratorError(
