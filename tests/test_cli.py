@@ -564,6 +564,11 @@ USER_ERRORS = {
     "scaffold-keyword": UserError(("scaffold", "class"), ("keyword",)),
     "scaffold-stdlib": UserError(("scaffold", "json"), ("shadow", "json")),
     "scaffold-stdlib-runtime-name": UserError(("scaffold", "mcpgen"), ("shadow",)),
+    # a fresh-user review: these were taken, then failed late (python -m pytest ran the server;
+    # orjson's import named a temporary directory)
+    "scaffold-test-runner-name": UserError(("scaffold", "pytest"), ("shadow", "pytest")),
+    "scaffold-dependency-name": UserError(("scaffold", "orjson"), ("shadow", "orjson")),
+    "scaffold-dependency-of-a-dependency": UserError(("scaffold", "typing-extensions"), ("shadow",)),
     "scaffold-not-empty": UserError(("scaffold", "demo"), ("not empty",), _file("demo", "")),
     "scaffold-unknown-revision": UserError(("scaffold", "demo", "--version", "2031-01-01"), ("not in the lock",)),
     "regen-outside-a-project": UserError(("regen",), ("has no pyproject.toml", "--project")),

@@ -507,6 +507,8 @@ def test_http_runner_rejects_invalid_ports(project: Path, port: str, capsys: pyt
     ("args", "says"),
     [
         (["--workers", "2"], "--workers needs --http"),
+        ([], "--host and --port need --http"),  # a fresh-user review: stdio ignored --port, waiting on stdin
+        (["--host", "0.0.0.0"], "--host and --port need --http"),
         (["--http", "--workers", "0"], "--workers"),
         (["--http", "--workers", "2"], "2 workers need a shared store"),
         (["--http", "--redis", "redis://127.0.0.1:{port}/0"], "cannot reach Redis at redis://127.0.0.1:{port}/0: "),

@@ -24,7 +24,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,12 +44,13 @@ from mcp_schema_codegen.output.format import ruff_binary, ruff_failure
 from mcp_schema_codegen.output.manifest import file_hashes, read_manifest
 from mcp_schema_codegen.output.tree import exclusive, restored_on_failure, staged_directory
 from mcp_schema_codegen.paths import bundled_schema_dir, default_schema_dir, templates_dir
-from mcp_schema_codegen.pipeline import Options, generate, render_package
+from mcp_schema_codegen.pipeline import Options, generate, render_package, shadows
 
 SCAFFOLD = "scaffold"
 REQUIRED_HANDLERS = ("list_tools", "call_tool")  # the scaffold's example tool needs both
-# Import names a project's package must not take: they would shadow what the project imports.
-RESERVED_MODULES = frozenset({"mcpgen", "mcp", "mcp_schema_codegen", "pydantic", "httpx", "uvicorn", "tests", "test"})
+# Import names a project's package must not take beyond what the generated code and Python import
+# (``pipeline.shadows``): its tests' and its dev extra's (pytest, ruff, mypy) and its build backend's.
+RESERVED_MODULES = frozenset({"tests", "test", "pytest", "_pytest", "pluggy", "mypy", "hatchling"})
 # A distribution name (PEP 508): letters, digits and ._- , starting and ending with a letter or digit.
 _PROJECT_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?\Z")
 USER_FILES = {
@@ -83,7 +83,7 @@ def module_name(name: str) -> str:
     if keyword.iskeyword(module) or keyword.issoftkeyword(module):
         raise GeneratorError(f"project name {name!r} makes the package {module!r}, a Python keyword")
     for candidate in (module, f"{module}_mcp"):
-        if candidate in sys.stdlib_module_names or candidate in RESERVED_MODULES:
+        if shadows(candidate, runtime=True) or candidate in RESERVED_MODULES:
             raise GeneratorError(
                 f"project name {name!r} makes the package {candidate!r}, which would shadow the module of that name",
                 hint=f"for example {name + '-server'!r}",
