@@ -242,3 +242,40 @@ def test_a_second_signal_ends_a_server_waiting_on_a_file(tmp_path: Path) -> None
             assert proc.stdout.read() == b""  # the nap was never answered
         finally:
             stop(proc)
+
+
+@pytest.mark.parametrize("sink", ["pipe", "socket"])
+def test_a_closed_stdout_ends_the_server_without_a_line_per_reply(sink: str) -> None:
+    """Found by a hostile-input review: a client that closed the server's stdout (its input
+    still open) left the server serving, with asyncio's "pipe closed by peer" on stderr for every
+    reply it could not write, until its input ended. Nothing can be answered then: the server
+    stops as on SIGTERM, and says nothing per reply."""
+    ours, theirs = socket.socketpair() if sink == "socket" else (None, None)
+    proc = run(subprocess.PIPE, subprocess.PIPE if theirs is None else theirs)
+    assert proc.stdin is not None and proc.stderr is not None
+    try:
+        proc.stdin.write(lines(*handshake()))
+        proc.stdin.flush()
+        if ours is None:
+            assert proc.stdout is not None
+            assert json.loads(proc.stdout.readline())["id"] == 0
+            proc.stdout.close()  # the read end, ours: the server's writes now fail
+        else:
+            assert theirs is not None
+            theirs.close()
+            ours.settimeout(30)
+            assert b'"id":0' in ours.recv(65536)
+            ours.close()
+        for n in range(1, 51):
+            try:
+                proc.stdin.write(lines({"jsonrpc": "2.0", "id": n, "method": "ping"}))
+                proc.stdin.flush()
+            except BrokenPipeError:  # the server has gone already
+                break
+        proc.wait(timeout=30)  # its input is still open: only the lost output ends it
+        err = proc.stderr.read().decode(errors="replace")
+    finally:
+        stop(proc)
+    assert proc.returncode == 0, err[-2000:]
+    assert err.count("pipe closed by peer") + err.count("socket.send() raised exception") <= 1, err[-2000:]
+    assert "Traceback" not in err, err[-2000:]

@@ -151,35 +151,7 @@ async def _serve_stdio(router: Router, stdout: int) -> None:
         file_reader = FileReader(stdin, reader).start()
     # replies the client has not read are kept up to one maximal line before input is paused
     high = router.limits.max_line_bytes
-    write: Callable[[bytes], object]
-    if pipe_like(stdout):  # not a socket: the pipe transport would read it to detect a close
-        pipe = open(stdout, "wb", buffering=0)  # closed with the transport
-        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
-        transport.set_write_buffer_limits(high=high)
-        writer = asyncio.StreamWriter(transport, protocol, None, loop)
-        write, wait = writer.write, writer.drain
-
-        async def close() -> None:
-            transport.set_write_buffer_limits(
-                high=0
-            )  # drain now waits until every reply is written
-            with contextlib.suppress(ConnectionError, TimeoutError):
-                await asyncio.wait_for(writer.drain(), SHUTDOWN_FLUSH)
-            transport.close()
-
-    else:
-        file_writer = FileWriter(stdout, high)
-        write, wait = file_writer.write, file_writer.drain
-
-        async def close() -> None:
-            await file_writer.close()
-            if not file_writer.thread.is_alive():  # else it may still write: left open
-                os.close(stdout)
-
-    async def drain() -> None:
-        with contextlib.suppress(ConnectionError):  # stdout gone: what is written is dropped
-            await wait()
-
+    ending = False  # the runner closes stdout itself
     signals = (signal.SIGTERM, signal.SIGINT)
 
     def shut_down() -> (
@@ -194,6 +166,46 @@ async def _serve_stdio(router: Router, stdout: int) -> None:
             for signum in signals:
                 loop.remove_signal_handler(signum)
 
+    def output_lost() -> None:
+        """The client closed our stdout (or it failed): nothing can be answered any more, so the
+        server stops as on a signal (a hostile-input review: it served on, logging every reply
+        it could not write, until its input ended)."""
+        if not ending and not reader.at_eof():
+            shut_down()
+
+    write: Callable[[bytes], object]
+    if pipe_like(stdout):  # not a socket: the pipe transport would read it to detect a close
+        pipe = open(stdout, "wb", buffering=0)  # closed with the transport
+        transport, protocol = await loop.connect_write_pipe(lambda: Output(output_lost), pipe)
+        transport.set_write_buffer_limits(high=high)
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        wait = writer.drain
+
+        def write(data: bytes) -> None:
+            if not transport.is_closing():  # once it is gone, asyncio logs a line for every write
+                writer.write(data)
+
+        async def close() -> None:
+            transport.set_write_buffer_limits(
+                high=0
+            )  # drain now waits until every reply is written
+            with contextlib.suppress(ConnectionError, TimeoutError):
+                await asyncio.wait_for(writer.drain(), SHUTDOWN_FLUSH)
+            transport.close()
+
+    else:
+        file_writer = FileWriter(stdout, high, lost=output_lost)
+        write, wait = file_writer.write, file_writer.drain
+
+        async def close() -> None:
+            await file_writer.close()
+            if not file_writer.thread.is_alive():  # else it may still write: left open
+                os.close(stdout)
+
+    async def drain() -> None:
+        with contextlib.suppress(ConnectionError):  # stdout gone: what is written is dropped
+            await wait()
+
     for signum in signals:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, shut_down)
@@ -201,6 +213,7 @@ async def _serve_stdio(router: Router, stdout: int) -> None:
     try:
         await serve(router, reader, out.write, drain, from_file=file_reader is not None)
     finally:
+        ending = True
         out.close()
         if file_reader is not None:
             file_reader.cancel()
@@ -228,6 +241,19 @@ def pipe_like(fd: int) -> bool:
         except OSError:
             return False
     return True
+
+
+class Output(asyncio.streams.FlowControlMixin):
+    """The protocol of stdout's pipe transport: ``lost`` is called when the pipe closes (the
+    transport watches the pipe for its reader's close, before anything is written)."""
+
+    def __init__(self, lost: Callable[[], None]) -> None:
+        super().__init__()
+        self.lost = lost
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self.lost()
 
 
 class FileReader(asyncio.ReadTransport):
@@ -280,8 +306,8 @@ class FileWriter:
     thread) until everything queued is written.
     """
 
-    def __init__(self, fd: int, high: int) -> None:
-        self.fd, self.high = fd, high
+    def __init__(self, fd: int, high: int, lost: Callable[[], None] | None = None) -> None:
+        self.fd, self.high, self.lost = fd, high, lost
         self.loop = asyncio.get_running_loop()
         self.queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.pending = 0
@@ -318,6 +344,8 @@ class FileWriter:
                     write_all(self.fd, data)
                 except OSError as exc:
                     self.error = exc
+                    if self.lost is not None:  # the client is gone: the server stops reading
+                        self.loop.call_soon_threadsafe(self.lost)
             with self.lock:
                 self.pending -= len(data)
                 if self.pending <= self.high:
