@@ -740,3 +740,27 @@ def test_a_refused_batch_longer_than_the_limit_is_one_error() -> None:
     batch = [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(3)]
     (error,) = [json.loads(refused(batch, 2, True))]
     assert error["id"] is None and error["error"]["code"] == -32600 and "at most 2" in error["error"]["message"]
+
+
+@pytest.mark.parametrize("started", [False, True])
+def test_a_cancelled_requests_id_may_be_used_again_at_once(started: bool) -> None:
+    """Found by a hostile-input review: request 7, its cancellation and a new request 7 in one
+    write got the new one "request id 7 is already in flight": the cancelled one kept its id
+    until it ended. Its id is free once the cancellation is read (the client will get no answer
+    under it), whether it had started or was still queued."""
+
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Demo()) as conn:
+            conn.send(request(7, "tools/call", {"name": "slow"}))
+            if started:
+                await asyncio.sleep(0.01)
+            conn.send(
+                {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}},
+                request(7, "tools/call", {"name": "echo", "arguments": {"again": True}}),
+            )
+            await conn.response(7)
+            await asyncio.sleep(0.05)  # anything late under id 7 would come now
+        return [m for m in conn.out if m.get("id") == 7]
+
+    (answer,) = run(go())
+    assert answer["result"]["content"][0]["text"] == '{"again": true}', answer

@@ -118,9 +118,14 @@ class Connection:
     def cancel(self, params: Any) -> None:
         """``notifications/cancelled``: stop the request it names; unknown ids are ignored."""
         rid = params.get("requestId") if isinstance(params, dict) else getattr(params, "request_id", None)
-        task = self.inflight.get(rid) if is_request_id(rid) else None
+        if not is_request_id(rid):
+            return
+        task = self.inflight.get(rid)
         if task is not None:
             task.cancel()
+            # its id is free at once: the client gets no answer under it, and may send a new
+            # request with it in the same write (the old one ends, or is dropped, on its own)
+            del self.inflight[rid]
 
     def close(self) -> None:
         """The connection ended: its streams end, its requests in flight are cancelled."""
