@@ -586,3 +586,33 @@ def test_a_fingerprint_follows_structured() -> None:
 
     given = [Tool("numbers", numbers, structured=s).fingerprint() for s in (None, True, False)]
     assert len(set(given)) == 3
+
+
+def test_a_failed_describer_names_where_in_the_project_it_failed(tmp_path: Path) -> None:
+    """Found by a fresh-user review: a syntax error in the app was "cannot describe the app
+    weather.server:app: SyntaxError: invalid syntax", with no file or line."""
+    from mcp_schema_codegen.commands.app_surface import what_failed
+
+    server = tmp_path / "weather" / "server.py"
+    stderr = f"""Traceback (most recent call last):
+  File "<string>", line 5, in <module>
+  File "/usr/lib/python3.11/importlib/__init__.py", line 126, in import_module
+    return _bootstrap._gcd_import(name[level:], package, level)
+  File "{server}", line 12
+    def broken(:
+               ^
+SyntaxError: invalid syntax
+"""
+    assert what_failed(stderr, tmp_path) == "SyntaxError: invalid syntax (at weather/server.py, line 12)"
+    elsewhere = stderr.replace(str(server), "/usr/lib/python3.11/site-packages/x.py")
+    assert what_failed(elsewhere, tmp_path) == "SyntaxError: invalid syntax"  # not the project's: not named
+    deeper = f"""Traceback (most recent call last):
+  File "{server}", line 3, in <module>
+    from weather.tools import app
+  File "{tmp_path / "weather" / "tools.py"}", line 40, in <module>
+    raise RuntimeError("no key")
+  File "/usr/lib/python3.11/site-packages/pydantic/main.py", line 9, in x
+    pass
+RuntimeError: no key
+"""
+    assert what_failed(deeper, tmp_path) == "RuntimeError: no key (at weather/tools.py, line 40)"

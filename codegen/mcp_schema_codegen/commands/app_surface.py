@@ -104,7 +104,7 @@ def describe_app(root: Path, spec: str) -> dict[str, JSON]:
                 hint='does it start the server at import? guard that with `if __name__ == "__main__":`',
             ) from None
         if done.returncode != 0 or not out.exists():
-            said = what_failed(done.stderr) or f"it exited with {done.returncode}"
+            said = what_failed(done.stderr, root) or f"it exited with {done.returncode}"
             raise GeneratorError(f"cannot describe the app {spec}: {said}")
         described = json.loads(out.read_text(encoding="utf-8"))
     if not isinstance(described, dict):
@@ -112,10 +112,14 @@ def describe_app(root: Path, spec: str) -> dict[str, JSON]:
     return described
 
 
-def what_failed(stderr: str) -> str:
+_FRAME = re.compile(r'\s*File "(.+)", line (\d+)')
+
+
+def what_failed(stderr: str, root: Path | None = None) -> str:
     """The exception a failed describer ended with, on one line: its type and every line of its
     message (the last line alone was often pydantic's "For further information visit ..."
-    without the declaration it was about); else stderr's last line."""
+    without the declaration it was about), and where in the project ``root`` it was raised (a
+    ``SyntaxError`` says no more than "invalid syntax"); else stderr's last line."""
     lines = [line for line in stderr.strip().splitlines() if line.strip()]
     starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last):")]
     if not starts:
@@ -126,7 +130,24 @@ def what_failed(stderr: str) -> str:
         return lines[-1]
     name, colon, message = after[first].partition(": ")
     head = f"{name.rpartition('.')[2]}{colon}{message}"  # DeclarationError: ..., not its module path
-    return " ".join([head, *(line.strip() for line in after[first + 1 :])])
+    said = " ".join([head, *(line.strip() for line in after[first + 1 :])])
+    return said + (where_in(after[:first], root) if root is not None else "")
+
+
+def where_in(frames: list[str], root: Path) -> str:
+    """`` (at FILE, line N)`` for the innermost frame of a traceback that is a file of the
+    project ``root`` (relative to it), or nothing."""
+    for line in reversed(frames):
+        match = _FRAME.match(line)
+        if match is None:
+            continue
+        path = Path(match.group(1))
+        try:
+            shown = path.resolve().relative_to(root.resolve())
+        except (ValueError, OSError):
+            continue
+        return f" (at {shown.as_posix()}, line {match.group(2)})"
+    return ""
 
 
 def render(described: dict[str, JSON], spec: str) -> str:
