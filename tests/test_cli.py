@@ -281,6 +281,11 @@ def test_a_patch_whose_assertion_fails_on_the_new_revision_is_reported_not_carri
     assert done.returncode == 0, done.stderr
     assert f"  patch {second['pointer']} of 2026-09-30 no longer applies: patch expected" in done.stdout
     assert "removed from patches/2026-09-30.json" in done.stdout and not own.exists()
+    # the bytes it replaced are said (a fresh-user review: the lock was re-pinned without a word)
+    before = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    assert f"  replaced sha256 {before} ({path.stat().st_size} bytes) from file:" in done.stdout, done.stdout
+    done = run("schema", "sync", "--from", str(again), "--version", "2026-09-30", "--update-lock", cwd=project)
+    assert "  the same bytes the lock held" in done.stdout and "replaced sha256" not in done.stdout
     assert run("generate", "--version", "2026-09-30", "--out", "out", cwd=project).returncode == 0
 
 

@@ -99,6 +99,7 @@ class Adoption:
     carried: Carried | None  # patches tried from another revision (None: the revision keeps its own)
     own_patches_failing: tuple[tuple[Patch, str], ...]  # its own patch file's entries that no longer apply (removed)
     overlay_notes: tuple[str, ...] = ()  # the previous revision's overlay facts the new one is not listed in
+    replaced: LockedRevision | None = None  # what the lock held for the version before
 
     def lines(self) -> list[str]:
         rev = self.revision
@@ -106,6 +107,11 @@ class Adoption:
             f"{rev.version}: locked sha256 {rev.sha256[:12]} ({rev.size} bytes, {rev.era} era, "
             f"{self.methods} methods) from {rev.url}"
         ]
+        old = self.replaced
+        if old is not None and old.sha256 != rev.sha256:  # said: the revision's generated code is stale now
+            out.append(f"  replaced sha256 {old.sha256[:12]} ({old.size} bytes) from {old.url}")
+        elif old is not None:
+            out.append("  the same bytes the lock held (only the source it records may have changed)")
         if self.carried is not None:
             kept, dropped = self.carried.kept, self.carried.dropped
             out.append(
@@ -201,7 +207,7 @@ def adopt(schema_dir: Path, source: str, version: str, era: Era | None) -> Adopt
     atomic_write(lock.path, lock_text(lock, {**lock.revisions, version: rev}))
     previous = previous_of_era(lock, version, rev.era)
     notes = overlay_notes(overlay_for(schema_dir), previous, version) if previous and old is None else ()
-    return Adoption(rev, methods, carried, failing, notes)
+    return Adoption(rev, methods, carried, failing, notes, old)
 
 
 def overlay_notes(overlay: Overlay, previous: str, version: str) -> tuple[str, ...]:
