@@ -518,6 +518,27 @@ USER_ERRORS = {
         ("lock.json", "sha256 12345"),
         _schema_dir_edit("lock.json", lambda d: d["versions"]["2026-07-28"].update(sha256=12345)),
     ),
+    # a fresh-user review: these said "missing or bad 'list' object has no attribute 'items'"
+    "lock-versions-a-list": UserError(
+        ("methods", "--version", "2026-07-28"),
+        ('lock.json is malformed: "versions" is a list, not an object',),
+        _schema_dir_edit("lock.json", lambda d: d.update(versions=[])),
+    ),
+    "lock-revision-null": UserError(
+        ("methods", "--version", "2026-07-28"),
+        ("lock.json is malformed: revision '2026-07-28' lacks 'era', 'sha256', 'size', 'url'",),
+        _schema_dir_edit("lock.json", lambda d: d["versions"].update({"2026-07-28": None})),
+    ),
+    "lock-size-text": UserError(
+        ("methods", "--version", "2026-07-28"),
+        ("revision 2026-07-28 has size 'big', not a byte count",),
+        _schema_dir_edit("lock.json", lambda d: d["versions"]["2026-07-28"].update(size="big")),
+    ),
+    "lock-no-upstream": UserError(
+        ("methods", "--version", "2026-07-28"),
+        ('lock.json is malformed: "upstream" needs a "url_template" string',),
+        _schema_dir_edit("lock.json", lambda d: d.pop("upstream")),
+    ),
     "patch-pointer-not-a-pointer": UserError(
         ("generate", "--version", "2025-11-25"),
         ("2025-11-25.json is malformed", "'definitions/Tool'"),

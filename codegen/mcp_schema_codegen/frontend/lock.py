@@ -104,6 +104,17 @@ def read_file(path: Path, hint: str | None = None) -> bytes:
         raise GeneratorError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
+LOCK_ENTRY_KEYS = ("era", "sha256", "size", "url")  # of each revision in lock.json
+
+
+def json_kind(value: object) -> str:
+    """What a JSON value is, for a message: ``null``, ``a list``, ``a string``..."""
+    if value is None:
+        return "null"
+    kinds = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return kinds.get(type(value), type(value).__name__)
+
+
 def load_lock(schema_dir: Path) -> Lock:
     path = schema_dir / LOCK_NAME
     if not path.is_file():
@@ -112,20 +123,24 @@ def load_lock(schema_dir: Path) -> Lock:
             hint="run from a project with schema/lock.json, or pass --schema-dir",
         )
     raw = load_json(read_file(path), str(path))
-    try:
-        revisions = {
-            version: LockedRevision(
-                version=version,
-                era=entry["era"],
-                sha256=entry["sha256"],
-                size=int(entry["size"]),
-                url=entry["url"],
-            )
-            for version, entry in sorted(raw["versions"].items())
-        }
-        template = str(raw["upstream"]["url_template"])
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise GeneratorError(f"{path} is malformed: missing or bad {exc}") from None
+    if not isinstance(raw, dict):
+        raise GeneratorError(f"{path} is malformed: it holds {json_kind(raw)}, not an object")
+    versions = raw.get("versions")
+    if not isinstance(versions, dict):
+        raise GeneratorError(f'{path} is malformed: "versions" is {json_kind(versions)}, not an object')
+    upstream = raw.get("upstream")
+    template = upstream.get("url_template") if isinstance(upstream, dict) else None
+    if not isinstance(template, str):
+        raise GeneratorError(f'{path} is malformed: "upstream" needs a "url_template" string')
+    revisions = {}
+    for version, entry in sorted(versions.items()):
+        missing = [key for key in LOCK_ENTRY_KEYS if not isinstance(entry, dict) or key not in entry]
+        if missing:
+            raise GeneratorError(f"{path} is malformed: revision {version!r} lacks {', '.join(map(repr, missing))}")
+        size = entry["size"]
+        if not (isinstance(size, int) and not isinstance(size, bool) and size >= 0):
+            raise GeneratorError(f"{path}: revision {version} has size {size!r}, not a byte count")
+        revisions[version] = LockedRevision(version, entry["era"], entry["sha256"], size, entry["url"])
     for rev in revisions.values():
         check_version(rev.version, where=str(path))
         if not (isinstance(rev.sha256, str) and re.fullmatch(r"[0-9a-f]{64}", rev.sha256)):
