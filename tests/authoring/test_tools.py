@@ -807,9 +807,20 @@ def test_what_an_authors_function_does_to_its_call_stays_in_its_call(capsys: pyt
 
     for generator in (numbers, stream):
         other = App("generators", surface="tests.authoring.no_such_surface")
-        other.add_tool(generator)
         with pytest.raises(DeclarationError, match="a generator cannot be served"):
-            other.describe()
+            other.add_tool(generator)  # at the declaration (a typed-tools review: only when described)
+        assert not other.tools
+
+    def star(*values: int) -> int:
+        return sum(values)
+
+    def slash(a: int, /) -> int:
+        return a
+
+    for kind, unnamed in (("tool", star), ("prompt", slash)):
+        other = App("shapes", surface="tests.authoring.no_such_surface")
+        with pytest.raises(DeclarationError, match="must be passable by name"):
+            getattr(other, kind)(unnamed)
     with pytest.raises(ValueError, match="max_threads"):
         App("none", surface="tests.authoring.no_such_surface", max_threads=0)
     capsys.readouterr()

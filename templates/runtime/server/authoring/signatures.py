@@ -177,17 +177,10 @@ class Parameters(NamedTuple):
 
     @classmethod
     def of(cls, fn: Callable[..., Any], hints: Mapping[str, Any]) -> Parameters:
-        inner = inspect.unwrap(fn)
-        if inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner):
-            raise DeclarationError(
-                f"{describe_function(fn)}: a generator cannot be served (it would be sent as the generator "
-                "object): return the values"
-            )
+        check_shape(fn)
         context = None
         fields = []
         for param in inspect.signature(fn).parameters.values():
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
-                raise DeclarationError(f"{describe_function(fn)}: parameter {param.name!r} must be passable by name")
             annotation = hints.get(param.name, Any)
             if is_context(annotation):
                 if context is not None:
@@ -198,6 +191,24 @@ class Parameters(NamedTuple):
                 continue
             fields.append((param.name, annotation, param.default))
         return cls(context, tuple(fields), is_async(fn))
+
+
+def check_shape(fn: Callable[..., Any]) -> None:
+    """What can be refused of a function before its annotations are read (at its decorator, so
+    the error points there): a generator, a parameter that cannot be passed by name."""
+    inner = inspect.unwrap(fn)
+    if inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner):
+        raise DeclarationError(
+            f"{describe_function(fn)}: a generator cannot be served (it would be sent as the generator "
+            "object): return the values"
+        )
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # no signature to read (a builtin): said when the app is described
+        return
+    for param in parameters:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+            raise DeclarationError(f"{describe_function(fn)}: parameter {param.name!r} must be passable by name")
 
 
 def is_async(fn: Callable[..., Any]) -> bool:

@@ -62,6 +62,7 @@ from .signatures import (
     OutputError,
     RevisionTypes,
     UriTemplate,
+    check_shape,
     describe_function,
     prompt_messages,
 )
@@ -360,6 +361,12 @@ class App:
         self._remove(self.templates if uri in self.templates else self.resources, uri, "resources")
 
     def _add(self, table: dict[str, Any], key: str, declaration: Declaration, kind: str) -> None:
+        if (
+            getattr(declaration, "spec", None) is None
+        ):  # (a schema-first tool's handler takes its model)
+            check_shape(
+                declaration.fn
+            )  # here, at the decorator, not when the app is first described
         if key in table:
             raise DeclarationError(
                 f"{declaration.kind} {key!r} is declared twice ({table[key].function}, {declaration.function})"
