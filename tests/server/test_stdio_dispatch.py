@@ -764,3 +764,36 @@ def test_a_cancelled_requests_id_may_be_used_again_at_once(started: bool) -> Non
 
     (answer,) = run(go())
     assert answer["result"]["content"][0]["text"] == '{"again": true}', answer
+
+
+def test_an_initialize_inside_a_batch_is_an_invalid_request() -> None:
+    """2025-03-26's lifecycle: the initialize request MUST NOT be part of a JSON-RPC batch. A
+    hostile-input review found it answered -32601 "'initialize' is not implemented"; the rest of
+    the batch is answered as usual, and the session keeps its revision."""
+
+    async def go() -> list[Any]:
+        async with Stdio(Demo()) as conn:
+            init = {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-03-26",
+                    "capabilities": {},
+                    "clientInfo": {"name": "c", "version": "1"},
+                },
+            }
+            conn.send(init)
+            await conn.response(0)
+            again = {**init, "id": 1, "params": {**init["params"], "protocolVersion": "2024-11-05"}}
+            conn.send(json.dumps([again, {"jsonrpc": "2.0", "id": 2, "method": "ping"}]).encode())
+            batch = await conn.until(lambda m: isinstance(m, list))
+            conn.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+            listed = await conn.until(lambda m: isinstance(m, dict) and m.get("id") == 3)
+            return [batch, listed]
+
+    batch, listed = run(go())
+    by_id = {answer["id"]: answer for answer in batch}
+    assert by_id[1]["error"]["code"] == -32600 and "batch" in by_id[1]["error"]["message"]
+    assert by_id[2]["result"] == {}
+    assert "tools" in listed["result"]

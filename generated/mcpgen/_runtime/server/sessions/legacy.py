@@ -296,7 +296,14 @@ class LegacySession(Subscriber):
             return await self.dispatch(decoded, obj, send, cancel, principal)
         bodies = []
         for raw, item in zip(obj, decoded.items, strict=True):
-            if isinstance(item, ProtocolError):
+            if (
+                isinstance(item, Request) and item.method == INITIALIZE
+            ):  # 2025-03-26 lifecycle: never batched
+                reply = error_reply(
+                    item.id,
+                    ProtocolError(INVALID_REQUEST, "initialize must not be part of a batch"),
+                )
+            elif isinstance(item, ProtocolError):
                 self.refused(item)
                 reply = rejection_reply(item, null_id=self.null_ids)
             elif isinstance(item, Request) and track is not None:
