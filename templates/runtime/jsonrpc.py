@@ -10,11 +10,12 @@ depends on a revision; the era codecs (``codec.py``) build on it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard
 
-from pydantic_core import to_json
+from pydantic_core import from_json, to_json
 
 from .serializer import dumps as fast_dumps
 
@@ -155,6 +156,82 @@ def request_id(message: object) -> RequestId | None:
     """
     rid = message.get("id") if isinstance(message, dict) else None
     return rid if is_request_id(rid) else None
+
+
+_NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?=[\s,}])")  # an integer, ended within what was read
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BLANK = re.compile(rb"\s*")
+
+
+def leading_id(head: bytes) -> RequestId | None:
+    """The top-level ``id`` of a JSON object of which only ``head``, its first bytes, was read
+    (a line too long to parse): the members before it are skipped as JSON has them (strings with
+    their escapes, nested values by their brackets); None when ``head`` ends before the id's value
+    does, or the value is no request id (a float, null). Clients write the id early (``jsonrpc``,
+    ``id``, ``method``), so an oversized request is still answered under its id: a client that
+    drops an error without one waits for the answer for ever."""
+    at = _BLANK.match(head, 0).end()  # type: ignore[union-attr]
+    if not head.startswith(b"{", at):
+        return None
+    at += 1
+    while True:
+        at = _BLANK.match(head, at).end()  # type: ignore[union-attr]
+        key = _STRING.match(head, at)
+        if key is None:
+            return None
+        at = _BLANK.match(head, key.end()).end()  # type: ignore[union-attr]
+        if not head.startswith(b":", at):
+            return None
+        at = _BLANK.match(head, at + 1).end()  # type: ignore[union-attr]
+        try:
+            name = from_json(key.group())
+        except ValueError:
+            return None
+        if name == "id":
+            token = _STRING.match(head, at) or _NUMBER.match(head, at)
+            if token is None:
+                return None
+            try:
+                value = from_json(token.group())
+            except ValueError:
+                return None
+            return value if is_request_id(value) else None
+        at = _skip_value(head, at)
+        if at < 0:
+            return None
+        at = _BLANK.match(head, at).end()  # type: ignore[union-attr]
+        if not head.startswith(b",", at):
+            return None
+        at += 1
+
+
+def _skip_value(head: bytes, at: int) -> int:
+    """Where the JSON value at ``at`` ends (-1: not within ``head``)."""
+    if head.startswith(b'"', at):
+        string = _STRING.match(head, at)
+        return string.end() if string is not None else -1
+    if head[at : at + 1] not in (b"{", b"["):  # a number, true, false, null: up to a delimiter
+        end = at
+        while end < len(head) and head[end : end + 1] not in b" \t\r\n,}]":
+            end += 1
+        return end if end < len(head) and end > at else -1
+    depth = 0
+    while at < len(head):
+        char = head[at : at + 1]
+        if char == b'"':
+            string = _STRING.match(head, at)
+            if string is None:
+                return -1
+            at = string.end()
+            continue
+        if char in (b"{", b"["):
+            depth += 1
+        elif char in (b"}", b"]"):
+            depth -= 1
+            if depth == 0:
+                return at + 1
+        at += 1
+    return -1
 
 
 def holds_a_request(message: object) -> bool:

@@ -7,16 +7,26 @@ import asyncio
 from collections.abc import AsyncIterator
 
 READ_CHUNK = 64 * 1024  # bytes read at a time (and buffered before the pipe is paused)
+HEAD = 4096  # bytes of a line too long to read that are kept: where its id is, if anywhere
 
 
-async def chunks(reader: asyncio.StreamReader, limit: int) -> AsyncIterator[list[bytes | None]]:
+class Overlong:
+    """In place of a line longer than the limit: its first ``HEAD`` bytes (``head``), the rest dropped."""
+
+    __slots__ = ("head",)
+
+    def __init__(self, head: bytes) -> None:
+        self.head = head
+
+
+async def chunks(reader: asyncio.StreamReader, limit: int) -> AsyncIterator[list[bytes | Overlong]]:
     """The lines of ``reader`` (without the newline), a list per chunk read: the lines it completed;
-    None in place of a line longer than ``limit``, whose bytes are dropped as they arrive, up to
-    its newline."""
+    an ``Overlong`` in place of a line longer than ``limit``, whose bytes past its head are
+    dropped as they arrive, up to its newline."""
     buffer = bytearray()
     skipping = False
     while chunk := await reader.read(READ_CHUNK):
-        done: list[bytes | None] = []
+        done: list[bytes | Overlong] = []
         start = 0
         while True:
             end = chunk.find(b"\n", start)
@@ -29,9 +39,10 @@ async def chunks(reader: asyncio.StreamReader, limit: int) -> AsyncIterator[list
             else:
                 piece = chunk[start:end]
             if not skipping and len(buffer) + len(piece) > limit:
+                head = bytes(buffer[:HEAD]) + bytes(piece[: max(0, HEAD - len(buffer))])
                 buffer.clear()
                 skipping = True
-                done.append(None)
+                done.append(Overlong(head))
             elif not skipping:
                 buffer += piece
             if end < 0:

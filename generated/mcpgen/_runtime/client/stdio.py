@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from pydantic_core import to_json
 
-from ..lines import chunks
+from ..lines import Overlong, chunks
 from .errors import TransportError
 from .transport import JSONObject, Receiver, Transport
 
@@ -133,7 +133,9 @@ class StdioTransport(Transport):
         try:
             async for batch in chunks(process.stdout, LINE_LIMIT):
                 for line in batch:
-                    if line is None:  # skipped, in bounded memory: the session carries on
+                    if isinstance(
+                        line, Overlong
+                    ):  # skipped, in bounded memory: the session carries on
                         receiver.unreadable(
                             f"the server wrote a line longer than {LINE_LIMIT} bytes: skipped"
                         )

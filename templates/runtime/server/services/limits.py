@@ -43,7 +43,8 @@ class Limits:
 
     stdio:
 
-    - ``max_line_bytes``: one message line; a longer line is answered -32600 (id null) and
+    - ``max_line_bytes``: one message line; a longer line is answered -32600 (under the id its
+      first 4 KiB hold, where clients write it, else without one) and
       skipped up to its newline, holding at most this much of it in memory.
 
     Both:

@@ -40,9 +40,10 @@ from ...jsonrpc import (
     dumps,
     error_envelope,
     holds_a_request,
+    leading_id,
     request_id,
 )
-from ...lines import chunks
+from ...lines import Overlong, chunks
 from ..kernel import Reply
 from ..router import Connection, Router, id_in_use, is_legacy_initialize, too_busy, too_long_a_batch
 from ..services import Send
@@ -271,9 +272,10 @@ async def serve(
         if drain is not None:
             await drain()
         for line in batch:
-            if line is None:
+            if isinstance(line, Overlong):  # answered under its id when its head holds one
                 error = ProtocolError(INVALID_REQUEST, f"message longer than {limits.max_line_bytes} bytes")
-                write(dumps(error_envelope(None, error, null_id=router.null_ids_for(conn))) + b"\n")
+                rid = leading_id(line.head)
+                write(dumps(error_envelope(rid, error, null_id=router.null_ids_for(conn))) + b"\n")
                 continue
             line = line.strip()
             if not line:
