@@ -397,7 +397,6 @@ def test_an_initialize_that_times_out_is_not_cancelled(capfd: pytest.CaptureFixt
     ("tool", "said"),
     [
         ("unreadable", "the server could not read a message of this client: -32700 Parse error"),
-        ("huge", "the server sent a message this client refused: -32600 message of 20971"),
         ("wordy-unreadable", "the server could not read a message of this client: -32700 why why"),
     ],
 )
@@ -421,6 +420,26 @@ def test_a_timeout_names_what_came_meanwhile_that_named_no_request(
 
     run(scenario)
     assert said in caplog.text and len(caplog.text) < 20 * 1024
+
+
+def test_an_answer_past_the_limit_fails_its_request_at_once() -> None:
+    """An answer the codec refuses unread (past its 16 MiB) whose first bytes name its request
+    fails that request at once (a client review: it waited out its whole timeout, 60 s by default,
+    as an answer naming no request does); requests after it are served."""
+
+    async def scenario() -> None:
+        client = await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL)
+        async with client:
+            started = time.monotonic()
+            with pytest.raises(TransportError) as raised:
+                await client.request("tools/call", {"name": "huge", "arguments": {}}, timeout=30)
+            assert time.monotonic() - started < 10
+            said = str(raised.value)
+            assert "was refused: -32600 message of 20971" in said and "exceeds the limit" in said, said
+            result = await client.request("tools/call", {"name": "echo", "arguments": {"ok": True}})
+            assert result.content[0].text == '{"ok": true}'
+
+    run(scenario)
 
 
 def test_a_notification_of_no_use_is_ignored_quietly(caplog: pytest.LogCaptureFixture) -> None:

@@ -17,7 +17,8 @@ from mcpgen._runtime.jsonrpc import leading_id
     ("head", "rid"),
     [
         (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"x": "', 7),
-        (b'{"id":"a\\"b","method"', 'a"b'),
+        (b'{"id":"a\\"b","method":', 'a"b'),
+        (b'{"id":"a\\"b","method"', None),  # the member that tells a request is not read whole
         (b' \n{ "method" : "x" , "params" : {"id": 1, "a": [1, {"id": 2}], "s": "}]\\""}, "id": -3 }', -3),
         (b'{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"text":"', None),  # id not reached
         (b'{"id": 12', None),  # 12 or 123...: not ended within the head
@@ -32,10 +33,20 @@ from mcpgen._runtime.jsonrpc import leading_id
         (b"", None),
         (b"not json", None),
         (b'{"\\u0069d": 4, "method": "x"}', 4),  # the key as JSON spells it
+        (b'{"jsonrpc": "2.0", "id": 5, "result": {"content": [', None),  # a response: another side's id
+        (b'{"jsonrpc": "2.0", "id": 5, "params": {"a": 1}, "error"', None),
+        (b'{"id": 5, "id": 6, "method": "x"}', None),  # which one JSON keeps is past the head
     ],
 )
 def test_the_id_is_read_as_json_would_read_it_or_not_at_all(head: bytes, rid: Any) -> None:
     assert leading_id(head) == rid
+
+
+def test_a_response_id_is_read_only_as_a_response() -> None:
+    head = b'{"jsonrpc":"2.0","id":"r1","result":{"content":[{"type":"text","text":"xxxx'
+    assert leading_id(head, "response") == "r1" and leading_id(head) is None
+    assert leading_id(b'{"id": 3, "error": {"code": -1', "response") == 3
+    assert leading_id(b'{"id": 3, "method": "ping"', "response") is None
 
 
 JSON = st.recursive(
@@ -46,7 +57,9 @@ JSON = st.recursive(
 
 
 @given(
-    before=st.dictionaries(st.text(max_size=6).filter(lambda k: k != "id"), JSON, max_size=4),
+    before=st.dictionaries(
+        st.text(max_size=6).filter(lambda k: k not in ("id", "method", "result", "error")), JSON, max_size=4
+    ),
     rid=st.integers() | st.text(max_size=10),
     cut=st.integers(min_value=0, max_value=400),
 )

@@ -164,13 +164,18 @@ _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _BLANK = re.compile(rb"\s*")
 
 
-def leading_id(head: bytes) -> RequestId | None:
+def leading_id(head: bytes, kind: str = "request") -> RequestId | None:
     """The top-level ``id`` of a JSON object of which only ``head``, its first bytes, was read
-    (a line too long to parse): the members before it are skipped as JSON has them (strings with
-    their escapes, nested values by their brackets); None when ``head`` ends before the id's value
-    does, or the value is no request id (a float, null). Clients write the id early (``jsonrpc``,
-    ``id``, ``method``), so an oversized request is still answered under its id: a client that
-    drops an error without one waits for the answer for ever."""
+    (a line too long to parse), when its members read also show it is a ``kind`` ("request": a
+    ``method``; "response": a ``result`` or an ``error``): an id taken from the other kind would
+    name another side's request. The members are skipped as JSON has them (strings with their
+    escapes, nested values by their brackets); None when ``head`` ends before the id's value and
+    the member telling the kind do, or the value is no request id (a float, null). Senders write
+    both early (``jsonrpc``, ``id``, ``method``), so an oversized message is still matched to its
+    request: a client that drops an error without an id waits for the answer for ever."""
+    wanted = ("method",) if kind == "request" else ("result", "error")
+    found: RequestId | None = None
+    seen_id = told = False
     at = _BLANK.match(head, 0).end()  # type: ignore[union-attr]
     if not head.startswith(b"{", at):
         return None
@@ -188,15 +193,22 @@ def leading_id(head: bytes) -> RequestId | None:
             name = from_json(key.group())
         except ValueError:
             return None
-        if name == "id":
+        if name == "id" and not seen_id:
+            seen_id = True
             token = _STRING.match(head, at) or _NUMBER.match(head, at)
-            if token is None:
-                return None
             try:
-                value = from_json(token.group())
+                value = from_json(token.group()) if token is not None else None
             except ValueError:
+                value = None
+            if not is_request_id(value):
                 return None
-            return value if is_request_id(value) else None
+            found = value
+        elif name in ("method", "result", "error", "id"):
+            if name not in wanted:  # the other kind (or a second id): not one to answer under it
+                return None
+            told = True
+        if seen_id and told:
+            return found
         at = _skip_value(head, at)
         if at < 0:
             return None

@@ -27,7 +27,9 @@ from ..jsonrpc import (
     Request,
     RequestId,
     Response,
+    leading_id,
 )
+from ..lines import HEAD
 from ..method_table import CLIENT_CAPABILITY_OF, wire_names
 from .errors import InvalidAnswer, RequestTimeout, ServerError, TransportError
 from .transport import JSONObject, Transport
@@ -366,6 +368,10 @@ class ClientSession:
         try:
             decoded = self.codec.decode(data, pending=pending)
         except ProtocolError as error:
+            if error.kind is None and answer_to is None:  # unread (too large, no JSON): whose answer, if any?
+                rid = leading_id(bytes(data[:HEAD]), "response")
+                if rid is not None and rid in self._pending:  # that request's answer: it fails now
+                    answer_to = rid  # (a review: it waited out its whole timeout)
             if not self._foreign(error, owner):
                 self._refused(error, answer_to, stream_of)
             return
