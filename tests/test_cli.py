@@ -330,6 +330,45 @@ def test_adopting_a_file_that_is_not_an_mcp_schema_writes_nothing(tmp_path: Path
     assert after == before
 
 
+def _no_meta(document: dict[str, Any]) -> None:
+    document["$defs"]["CallToolRequestParams"]["required"].remove("_meta")  # type: ignore[index]
+
+
+def _result_types(document: dict[str, Any]) -> None:
+    for body in document["$defs"].values():  # type: ignore[attr-defined]
+        if "resultType" in body.get("properties", {}):
+            body["properties"]["resultType"]["enum"] = ["complete", "needs_input"]
+
+
+def _complete_only(document: dict[str, Any]) -> None:
+    document["$defs"]["CallToolResult"]["properties"]["resultType"]["const"] = "done"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("change", "definition", "said"),
+    [
+        (_no_meta, "CallToolRequestParams", "tools/call does not require params._meta"),
+        (_result_types, "InputRequiredResult", "resultType does not take 'input_required'"),
+        (_complete_only, "CallToolResult", "resultType does not take 'complete'"),
+    ],
+)
+def test_a_modern_revision_the_runtime_cannot_serve_is_refused_at_adoption(
+    tmp_path: Path, change: Callable[[dict[str, Any]], None], definition: str, said: str
+) -> None:
+    """Found by a review of the spec-change path: a revision whose requests no longer required
+    ``_meta``, or whose ``resultType`` no longer took ``input_required`` (or ``complete``), was
+    adopted and generated; its server then failed every such request at run time (a traceback
+    and -32603). What the runtime writes and reads of every modern message is checked when the
+    revision is adopted, naming the definition; nothing is written."""
+    project = fresh_project(tmp_path / "project")
+    before = {p: p.read_bytes() for p in (project / "schema").rglob("*") if p.is_file()}
+    path = new_revision(tmp_path, "2026-12-15", change)
+    done = run("schema", "sync", "--from", str(path), "--version", "2026-12-15", "--update-lock", cwd=project)
+    assert_one_line_error(done, "2026-12-15")
+    assert said in done.stderr and definition in done.stderr, done.stderr
+    assert {p: p.read_bytes() for p in (project / "schema").rglob("*") if p.is_file()} == before
+
+
 def test_patches_assert_the_value_they_replace(lock) -> None:  # type: ignore[no-untyped-def]
     data, rev = lock.read_schema("2026-07-28")
     good = Patch("/$defs/JSONValue/anyOf/2/type", ["string", "integer", "boolean"], ["string"], "test")

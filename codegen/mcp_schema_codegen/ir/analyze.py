@@ -35,6 +35,8 @@ UNIONS: tuple[tuple[str, Kind, Direction], ...] = (
 EMBEDDED_UNION = "InputRequest"
 EMBEDDED_RESPONSES = "InputResponse"
 INPUT_REQUIRED = "InputRequiredResult"
+RESULT_TYPE = "resultType"  # what the runtime stamps on every modern result, and its two values
+COMPLETE, INPUT_REQUIRED_VALUE = "complete", "input_required"
 HANDSHAKE = "initialize"
 
 
@@ -148,6 +150,58 @@ class _Analyzer:
 
     def fail(self, message: str, definition: str | None = None, pointer: str | None = None) -> GeneratorError:
         return GeneratorError(message, version=self.schema.version, definition=definition, pointer=pointer)
+
+    def check_modern(self, methods: list[Method]) -> None:
+        """What the runtime reads of every modern message, which the schema must still say (a
+        revision that did not was adopted, and its server failed at run time: a review of the
+        spec-change path): each request a client sends requires ``params`` with ``_meta`` (the
+        protocol version and client capabilities ride there), each result's ``resultType``
+        takes ``complete``, and the interim result's takes ``input_required``."""
+        for m in methods:
+            if m.kind != "request" or m.embedded:
+                continue
+            params = self.defs.get(m.params_type) if m.params_type else None
+            required = params.get("required") if isinstance(params, dict) else None
+            if not (m.params_required and isinstance(required, list) and "_meta" in required):
+                raise self.fail(
+                    f"{m.name} does not require params._meta: a modern request carries the protocol version "
+                    "and the client's capabilities there, and the runtime reads them from every request",
+                    definition=m.params_type or m.definition,
+                )
+        expected = [(m.result_type, COMPLETE) for m in methods if m.result_type and not m.embedded]
+        if any(m.mrtr for m in methods):
+            expected.append((INPUT_REQUIRED, INPUT_REQUIRED_VALUE))
+        for result, value in expected:
+            body = self.defs.get(result)
+            kind = (body.get("properties") or {}).get(RESULT_TYPE) if isinstance(body, dict) else None
+            if kind is not None and not self.admits(kind, value):
+                raise self.fail(
+                    f"{RESULT_TYPE} does not take {value!r}, which the runtime writes on every such result",
+                    definition=result,
+                    pointer=f"/properties/{RESULT_TYPE}",
+                )
+
+    def admits(self, schema: JSON, value: str, depth: int = 0) -> bool:
+        """A string property's schema takes ``value`` (``$ref``, ``const``, ``enum``, ``type``,
+        ``anyOf``/``oneOf``/``allOf`` read; anything else is taken as allowing it)."""
+        if not isinstance(schema, dict) or depth > 16:
+            return True
+        name = self.ref_name(schema) if "$ref" in schema else None
+        if name is not None and not self.admits(self.defs.get(name), value, depth + 1):
+            return False
+        if "const" in schema and schema["const"] != value:
+            return False
+        if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
+            return False
+        kinds = schema.get("type")
+        if kinds is not None and "string" not in (kinds if isinstance(kinds, list) else [kinds]):
+            return False
+        for key in ("anyOf", "oneOf"):
+            if isinstance(schema.get(key), list) and not any(self.admits(b, value, depth + 1) for b in schema[key]):
+                return False
+        return not (
+            isinstance(schema.get("allOf"), list) and not all(self.admits(b, value, depth + 1) for b in schema["allOf"])
+        )
 
     def check_member_names(self, methods: list[Method]) -> None:
         """Two methods whose definitions make one Python name (``GetURLRequest``, ``GetUrlRequest``),
@@ -330,6 +384,8 @@ class _Analyzer:
                 f"({'has' if era == 'legacy' else 'has no'} `{HANDSHAKE}`)",
                 version=self.schema.version,
             )
+        if era == "modern":
+            self.check_modern(methods)
         return Protocol(
             version=version,
             era=era,
