@@ -992,17 +992,68 @@ def test_diff_reports_a_kept_definitions_own_changes(tmp_path: Path) -> None:
     done = run("diff", "2026-07-28", str(path), cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[2:] == [
+    assert lines[2:6] == [
         "definitions:",
         "  ~ ContentBlock: branch removed EmbeddedResource",
         '  ~ Icon: {"type": "object"} -> {"minProperties": 1, "type": "object"}',
         '  ~ LoggingLevel: value added "trace"',
+    ], done.stdout
+    # a sampling result in an MRTR request's inputResponses holds content blocks: requests of
+    # 2026-07-28 clients with the removed branch are refused by a server of the new revision
+    assert lines[6] == f"older clients (a server written against {path}, asked by 2026-07-28 clients):"
+    assert lines[7:] == [
+        f"  ! {method}: ContentBlock no longer takes EmbeddedResource; 2026-07-28 requests with it are refused (-32602)"
+        for method in ("prompts/get", "resources/read", "tools/call")
     ], done.stdout
     as_json = json.loads(run("diff", "2026-07-28", str(path), "--json", cwd=tmp_path).stdout)
     assert as_json["changed"] is True
     assert {"definition": "LoggingLevel", "change": "value added", "old": None, "new": '"trace"'} in as_json[
         "definitions_changed"
     ]
+
+
+def test_diff_and_regen_say_what_a_server_of_the_new_revision_refuses_of_older_clients(tmp_path: Path) -> None:
+    """Found by a review of the spec-change path: a field a revision newly requires in a request's
+    params made a server regenerated to it refuse every request of older clients (-32602), and
+    ``diff`` and ``regen`` listed it like any added field. Both now say it per method, with a
+    method removed (-32601) and a union branch only the new revision has in a result (-32603)."""
+
+    def change(document: dict[str, Any]) -> None:
+        defs = document["$defs"]
+        params = defs["CallToolRequestParams"]
+        params["properties"]["mode"] = {"type": "string"}
+        params["required"].append("mode")
+        defs["VideoContent"] = {
+            "type": "object",
+            "properties": {"type": {"const": "video", "type": "string"}, "data": {"type": "string"}},
+            "required": ["type", "data"],
+        }
+        defs["ContentBlock"]["anyOf"].append({"$ref": "#/$defs/VideoContent"})
+        del defs["CompleteRequest"], defs["CompleteResultResponse"]
+        defs["ClientRequest"]["anyOf"] = [b for b in defs["ClientRequest"]["anyOf"] if "CompleteRequest" not in str(b)]
+
+    path = new_revision(tmp_path, "2026-09-30", change)
+    done = run("diff", "2026-07-28", str(path), "--json", cwd=tmp_path)
+    notes = json.loads(done.stdout)["breaks_older_clients"]
+    assert "completion/complete: " + str(path) + " has no such request: 2026-07-28 clients get -32601" in notes
+    assert (
+        f"tools/call: CallToolRequestParams.mode is required in {path}; 2026-07-28 requests without it are "
+        "refused (-32602)"
+    ) in notes
+    assert (
+        f"tools/call: ContentBlock takes VideoContent in {path} only; a result holding it has no 2026-07-28 form "
+        "(-32603 to 2026-07-28 clients)"
+    ) in notes
+    assert not any("tools/list" in note for note in notes)  # untouched methods are not named
+    project = tmp_path / "project"  # its ./schema: the bundled one, with the revision adopted
+    project.mkdir()
+    adopted = run("schema", "sync", "--from", str(path), "--version", "2026-09-30", "--update-lock", cwd=project)
+    assert adopted.returncode == 0, adopted.stderr
+    assert run("scaffold", "demo", "--version", "2026-07-28", "--schema-dir", "schema", cwd=project).returncode == 0
+    regen = run("regen", "--version", "2026-09-30", "--schema-dir", "../schema", cwd=project / "demo")
+    assert "  older clients: tools/call: CallToolRequestParams.mode is required in 2026-09-30" in regen.stdout, (
+        regen.stdout + regen.stderr
+    )
 
 
 def test_adopting_a_revision_with_an_unranked_log_level_is_refused(tmp_path: Path) -> None:

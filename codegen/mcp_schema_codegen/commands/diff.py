@@ -75,6 +75,8 @@ class SchemaDiff:
     definitions_changed: list[DefinitionChange] = field(default_factory=list)
     fields: list[FieldChange] = field(default_factory=list)
     required_of_added: dict[str, list[str]] = field(default_factory=dict)
+    # what a server whose handler is of ``new`` refuses of ``old``'s clients (``older_clients``)
+    breaks_older_clients: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -269,6 +271,76 @@ def _definition_changes(name_old: str, name_new: str, old: JSON, new: JSON) -> l
     return changes
 
 
+def reached(defs: dict[str, JSON], roots: set[str], prefix: str) -> set[str]:
+    """Definitions reachable from ``roots`` through ``$ref``s."""
+    seen: set[str] = set()
+    todo = [r for r in roots if r in defs]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        stack: list[object] = [defs[name]]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                ref = node.get("$ref")
+                if isinstance(ref, str) and ref.startswith(prefix) and ref[len(prefix) :] in defs:
+                    todo.append(ref[len(prefix) :])
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    return seen
+
+
+CONVERSION_SUPPLIES = frozenset({"_meta"})  # what the runtime adds to an older request's params itself
+
+
+def older_clients(old: Side, new: Side, d: SchemaDiff) -> list[str]:
+    """What a server whose handler is written against ``new`` refuses of the requests ``old``'s
+    clients send, or cannot answer them in ``old``'s form: the runtime converts each request to
+    ``new``'s params (a field ``new`` requires that ``old`` does not is missing: -32602; a method
+    ``new`` lacks: -32601) and each result back (a value or union branch ``new`` added has no
+    ``old`` form: -32603 when a result uses it). Derived from the diff, per method."""
+    notes: list[str] = []
+    after = {m.name: m for m in new.protocol.methods if m.kind == "request"}
+    for m in old.protocol.methods:
+        if m.kind != "request" or not m.client_sends:
+            continue
+        now = after.get(m.name)
+        if now is None or not now.client_sends:
+            notes.append(f"{m.name}: {new.label} has no such request: {old.label} clients get -32601")
+            continue
+        sent = reached(new.defs, {now.params_type} if now.params_type else set(), new.ref_prefix)
+        for f in d.fields:
+            name = f.definition.split("->")[-1]
+            if name not in sent or f.field in CONVERSION_SUPPLIES:
+                continue
+            newly = (f.change == "added" and (f.new or "").endswith("(required)")) or (
+                f.change == "required" and f.new == "required"
+            )
+            if newly:
+                notes.append(
+                    f"{m.name}: {name}.{f.field} is required in {new.label}; {old.label} requests without it are "
+                    "refused (-32602)"
+                )
+        for c in d.definitions_changed:
+            name = c.definition.split("->")[-1]
+            if name in sent and c.change in ("value removed", "branch removed"):
+                notes.append(
+                    f"{m.name}: {name} no longer takes {c.old}; {old.label} requests with it are refused (-32602)"
+                )
+        answered = reached(new.defs, {now.result_type} if now.result_type else set(), new.ref_prefix)
+        for c in d.definitions_changed:
+            name = c.definition.split("->")[-1]
+            if name in answered and c.change in ("value added", "branch added"):
+                notes.append(
+                    f"{m.name}: {name} takes {c.new} in {new.label} only; a result holding it has no "
+                    f"{old.label} form (-32603 to {old.label} clients)"
+                )
+    return list(dict.fromkeys(notes))
+
+
 def diff_sides(old: Side, new: Side) -> SchemaDiff:
     result = SchemaDiff(old.label, new.label)
     if old.protocol.era != new.protocol.era:
@@ -292,6 +364,7 @@ def diff_sides(old: Side, new: Side) -> SchemaDiff:
     for a, b in pairs:
         result.definitions_changed += _definition_changes(a, b, old.defs[a], new.defs[b])
         result.fields += _field_changes(a, b, old.defs[a], new.defs[b])
+    result.breaks_older_clients = older_clients(old, new, result)
     return result
 
 
@@ -342,6 +415,9 @@ def render_text(d: SchemaDiff) -> str:
                 lines.append(f"  - {f.definition}.{f.field} (was {f.old})")
             else:
                 lines.append(f"  ~ {f.definition}.{f.field}: {f.change} {f.old} -> {f.new}")
+    if d.breaks_older_clients:
+        lines.append(f"older clients (a server written against {d.new}, asked by {d.old} clients):")
+        lines += [f"  ! {note}" for note in d.breaks_older_clients]
     if not d.changed:
         lines.append("no changes")
     return "\n".join(one_line(line) for line in lines)

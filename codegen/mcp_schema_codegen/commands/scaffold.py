@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import tomlkit
@@ -36,7 +36,7 @@ from mcp_schema_codegen.backend.render import Renderer
 from mcp_schema_codegen.commands.app_surface import SurfaceReport, parse_app, write_surface
 from mcp_schema_codegen.commands.check import file_reasons
 from mcp_schema_codegen.commands.config import Config, load_config
-from mcp_schema_codegen.commands.diff import FieldChange, diff_sides, side_from_revision
+from mcp_schema_codegen.commands.diff import FieldChange, diff_sides, reached, side_from_revision
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import Lock, atomic_write, load_lock
 from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
@@ -233,6 +233,7 @@ class UpgradeReport:
     models: list[ModelChange]
     methods_removed: list[str]  # wire methods of the old revision that the new one lacks
     methods_added: list[str]
+    older_clients: list[str] = field(default_factory=list)  # what the server now refuses of old's clients
 
     def lines(self) -> list[str]:
         if self.old == self.new:
@@ -257,6 +258,7 @@ class UpgradeReport:
                     out.append(f"    ~ {f.field}: {f.change} {f.old} -> {f.new}")
         out += [f"  method removed: {m}" for m in self.methods_removed]
         out += [f"  method added: {m}" for m in self.methods_added]
+        out += [f"  older clients: {note}" for note in self.older_clients]
         if len(out) == 1:
             out.append("  no changes to the handlers or the models they use")
         return out
@@ -264,28 +266,6 @@ class UpgradeReport:
 
 def _signature(handler: views.HandlerView) -> str:
     return f"(params: {handler.params}) -> {handler.result}"
-
-
-def _reached(defs: dict[str, object], roots: set[str], prefix: str) -> set[str]:
-    """Definitions reachable from ``roots`` through ``$ref``s."""
-    seen: set[str] = set()
-    todo = [r for r in roots if r in defs]
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        stack: list[object] = [defs[name]]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, dict):
-                ref = node.get("$ref")
-                if isinstance(ref, str) and ref.startswith(prefix) and ref[len(prefix) :] in defs:
-                    todo.append(ref[len(prefix) :])
-                stack.extend(node.values())
-            elif isinstance(node, list):
-                stack.extend(node)
-    return seen
 
 
 def upgrade_report(lock: Lock, overlay: Overlay, old: str, new: str) -> UpgradeReport:
@@ -305,7 +285,7 @@ def upgrade_report(lock: Lock, overlay: Overlay, old: str, new: str) -> UpgradeR
     for handlers, side in ((before, a), (after, b)):
         for stub, handler in handlers.items():
             roots = {str(t) for t in (handler.params_type, *handler.result_types) if t}
-            for name in _reached(side.defs, roots, side.ref_prefix):
+            for name in reached(side.defs, roots, side.ref_prefix):
                 users.setdefault(name, set()).add(stub)
     grouped: dict[str, list[FieldChange]] = {}
     for change in difference.fields:
@@ -316,7 +296,13 @@ def upgrade_report(lock: Lock, overlay: Overlay, old: str, new: str) -> UpgradeR
     methods_old = {m.name for m in a.protocol.methods}
     methods_new = {m.name for m in b.protocol.methods}
     return UpgradeReport(
-        old, new, changes, models, sorted(methods_old - methods_new), sorted(methods_new - methods_old)
+        old,
+        new,
+        changes,
+        models,
+        sorted(methods_old - methods_new),
+        sorted(methods_new - methods_old),
+        difference.breaks_older_clients if old < new else [],
     )
 
 
