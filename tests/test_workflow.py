@@ -47,7 +47,7 @@ def test_diff_2025_11_25_to_2026_07_28_reports_the_era_change() -> None:
     assert "  + subscriptions/listen (client_to_server)" in text
     for result in ("CallToolResult", "ListToolsResult", "ReadResourceResult", "CompleteResult"):
         assert f"  + {result}.resultType: string (required)" in text
-    assert "  ~ CallToolRequestParams._meta: required optional -> required" in text
+    assert "  ~ CallToolRequestParams._meta: optional -> required" in text
     assert "  ~ CallToolRequestParams._meta: type CallToolRequestParamsMeta -> RequestMetaObject" in text
     assert (
         "  + RequestMetaObject (required: io.modelcontextprotocol/clientCapabilities, "

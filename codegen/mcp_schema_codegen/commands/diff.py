@@ -413,6 +413,8 @@ def render_text(d: SchemaDiff) -> str:
                 lines.append(f"  + {f.definition}.{f.field}: {f.new}")
             elif f.change == "removed":
                 lines.append(f"  - {f.definition}.{f.field} (was {f.old})")
+            elif f.change == "required":  # "optional -> required", not "required optional -> required"
+                lines.append(f"  ~ {f.definition}.{f.field}: {f.old} -> {f.new}")
             else:
                 lines.append(f"  ~ {f.definition}.{f.field}: {f.change} {f.old} -> {f.new}")
     if d.breaks_older_clients:

@@ -254,6 +254,8 @@ class UpgradeReport:
                     out.append(f"    + {f.field}: {f.new}")
                 elif f.change == "removed":
                     out.append(f"    - {f.field} (was {f.old})")
+                elif f.change == "required":
+                    out.append(f"    ~ {f.field}: {f.old} -> {f.new}")
                 else:
                     out.append(f"    ~ {f.field}: {f.change} {f.old} -> {f.new}")
         out += [f"  method removed: {m}" for m in self.methods_removed]
