@@ -299,3 +299,47 @@ def test_a_client_typed_with_a_revision_before_structured_output_reads_it(tmp_pa
         added, forecast = asyncio.run(scenario())
     assert added.result == 5
     assert forecast.city == "Oslo" and len(forecast.days) == 2
+
+
+NO_TEMPLATES = r"""
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    rid, method = msg.get("id"), msg.get("method")
+    if rid is None:
+        continue
+    if method == "initialize":
+        result = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}, "resources": {}},
+            "serverInfo": {"name": "no-templates", "version": "1"},
+        }
+    elif method == "tools/list":
+        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+    else:  # resources/templates/list among them: declared, not implemented (a TS SDK low-level Server)
+        print(json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}}))
+        sys.stdout.flush()
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}))
+    sys.stdout.flush()
+"""
+
+
+def test_a_list_the_server_declares_but_does_not_implement_is_empty_and_said(tmp_path: Path) -> None:
+    """Found by a client review: a server declaring ``resources`` without a templates handler
+    (-32601) made the whole snapshot fail, "ServerError: -32601 Method not found", naming no
+    method; and a server that failed at start said only its exit code, its stderr dropped."""
+    script = tmp_path / "no_templates.py"
+    script.write_text(NO_TEMPLATES)
+    server = shlex.join([sys.executable, str(script)])
+    status, _, err = cli(
+        "client", "no_templates_client", "--from-server", server, "--out", str(tmp_path / "out"), "--timeout", "20"
+    )
+    assert status == 0, err
+    assert "resources/templates/list: the server answered -32601" in err and "taken as empty" in err
+    snapshot = json.loads(next((tmp_path / "out").rglob("*.json")).read_text())
+    assert [t["name"] for t in snapshot["tools"]] == ["echo"]
+    failing = tmp_path / "failing.py"
+    failing.write_text("import sys\nprint('config error: API_KEY is not set', file=sys.stderr)\nsys.exit(1)\n")
+    status, _, err = cli("client", "bad_client", "--from-server", shlex.join([sys.executable, str(failing)]))
+    assert status == 2 and "config error: API_KEY is not set" in err, err

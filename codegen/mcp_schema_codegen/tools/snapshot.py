@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import subprocess
+import sys
 from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -243,6 +244,7 @@ async def _take(
     target: str | Sequence[str], capabilities: Mapping[str, JSON], timeout: float, versions: Sequence[str] | None
 ) -> Snapshot:
     import mcpgen
+    from mcpgen._runtime.client import ServerError
 
     client = await mcpgen.connect(
         target,
@@ -251,20 +253,33 @@ async def _take(
         capabilities=dict(capabilities),
         timeout=timeout,
         probe_timeout=timeout,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,  # read by the runtime; its end is told when the server exits
         cache=None,
     )
+
+    async def listed(method: str, key: str, optional: bool = True) -> list[dict[str, JSON]]:
+        """Every page of a list; one the server declares but does not implement (-32601, a TS SDK
+        server declaring ``resources`` without a templates handler) is empty, and said so."""
+        try:
+            return await _every_page(client, method, key)
+        except ServerError as exc:
+            if optional and exc.code == METHOD_NOT_FOUND:
+                print(f"mcp-codegen: {method}: the server answered -32601 ({exc}); taken as empty", file=sys.stderr)
+                return []
+            raise GeneratorError(f"the server {_describe(target)} refused {method}: {exc}") from None
+
     async with client:
         offered = client.capabilities
-        tools = await _every_page(client, "tools/list", "tools")
-        prompts = await _every_page(client, "prompts/list", "prompts") if _offers(offered, "prompts") else []
+        tools = await listed("tools/list", "tools", optional=False)
+        prompts = await listed("prompts/list", "prompts") if _offers(offered, "prompts") else []
         templates = (
-            await _every_page(client, "resources/templates/list", "resourceTemplates")
-            if _offers(offered, "resources")
-            else []
+            await listed("resources/templates/list", "resourceTemplates") if _offers(offered, "resources") else []
         )
         info = _data(client.server_info) or {}
         return Snapshot.of(client.version, info, capabilities, tools, prompts, templates)
+
+
+METHOD_NOT_FOUND = -32601
 
 
 def _offers(capabilities: Any, name: str) -> bool:
