@@ -526,6 +526,7 @@ def test_a_refused_event_is_named_by_its_streams_request_only(served: tuple[Host
 
     bad, other = asyncio.run(asyncio.wait_for(go(), 20))
     assert "meanwhile the server sent a message this client refused: -32700 Parse error (" in bad, bad  # and why
+    assert "(it began b'" in bad, bad  # and what it was (a client review: the line was not shown)
     assert "meanwhile" not in other, other
 
 

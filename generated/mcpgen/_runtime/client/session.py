@@ -434,7 +434,7 @@ class ClientSession:
                 if rid is not None and rid in self._pending:  # that request's answer: it fails now
                     answer_to = rid  # (a review: it waited out its whole timeout)
             if not self._foreign(error, owner):
-                self._refused(error, answer_to, stream_of)
+                self._refused(error, answer_to, stream_of, data)
             return
         items = decoded.items if isinstance(decoded, Batch) else (decoded,)
         for item in items:
@@ -470,6 +470,7 @@ class ClientSession:
         error: ProtocolError,
         answer_to: RequestId | None = None,
         stream_of: RequestId | None = None,
+        data: bytes | bytearray | str = b"",
     ) -> None:
         if error.kind == "response" and error.id is not None:  # a result that fails validation...
             pending = self._pending.get(error.id)
@@ -489,8 +490,13 @@ class ClientSession:
             )
             self._settle(answer_to, exception=refused)
         elif error.kind in (None, "response"):  # not even its id could be read
+            began = (
+                f" (it began {bytes(data[:SHOWN]) if not isinstance(data, str) else data[:SHOWN]!r})"
+                if data
+                else ""
+            )
             self._unmatched(
-                f"the server sent a message this client refused: {_why(error)}", stream_of
+                f"the server sent a message this client refused: {_why(error)}{began}", stream_of
             )
         else:  # a notification of no use here (unknown, another revision's): ignored, as JSON-RPC has it
             logger.debug("ignored a message the codec refused: %r", error)
@@ -691,6 +697,9 @@ class ClientSession:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+
+SHOWN = 80  # characters of a refused message quoted in the warning (a banner, a debug line)
 
 
 def _bounded(message: str) -> str:
