@@ -112,3 +112,51 @@ def test_requests_that_meet_the_same_expiry_share_one_new_session() -> None:
 
     assert asyncio.run(go()) == ["echo"] * 3
     assert initialized == ["none", "none"]
+
+
+class Documents(Tools):
+    """A resource, and a tool that says it changed."""
+
+    async def list_resources(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListResourcesResult:
+        return s.ListResourcesResult(resources=[m.Resource(name="doc", uri="test://doc")])
+
+    async def call_tool(self, params: m.CallToolRequestParams, ctx: s.Context) -> m.CallToolResult:
+        await self.notify_resource_updated("test://doc")
+        return s.CallToolResult(content=[m.TextContent(type="text", text="touched")])
+
+
+def test_an_open_listen_is_subscribed_again_in_the_new_session() -> None:
+    """Found by a client review: after the server ended the session (a restart), the client's new
+    session had none of the resources an open ``listen`` had subscribed to, so the listen stayed
+    open and got nothing, without a word. The client subscribes again for it."""
+    app = Documents().asgi_app()
+    subscribes: list[str | None] = []
+
+    async def recorded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            headers = dict(scope["headers"])
+
+            async def peek() -> Any:
+                message = await receive()
+                if b'"resources/subscribe"' in message.get("body", b""):
+                    subscribes.append(headers.get(b"mcp-session-id", b"").decode() or None)
+                return message
+
+            await app(scope, peek, send)
+            return
+        await app(scope, receive, send)
+
+    async def go(url: str) -> Any:
+        client = await open_client(HttpTransport(url), "2025-11-25", registry=mcpgen.REGISTRY)
+        async with client, client.listen(resource_subscriptions=["test://doc"]) as updates:
+            await client.call_tool(name="touch", arguments={})
+            first = await asyncio.wait_for(updates.__anext__(), 10)
+            app.router.services.sessions = MemorySessionStore()  # the server forgets every session (a restart)
+            await client.call_tool(name="touch", arguments={})  # 404: a new session, subscribed again
+            second = await asyncio.wait_for(updates.__anext__(), 10)
+        return first, second
+
+    with served_in_thread(recorded) as base:  # type: ignore[arg-type]
+        first, second = asyncio.run(asyncio.wait_for(go(f"{base}/mcp"), 60))
+    assert first.params.uri == second.params.uri == "test://doc"
+    assert len(subscribes) == 2 and subscribes[0] != subscribes[1], subscribes  # once in each session

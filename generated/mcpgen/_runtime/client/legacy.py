@@ -106,6 +106,29 @@ class LegacyClient(BaseClient):
         self.instructions, self.discovered = facts["instructions"], facts["discovered"]
         await self.session.notify("notifications/initialized")
         await self.session.transport.open_event_stream()
+        await self._subscribe_again(timeout)
+
+    def _open_subscriptions(self) -> dict[str, list[asyncio.Queue[Any]]]:
+        """The URIs the open ``listen``s subscribed to, with their queues: a new session (the server
+        ended the old one) has none of them until they are subscribed again."""
+        found: dict[str, list[asyncio.Queue[Any]]] | None = self.__dict__.get("_subscriptions")
+        if found is None:
+            found = self.__dict__["_subscriptions"] = {}
+        return found
+
+    async def _subscribe_again(self, timeout: float | None) -> None:
+        """``resources/subscribe`` again, in the new session, for each URI an open ``listen`` holds
+        (a client review: after a server restart the listen stayed open and got nothing, without
+        a word); one the new session refuses ends its listens with the error."""
+        for uri, queues in list(self._open_subscriptions().items()):
+            try:
+                await self.session.request("resources/subscribe", {"uri": uri}, timeout=timeout)
+            except Exception as exc:
+                failure = TransportError(
+                    f"the server ended the session; subscribing to {uri!r} again failed: {exc}"
+                )
+                for queue in queues:
+                    queue.put_nowait(failure)
 
     def _declares(self, capability: str, flag: str) -> bool:
         """The server's ``initialize`` capabilities set ``capability.flag`` (a wire name) true."""
@@ -146,6 +169,17 @@ class LegacyClient(BaseClient):
                 return _field(note.params, "uri") in uris
             return note.method in methods
 
+        held = self._open_subscriptions()
+
+        def hold(queue: asyncio.Queue[Any], uri: str) -> None:
+            held.setdefault(uri, []).append(queue)
+
+        def release(queue: asyncio.Queue[Any]) -> None:
+            for uri in list(held):
+                held[uri] = [q for q in held[uri] if q is not queue]
+                if not held[uri]:
+                    del held[uri]
+
         async def open(sub: Subscription) -> None:
             sub.queue = self.session.add_listener(accept)
             subscribed: list[str] = []
@@ -154,11 +188,13 @@ class LegacyClient(BaseClient):
                     subscribed.append(
                         uri
                     )  # before: a subscribe cut short may have reached the server
+                    hold(sub.queue, uri)
                     await self.session.request("resources/subscribe", {"uri": uri}, timeout=timeout)
             except (
                 BaseException
             ):  # no subscription: the listener goes, and what was subscribed is undone
                 self.session.remove_listener(sub.queue)
+                release(sub.queue)
                 for uri in subscribed:
                     with contextlib.suppress(Exception):
                         await self.session.request(
@@ -176,6 +212,7 @@ class LegacyClient(BaseClient):
 
         async def close(sub: Subscription) -> None:
             self.session.remove_listener(sub.queue)
+            release(sub.queue)
             for uri in resource_subscriptions:
                 with contextlib.suppress(Exception):
                     await self.session.request(
