@@ -94,9 +94,10 @@ def test_a_line_at_the_limit_is_served() -> None:
             padded = line[:-1] + b"," + b'"pad": "' + b"p" * (4096 - len(line) - 10) + b'"}'
             assert len(padded) == 4096
             await server.send(padded, padded + b" ")
-            assert "result" in await server.response(1)
+            assert "result" in await server.until(lambda m: m.get("id") == 1 and "result" in m)
             refused = await server.until(lambda m: "error" in m)
             assert refused["error"]["code"] == -32600 and "4096" in refused["error"]["message"]
+            assert refused["id"] == 1  # the one byte too long: refused under the id its head holds
 
     asyncio.run(go())
 
