@@ -1007,3 +1007,28 @@ def test_a_servers_error_message_is_kept_to_16_kib() -> None:
             assert raised.value.message.endswith(f"... ({4 * (10 << 18) - 16 * 1024} more characters)")
 
     run(scenario)
+
+
+def test_a_request_does_not_time_out_while_the_client_answers_the_server() -> None:
+    """Found by a client review: on a legacy session a call whose server asked the client (an
+    elicitation a user takes a minute to fill in, a slow sampling call) timed out and was
+    cancelled while the server was waiting on the client; the modern era (MRTR) did not. The
+    time does not run out while this client answers: the call gets its whole time again after."""
+    answering: list[int] = []
+
+    async def sample(params: Any) -> dict[str, Any]:
+        answering.append(1)
+        await asyncio.sleep(0.6)  # 60 of them, 16 at a time: about 2.4 s, past the call's 1 s
+        return {"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m"}
+
+    async def scenario() -> None:
+        handlers = {"sampling/createMessage": sample}
+        client = await connect([*FAKE, "legacy"], versions=["2025-11-25"], handlers=handlers, timeout=10)
+        async with client:
+            started = time.monotonic()
+            result = await client.call_tool(name="asks-many", arguments={}, timeout=1.0)
+            assert time.monotonic() - started > 1.0  # it outlived its timeout, answering
+            assert result.content  # answered, not cancelled
+
+    run(scenario)
+    assert len(answering) == 60

@@ -128,6 +128,9 @@ class ClientSession:
         self._telling: set[asyncio.Task[None]] = set()  # cancellations being told to the server (_cancel_soon)
         self._answering: dict[RequestId, asyncio.Task[None]] = {}  # the server's requests being answered
         self._answers_in_flight = 0  # those, counted (a server may reuse an id)
+        self._answers_begun = 0  # ever: a wait that saw it move knows the client answered meanwhile
+        self._no_answers = asyncio.Event()  # set while no request of the server is being answered
+        self._no_answers.set()
         self._dropped = 0  # the server's requests dropped past ANSWERING_BACKLOG
         self._handlers_at_once: dict[str, asyncio.Semaphore] = {}  # per method of the server's requests
         self.failure: TransportError | None = None
@@ -214,11 +217,14 @@ class ClientSession:
     ) -> Any:
         """Await a begun request; on timeout or caller cancellation the request is cancelled.
         ``limit``: the whole request's timeout, when part of it went on sending (the message).
-        While the transport authorizes (a user signing in, as long as that takes) the time does
-        not run out: the request gets its whole time again once the authorization is done."""
+        While the transport authorizes (a user signing in, as long as that takes), or this client
+        answers a request of the server (a user filling in an elicitation form, a slow sampling
+        call: legacy sessions), the time does not run out: the request gets its whole time again
+        once that is done (a client review: a legacy call was cancelled while its user answered)."""
         try:
             while True:
                 begun = self.transport.authorizations()
+                answers = self._answers_begun
                 scope = asyncio.timeout(timeout)  # not wait_for: on 3.11 it can lose a caller's cancellation
                 try:
                     async with scope:
@@ -230,6 +236,9 @@ class ClientSession:
                     authorized = self.transport.authorizing() or self.transport.authorizations() != begun
                     if not future.done() and authorized:
                         await self.transport.authorized()
+                        continue
+                    if not future.done() and (self._answers_in_flight or self._answers_begun != answers):
+                        await self._no_answers.wait()  # the server waits on this client meanwhile
                         continue
                 if future.done() and not future.cancelled():
                     return future.result()  # it came as the time ran out: the answer stands
@@ -451,6 +460,8 @@ class ClientSession:
                     )
                 return
             self._answers_in_flight += 1
+            self._answers_begun += 1
+            self._no_answers.clear()
             task = self._spawn(self._answer(message))
             task.add_done_callback(self._answered)
             self._answering[rid] = task
@@ -518,6 +529,8 @@ class ClientSession:
 
     def _answered(self, task: asyncio.Task[None]) -> None:
         self._answers_in_flight -= 1
+        if self._answers_in_flight == 0:
+            self._no_answers.set()
 
     async def _answer(self, request: Request) -> None:
         """A server's own request (legacy sessions): answer through the registered handler, at most
