@@ -125,9 +125,12 @@ def handle(message: dict[str, Any]) -> None:
         requested = params.get("protocolVersion")
         version = requested if requested in ("2025-03-26", "2025-06-18", "2025-11-25") else "2025-06-18"
         said = json.dumps(params.get("capabilities"), sort_keys=True)  # what the client declared, for tests
+        declared: dict[str, Any] = {"tools": {}}
+        if os.environ.get("FAKE_DECLARES_SUBSCRIBE"):  # declared, not implemented: a subscribe fails
+            declared["resources"] = {"subscribe": True}
         answer = {
             "protocolVersion": version,
-            "capabilities": {"tools": {}},
+            "capabilities": declared,
             "serverInfo": {"name": "fake", "version": "1"},
         }
         result(rid, {**answer, "instructions": f"you declared {said}"})

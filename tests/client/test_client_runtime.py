@@ -32,6 +32,7 @@ from mcpgen._runtime.client.connect import Verdict
 from mcpgen._runtime.client.http import StreamCursor, sse_data
 from mcpgen._runtime.client.modern import param_headers
 from mcpgen._runtime.client.session import ClientOptions
+from mcpgen._runtime.jsonrpc import ProtocolError
 from mcpgen._runtime.param_headers import tool_headers
 from mcpgen.v2025_11_25 import client as legacy_client
 from mcpgen.v2026_07_28 import client as modern_client
@@ -568,15 +569,22 @@ def test_a_timed_out_requests_cancellation_goes_out_before_what_the_caller_does_
 
 
 def test_a_legacy_listen_whose_subscribe_fails_leaves_no_listener() -> None:
-    async def scenario() -> int:
-        client = await connect([*FAKE, "legacy"], cache=None, timeout=10)
+    async def scenario(declared: bool) -> int:
+        env = {"FAKE_DECLARES_SUBSCRIBE": "1"} if declared else None
+        client = await connect([*FAKE, "legacy"], cache=None, timeout=10, env=env)
         async with client:
-            with pytest.raises(ServerError):  # the fake server knows no resources/subscribe
-                async with client.listen(resource_subscriptions=["x://a"]):
-                    pass
+            if declared:
+                with pytest.raises(ServerError):  # the fake server implements no resources/subscribe
+                    async with client.listen(resource_subscriptions=["x://a"]):
+                        pass
+            else:  # a client review: asked all the same, the official SDK's server answered a bare -32601
+                with pytest.raises(ProtocolError, match=r"does not declare resources\.subscribe"):
+                    async with client.listen(resource_subscriptions=["x://a"]):
+                        pass
             return len(client.session._listeners)
 
-    assert asyncio.run(asyncio.wait_for(scenario(), 30)) == 0
+    assert asyncio.run(asyncio.wait_for(scenario(True), 30)) == 0
+    assert asyncio.run(asyncio.wait_for(scenario(False), 30)) == 0
 
 
 class Chunks(httpx.AsyncByteStream):

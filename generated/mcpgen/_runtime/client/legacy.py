@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..codec import dump
-from ..jsonrpc import Notification
+from ..jsonrpc import METHOD_NOT_FOUND, Notification, ProtocolError
 from .base import BaseClient, Subscription, _field
 from .errors import TransportError
 from .session import ClientOptions, ClientSession, ProgressCallback
@@ -181,6 +181,13 @@ class LegacyClient(BaseClient):
                     del held[uri]
 
         async def open(sub: Subscription) -> None:
+            if resource_subscriptions and not self._declares("resources", "subscribe"):
+                # resources.mdx: subscribing is optional, and the capability says whether a server
+                # takes it (asked anyway, the official SDK's server answered a bare -32601)
+                raise ProtocolError(
+                    METHOD_NOT_FOUND,
+                    "the server does not declare resources.subscribe: it takes no resource subscriptions",
+                )
             sub.queue = self.session.add_listener(accept)
             subscribed: list[str] = []
             try:
