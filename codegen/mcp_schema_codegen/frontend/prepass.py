@@ -111,7 +111,11 @@ def safe_definition_names(defs: dict[str, JSON], prefix: str, version: str | Non
     every ``$ref`` to it.
     """
     for name in defs:
-        if not _IDENTIFIER.match(name) or keyword.iskeyword(name) or keyword.issoftkeyword(name):
+        if keyword.iskeyword(name) or keyword.issoftkeyword(name):  # ``None``, ``True``: the rule holds, the name not
+            raise GeneratorError(
+                "definition name is a Python keyword, which no class can be named", version=version, definition=name
+            )
+        if not _IDENTIFIER.match(name):
             raise GeneratorError(
                 f"definition name is not a valid Python class name ({CLASS_NAME_RULE})",
                 version=version,
