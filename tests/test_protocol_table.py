@@ -147,6 +147,35 @@ def test_the_runtime_ranks_log_levels_as_the_overlay_orders_them() -> None:
     assert sorted(LOG_LEVELS, key=LOG_LEVELS.__getitem__) == list(overlay.log_levels)
 
 
+def test_each_revision_package_hands_the_runtime_the_overlays_ranking() -> None:
+    """A spec-change review: a level a new revision added (ranked in the overlay, as adoption asks)
+    still needed the runtime's own table, so ``ctx.log("trace")`` raised "unknown log level". Each
+    generated package's ``REVISION`` carries the overlay's ranking, which the runtime takes."""
+    import importlib
+
+    import mcpgen
+    from mcpgen._runtime.codec import Revision
+    from mcpgen._runtime.log_levels import RANKS
+    from mcpgen._runtime.method_table import MethodTable
+    from mcpgen._runtime.server.services.context import Context
+
+    overlay = load_overlay(SCHEMA_DIR / "overlay.json")
+    for version in VERSIONS:
+        revision = importlib.import_module(f"{mcpgen.REGISTRY.entry(version).package}.codec").REVISION
+        assert list(revision.log_levels) == list(overlay.log_levels), version
+    kept = dict(RANKS)
+    try:
+        Revision("2099-01-01", MethodTable(()), log_levels=["trace", *overlay.log_levels])
+        assert RANKS["trace"] < RANKS["debug"] < RANKS["emergency"]
+        ctx = Context(1, "tools/call", None, "2099-01-01", {}, None, None, "legacy", None, "trace")  # type: ignore[arg-type]
+        assert ctx.logs("trace") and ctx.logs("debug")
+        Revision("2098-01-01", MethodTable(()), log_levels=list(overlay.log_levels))  # an older package: fewer
+        assert "trace" in RANKS  # a ranking of fewer levels changes nothing
+    finally:
+        RANKS.clear()
+        RANKS.update(kept)
+
+
 def test_an_overlay_from_before_log_levels_ranks_them_as_rfc_5424_does(lock: Lock, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A project's own schema/overlay.json is a copy made at its first adoption: one from before
     ``log_levels`` made every revision fail generation ("level 'alert' has no rank")."""

@@ -53,6 +53,7 @@ from .jsonrpc import (
     result_fields_bytes,
 )
 from .lazy import ModelRef, resolve
+from .log_levels import rank
 from .method_table import MethodSpec, MethodTable
 from .serializer import fields_of
 
@@ -160,9 +161,14 @@ class Revision:
     null_error_ids: bool = False
     error_types: Mapping[int, Any] = field(default_factory=dict)  # models or ``ModelRef``s
     input_required: Any = None  # a model or a ``ModelRef``
+    log_levels: Sequence[str] = ()  # LoggingLevel's values, least severe first (the overlay's ranking)
     _validators: dict[int, Validator] = field(default_factory=dict, init=False, repr=False)
     _inbound: dict[str, Inbound] = field(default_factory=dict, init=False, repr=False)
     _interim: Any = field(default=None, init=False, repr=False)  # the interim result model, once loaded
+
+    def __post_init__(self) -> None:
+        if self.log_levels:
+            rank(self.log_levels)  # a level this revision adds is ranked, with no change to the runtime
 
     def validate(self, tp: Any, value: Any) -> Any:
         key = id(tp)

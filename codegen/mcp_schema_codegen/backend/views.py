@@ -210,6 +210,7 @@ class RevisionView:
     input_required: Ident | None
     input_required_ref: Code  # ``m.InputRequiredResult`` or ``None``
     client_base: Ident  # ``LegacyClient`` or ``ModernClient``
+    log_levels: Code | None  # a list literal: LoggingLevel's values, least severe first (None: it has none)
 
 
 def _optional_ident(name: str | None) -> Ident | None:
@@ -249,6 +250,7 @@ def revision_view(protocol: Protocol) -> RevisionView:
         input_required=_optional_ident(protocol.input_required),
         input_required_ref=model_ref(protocol.input_required),
         client_base=Ident(protocol.era.capitalize() + "Client"),
+        log_levels=literal(list(protocol.log_levels)) if protocol.log_levels else None,
     )
 
 

@@ -151,6 +151,12 @@ class _Analyzer:
     def fail(self, message: str, definition: str | None = None, pointer: str | None = None) -> GeneratorError:
         return GeneratorError(message, version=self.schema.version, definition=definition, pointer=pointer)
 
+    def log_levels(self) -> tuple[str, ...]:
+        """The overlay's ranking, least severe first, when the revision has ``LoggingLevel`` (each of
+        its values is ranked there: ``check_log_levels``); handed to the runtime by the package."""
+        levels = self.defs.get("LoggingLevel")
+        return tuple(self.overlay.log_levels) if isinstance(levels, dict) and levels.get("enum") else ()
+
     def check_modern(self, methods: list[Method]) -> None:
         """What the runtime reads of every modern message, which the schema must still say (a
         revision that did not was adopted, and its server failed at run time: a review of the
@@ -400,6 +406,7 @@ class _Analyzer:
             typed_errors=self.typed_errors(),
             input_required=INPUT_REQUIRED if any(m.mrtr for m in methods) else None,
             error_id_required=self.error_id_required(),
+            log_levels=self.log_levels(),
         )
 
 
@@ -476,7 +483,7 @@ def check_log_levels(document: dict[str, JSON], container: str, version: str, ov
         if value not in overlay.log_levels:
             raise GeneratorError(
                 f"level {value!r} has no rank: add it to log_levels.order in schema/overlay.json "
-                "(least severe first), and to the runtime's LOG_LEVELS",
+                "(least severe first; the generated package hands the ranking to the runtime)",
                 version=version,
                 definition="LoggingLevel",
             )

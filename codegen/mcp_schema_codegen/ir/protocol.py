@@ -68,6 +68,7 @@ class Protocol:
     typed_errors: tuple[TypedError, ...] = ()  # error responses the schema defines with a const code
     input_required: str | None = None  # the MRTR interim result definition (2026)
     error_id_required: bool = True  # its error response requires an id (before 2025-11-25): null when unread
+    log_levels: tuple[str, ...] = ()  # LoggingLevel's values, least severe first (the overlay's log_levels)
 
     @property
     def package(self) -> str:

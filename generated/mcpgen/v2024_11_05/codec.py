@@ -18,6 +18,7 @@ REVISION = Revision(
     methods=METHODS,
     batching=BATCHING,
     null_error_ids=True,
+    log_levels=["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"],
 )
 
 CLIENT = LegacyCodec(REVISION, "client")

@@ -23,6 +23,7 @@ REVISION = Revision(
     error_types={
         -32042: m.URLElicitationRequiredErrorError,
     },
+    log_levels=["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"],
 )
 
 CLIENT = LegacyCodec(REVISION, "client")

@@ -29,6 +29,7 @@ REVISION = Revision(
         -32022: m.UnsupportedProtocolVersionErrorError,
     },
     input_required=m.InputRequiredResult,
+    log_levels=["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"],
 )
 
 CLIENT = ModernCodec(REVISION, "client")

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeVar, overload
 from pydantic import MISSING, BaseModel
 
 from ...jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError, dumps, notification_envelope
+from ...log_levels import RANKS
 from .capabilities import LOG_MESSAGE, PROGRESS, describe, undeclared
 from .inputs import (
     Direct,
@@ -32,18 +33,9 @@ M = TypeVar("M", bound=BaseModel)
 Send = Callable[[bytes], Awaitable[None]]
 logger = logging.getLogger(__name__)
 
-# LoggingLevel's values, least severe first: schema/overlay.json's log_levels (tests/test_protocol_table.py
-# holds the two together; generation refuses a revision with a level neither ranks)
-LOG_LEVELS: dict[str, int] = {
-    "debug": 0,
-    "info": 1,
-    "notice": 2,
-    "warning": 3,
-    "error": 4,
-    "critical": 5,
-    "alert": 6,
-    "emergency": 7,
-}
+# LoggingLevel's values, least severe first: schema/overlay.json's log_levels, as the revision
+# packages imported rank them (log_levels.py; tests/test_protocol_table.py holds the two together)
+LOG_LEVELS = RANKS
 
 
 def cancelled_from_outside() -> bool:
