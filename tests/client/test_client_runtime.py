@@ -1040,3 +1040,45 @@ def test_a_request_does_not_time_out_while_the_client_answers_the_server() -> No
 
     run(scenario)
     assert len(answering) == 60
+
+
+PINGER = r"""
+import json, sys, threading, time
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+def pings():
+    n = 0
+    while True:
+        time.sleep(0.2)
+        n += 1
+        send({"jsonrpc": "2.0", "id": f"ping-{n}", "method": "ping"})
+for line in sys.stdin:
+    message = json.loads(line)
+    method, rid = message.get("method"), message.get("id")
+    if method == "initialize":
+        info = {"name": "pinger", "version": "1"}
+        send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": info}})
+    elif method == "tools/call":
+        threading.Thread(target=pings, daemon=True).start()  # and never answers
+    elif rid is not None and method is not None:
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
+"""
+
+
+def test_a_server_pinging_meanwhile_does_not_keep_a_request_from_timing_out(tmp_path: Path) -> None:
+    """A review of the change above: counting any request of the server, a server pinging every
+    few seconds kept a request it never answered waiting for ever. A ping runs no handler of the
+    caller's: it gives no time back."""
+    script = tmp_path / "pinger.py"
+    script.write_text(PINGER)
+
+    async def scenario() -> float:
+        client = await connect([sys.executable, str(script)], versions=["2025-11-25"], cache=None, timeout=10)
+        async with client:
+            started = time.monotonic()
+            with pytest.raises(RequestTimeout):
+                await client.call_tool(name="never", arguments={}, timeout=1.0)
+            return time.monotonic() - started
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 30)) < 5

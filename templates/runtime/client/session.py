@@ -12,7 +12,7 @@ import collections
 import contextlib
 import itertools
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -128,9 +128,11 @@ class ClientSession:
         self._telling: set[asyncio.Task[None]] = set()  # cancellations being told to the server (_cancel_soon)
         self._answering: dict[RequestId, asyncio.Task[None]] = {}  # the server's requests being answered
         self._answers_in_flight = 0  # those, counted (a server may reuse an id)
-        self._answers_begun = 0  # ever: a wait that saw it move knows the client answered meanwhile
-        self._no_answers = asyncio.Event()  # set while no request of the server is being answered
-        self._no_answers.set()
+        self._handling = 0  # the server's requests whose handler (the caller's callback) runs now
+        self._handled_for = 0.0  # seconds some handler ran, summed up to the last time none ran
+        self._handling_since = 0.0  # when the current run of handlers began (while _handling)
+        self._no_handlers = asyncio.Event()  # set while no handler runs
+        self._no_handlers.set()
         self._dropped = 0  # the server's requests dropped past ANSWERING_BACKLOG
         self._handlers_at_once: dict[str, asyncio.Semaphore] = {}  # per method of the server's requests
         self.failure: TransportError | None = None
@@ -217,14 +219,17 @@ class ClientSession:
     ) -> Any:
         """Await a begun request; on timeout or caller cancellation the request is cancelled.
         ``limit``: the whole request's timeout, when part of it went on sending (the message).
-        While the transport authorizes (a user signing in, as long as that takes), or this client
-        answers a request of the server (a user filling in an elicitation form, a slow sampling
-        call: legacy sessions), the time does not run out: the request gets its whole time again
-        once that is done (a client review: a legacy call was cancelled while its user answered)."""
+        While the transport authorizes (a user signing in, as long as that takes) the time does
+        not run out: the request gets its whole time again once the authorization is done. While
+        the caller's handlers answer requests of the server (a user filling in an elicitation
+        form, a slow sampling call: legacy sessions) the clock stops: the time they ran is added
+        (a client review: a legacy call was cancelled while its user answered; a ``ping`` runs no
+        handler, so a server pinging meanwhile adds nothing)."""
+        first = timeout
         try:
             while True:
                 begun = self.transport.authorizations()
-                answers = self._answers_begun
+                handled = self.handled_time()
                 scope = asyncio.timeout(timeout)  # not wait_for: on 3.11 it can lose a caller's cancellation
                 try:
                     async with scope:
@@ -237,15 +242,18 @@ class ClientSession:
                     if not future.done() and authorized:
                         await self.transport.authorized()
                         continue
-                    if not future.done() and (self._answers_in_flight or self._answers_begun != answers):
-                        await self._no_answers.wait()  # the server waits on this client meanwhile
-                        continue
+                    if not future.done():
+                        await self._no_handlers.wait()  # the server waits on this client meanwhile
+                        paused = self.handled_time() - handled
+                        if paused > 0:
+                            timeout = paused  # the time the handlers took, given back
+                            continue
                 if future.done() and not future.cancelled():
                     return future.result()  # it came as the time ran out: the answer stands
                 pending = self._pending.get(rid)
                 meanwhile = f" (meanwhile {pending.meanwhile})" if pending is not None and pending.meanwhile else ""
                 await self._cancel_soon(rid, "timeout")
-                shown = timeout if limit is None else limit
+                shown = first if limit is None else limit
                 raise RequestTimeout(f"no answer to request {rid!r} within {shown} s{meanwhile}") from None
         except asyncio.CancelledError:
             await self._cancel_soon(rid, "cancelled by the caller")
@@ -460,8 +468,6 @@ class ClientSession:
                     )
                 return
             self._answers_in_flight += 1
-            self._answers_begun += 1
-            self._no_answers.clear()
             task = self._spawn(self._answer(message))
             task.add_done_callback(self._answered)
             self._answering[rid] = task
@@ -529,8 +535,26 @@ class ClientSession:
 
     def _answered(self, task: asyncio.Task[None]) -> None:
         self._answers_in_flight -= 1
-        if self._answers_in_flight == 0:
-            self._no_answers.set()
+
+    def handled_time(self) -> float:
+        """Seconds the caller's handlers of the server's requests have run (any of them), so far."""
+        if self._handling:
+            return self._handled_for + asyncio.get_running_loop().time() - self._handling_since
+        return self._handled_for
+
+    @contextlib.asynccontextmanager
+    async def _handler_runs(self) -> AsyncIterator[None]:
+        if not self._handling:
+            self._handling_since = asyncio.get_running_loop().time()
+            self._no_handlers.clear()
+        self._handling += 1
+        try:
+            yield
+        finally:
+            self._handling -= 1
+            if not self._handling:
+                self._handled_for += asyncio.get_running_loop().time() - self._handling_since
+                self._no_handlers.set()
 
     async def _answer(self, request: Request) -> None:
         """A server's own request (legacy sessions): answer through the registered handler, at most
@@ -546,7 +570,7 @@ class ClientSession:
                 limit = self._handlers_at_once.get(request.method)
                 if limit is None:
                     limit = self._handlers_at_once[request.method] = asyncio.Semaphore(HANDLERS_AT_ONCE)
-                async with limit:  # per method: 16 samplings waiting on the server never hold up roots/list
+                async with limit, self._handler_runs():  # per method: 16 samplings never hold up roots/list
                     result = await handler(request.params)
             reply = self.codec.encode_result(request.id, request.method, result)
         except ProtocolError as error:
