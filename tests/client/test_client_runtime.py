@@ -1058,7 +1058,8 @@ for line in sys.stdin:
     method, rid = message.get("method"), message.get("id")
     if method == "initialize":
         info = {"name": "pinger", "version": "1"}
-        send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": info}})
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": info}
+        send({"jsonrpc": "2.0", "id": rid, "result": result})
     elif method == "tools/call":
         threading.Thread(target=pings, daemon=True).start()  # and never answers
     elif rid is not None and method is not None:

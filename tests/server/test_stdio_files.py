@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -254,11 +255,17 @@ def test_a_closed_stdout_ends_the_server_without_a_line_per_reply(sink: str) -> 
     proc = run(subprocess.PIPE, subprocess.PIPE if theirs is None else theirs)
     assert proc.stdin is not None and proc.stderr is not None
     try:
-        proc.stdin.write(lines(*handshake()))
+        proc.stdin.write(lines(*handshake({"elicitation": {"form": {}}})))
         proc.stdin.flush()
         if ours is None:
             assert proc.stdout is not None
             assert json.loads(proc.stdout.readline())["id"] == 0
+            # a request in flight (it waits on the client's answer), so the server takes its grace
+            # period to end while the client goes on writing (each chunk read past the input's
+            # end was a traceback: a review of the diff)
+            proc.stdin.write(lines(tool("held", "test_elicitation", message="m")))
+            proc.stdin.flush()
+            assert b"elicitation/create" in proc.stdout.readline()
             proc.stdout.close()  # the read end, ours: the server's writes now fail
         else:
             assert theirs is not None
@@ -272,6 +279,7 @@ def test_a_closed_stdout_ends_the_server_without_a_line_per_reply(sink: str) -> 
                 proc.stdin.flush()
             except BrokenPipeError:  # the server has gone already
                 break
+            time.sleep(0.05)
         proc.wait(timeout=30)  # its input is still open: only the lost output ends it
         err = proc.stderr.read().decode(errors="replace")
     finally:

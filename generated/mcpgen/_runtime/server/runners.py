@@ -145,8 +145,11 @@ async def _serve_stdio(router: Router, stdout: int) -> None:
     stdin = sys.stdin.buffer.fileno()
     reader = asyncio.StreamReader(limit=READ_CHUNK)  # what is buffered before stdin is paused
     file_reader: asyncio.Task[None] | None = None
+    read_transport: asyncio.BaseTransport | None = None
     if kind(stdin) == stat.S_IFSOCK or pipe_like(stdin):
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer
+        )
     else:
         file_reader = FileReader(stdin, reader).start()
     # replies the client has not read are kept up to one maximal line before input is paused
@@ -159,6 +162,10 @@ async def _serve_stdio(router: Router, stdout: int) -> None:
     ):  # SIGTERM/SIGINT: end listen streams, stop reading, let requests finish
         router.services.subscriptions.close()
         reader.feed_eof()
+        if (
+            read_transport is not None
+        ):  # what the client still writes is not read (fed past the end,
+            read_transport.close()  # each chunk was an AssertionError traceback: a review of the diff)
         if (
             file_reader is not None
         ):  # requests from a file are waited for: a second signal ends the process
