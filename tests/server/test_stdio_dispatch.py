@@ -797,3 +797,36 @@ def test_an_initialize_inside_a_batch_is_an_invalid_request() -> None:
     assert by_id[1]["error"]["code"] == -32600 and "batch" in by_id[1]["error"]["message"]
     assert by_id[2]["result"] == {}
     assert "tools" in listed["result"]
+
+
+class Stubborn(Demo):
+    """A tool that answers even when it is cancelled (cleanup, then a partial result)."""
+
+    async def call_tool(self, params: m.CallToolRequestParams, ctx: s.Context) -> Any:
+        if params.name == "stubborn":
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                return s.CallToolResult(content=[m.TextContent(type="text", text="cut short")])
+        return await super().call_tool(params, ctx)
+
+
+def test_a_cancelled_request_that_answers_anyway_does_not_answer_the_new_one_with_its_id() -> None:
+    """Found by a review of the diff: once a cancellation freed the id, a handler that caught the
+    cancellation and returned had its answer written under that id, which the client took for
+    the answer to its new request. What a cancelled request answers is not written."""
+
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(Stubborn()) as conn:
+            conn.send(request(7, "tools/call", {"name": "stubborn"}))
+            await asyncio.sleep(0.01)
+            conn.send(
+                {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}},
+                request(7, "tools/call", {"name": "echo", "arguments": {"second": True}}),
+            )
+            await conn.response(7)
+            await asyncio.sleep(0.1)
+        return [m for m in conn.out if m.get("id") == 7]
+
+    (answer,) = run(go())
+    assert answer["result"]["content"][0]["text"] == '{"second": true}', answer

@@ -355,9 +355,11 @@ class Router:
                 return too_busy(rid, conn.max_inflight)
             conn.inflight[rid] = task
         try:
-            return await self.handle(obj, send, conn, principal)
+            reply = await self.handle(obj, send, conn, principal)
         except asyncio.CancelledError:
             return NO_REPLY  # a cancelled request gets no response
+        else:  # cancelled (its id freed for a new request) and it answered all the same: dropped
+            return reply if conn.inflight.get(rid) is task else NO_REPLY
         finally:
             if conn.inflight.get(rid) is task:
                 del conn.inflight[rid]
@@ -378,11 +380,13 @@ class Router:
             await asyncio.wait((task,))
         except asyncio.CancelledError:  # the whole batch is cancelled (the client went)
             task.cancel()
-            raise
-        finally:
             if conn.inflight.get(rid) is task:
                 del conn.inflight[rid]
-        return NO_REPLY if task.cancelled() else task.result()
+            raise
+        cancelled = conn.inflight.get(rid) is not task  # (its id freed by the cancellation)
+        if not cancelled:
+            del conn.inflight[rid]
+        return NO_REPLY if cancelled or task.cancelled() else task.result()
 
     # -- legacy HTTP sessions ------------------------------------------------------------------
 

@@ -71,9 +71,9 @@ class Pending:
         self.task: asyncio.Task[Any] | None = None  # the runner it waits in, once it waits
 
     def cancel(self) -> bool:
+        self.cancelled = True  # whatever it answers now is not written: its id may be another's
         if self.task is not None:
             return self.task.cancel()
-        self.cancelled = True
         return True
 
 
@@ -129,7 +129,7 @@ class Requests:
         rid = pending.rid
         if rid is not None and self.conn.inflight.get(rid) is pending:
             del self.conn.inflight[rid]
-        if reply is not None and reply.body is not None:
+        if reply is not None and reply.body is not None and not pending.cancelled:
             self.write(reply.body + b"\n")
         changed = self.changed
         if changed is not None:
