@@ -158,9 +158,9 @@ def request_id(message: object) -> RequestId | None:
     return rid if is_request_id(rid) else None
 
 
-_NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?=[\s,}])")  # an integer, ended within what was read
+_NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?=[ \t\r\n,}])")  # an integer, ended within what was read
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_BLANK = re.compile(rb"\s*")
+_BLANK = re.compile(rb"[ \t\r\n]*")  # JSON's whitespace (not \f, \v)
 
 
 def leading_id(head: bytes, kind: str = "request") -> RequestId | None:
@@ -206,8 +206,8 @@ def leading_id(head: bytes, kind: str = "request") -> RequestId | None:
             if name not in wanted:  # the other kind (or a second id): not one to answer under it
                 return None
             told = True
-        if seen_id and told:
-            return found
+        if seen_id and told:  # the rest of the head: a second id (JSON keeps the last) is no answer
+            return found if _no_other_id(head, _skip_value(head, at)) else None
         at = _skip_value(head, at)
         if at < 0:
             return None
@@ -215,6 +215,29 @@ def leading_id(head: bytes, kind: str = "request") -> RequestId | None:
         if not head.startswith(b",", at):
             return None
         at += 1
+
+
+def _no_other_id(head: bytes, at: int) -> bool:
+    """No top-level ``id`` member in the rest of ``head`` from ``at`` (just past a member's value);
+    what lies past the head is not known (a duplicate key there goes unseen)."""
+    while at >= 0:
+        at = _BLANK.match(head, at).end()  # type: ignore[union-attr]
+        if not head.startswith(b",", at):
+            return True
+        at = _BLANK.match(head, at + 1).end()  # type: ignore[union-attr]
+        key = _STRING.match(head, at)
+        if key is None:
+            return True
+        try:
+            if from_json(key.group()) == "id":
+                return False
+        except ValueError:
+            return True
+        at = _BLANK.match(head, key.end()).end()  # type: ignore[union-attr]
+        if not head.startswith(b":", at):
+            return True
+        at = _skip_value(head, _BLANK.match(head, at + 1).end())  # type: ignore[union-attr]
+    return True
 
 
 def _skip_value(head: bytes, at: int) -> int:

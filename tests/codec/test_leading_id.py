@@ -35,7 +35,11 @@ from mcpgen._runtime.jsonrpc import leading_id
         (b'{"\\u0069d": 4, "method": "x"}', 4),  # the key as JSON spells it
         (b'{"jsonrpc": "2.0", "id": 5, "result": {"content": [', None),  # a response: another side's id
         (b'{"jsonrpc": "2.0", "id": 5, "params": {"a": 1}, "error"', None),
-        (b'{"id": 5, "id": 6, "method": "x"}', None),  # which one JSON keeps is past the head
+        (b'{"id": 5, "id": 6, "method": "x"}', None),  # JSON keeps the last: not the one read first
+        (b'{"id":5,"method":"x","id":6}', None),  # (a review of the diff: 5 was returned)
+        (b'{"method":"x","id":5,"id":6}', None),
+        (b'{"method":"x","id":5,"params":{"id":6},"more":[1,"id"]', 5),  # nested and string ids: no members
+        (b'{"id":\x0c5,"method":"x"}', None),  # a form feed is no JSON whitespace
     ],
 )
 def test_the_id_is_read_as_json_would_read_it_or_not_at_all(head: bytes, rid: Any) -> None:

@@ -448,7 +448,9 @@ class ClientSession:
                 error.kind is None and answer_to is None
             ):  # unread (too large, no JSON): whose answer, if any?
                 rid = leading_id(bytes(data[:HEAD]), "response")
-                if rid is not None and rid in self._pending:  # that request's answer: it fails now
+                if (
+                    rid is not None and rid in self._pending and stream_of in (None, rid)
+                ):  # (a stream's: its own)
                     answer_to = rid  # (a review: it waited out its whole timeout)
             if not self._foreign(error, owner):
                 self._refused(error, answer_to, stream_of, data)
