@@ -61,6 +61,14 @@ def test_diff_2025_11_25_to_2026_07_28_reports_the_era_change() -> None:
     # the protocol table's values as JSON: booleans and null, not Python's text of them
     required = {m["method"]: (m["old"], m["new"]) for m in as_json["methods"] if m["change"] == "params_required"}
     assert required["prompts/list"] == (False, True), required
+    # older clients: what the legacy session answers itself (initialize, ping, ...) is no refusal
+    # (a review of the diff: the first version listed them as -32601); the tasks requests are
+    assert as_json["breaks_older_clients"] == [
+        f"tasks/{name}: 2026-07-28 has no such request: 2025-11-25 clients get -32601"
+        for name in ("cancel", "get", "list", "result")
+    ]
+    backwards = json.loads(run("diff", "2026-07-28", "2025-11-25", "--json").stdout)
+    assert backwards["breaks_older_clients"] == []  # a server of the older revision: no older clients
 
 
 def test_diff_finds_renames_by_structure_and_reports_no_change() -> None:

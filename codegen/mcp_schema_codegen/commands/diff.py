@@ -294,6 +294,11 @@ def reached(defs: dict[str, JSON], roots: set[str], prefix: str) -> set[str]:
 
 
 CONVERSION_SUPPLIES = frozenset({"_meta"})  # what the runtime adds to an older request's params itself
+# what the runtime's legacy session answers itself, whatever the handler's revision
+# (templates/runtime/server/sessions/legacy.py: the handshake, ping, log level, subscriptions)
+ANSWERED_BY_A_LEGACY_SESSION = frozenset(
+    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
 
 
 def older_clients(old: Side, new: Side, d: SchemaDiff) -> list[str]:
@@ -303,10 +308,15 @@ def older_clients(old: Side, new: Side, d: SchemaDiff) -> list[str]:
     ``new`` lacks: -32601) and each result back (a value or union branch ``new`` added has no
     ``old`` form: -32603 when a result uses it). Derived from the diff, per method."""
     notes: list[str] = []
+    if new.protocol.version <= old.protocol.version:  # a server of a newer revision, older clients only
+        return notes
     after = {m.name: m for m in new.protocol.methods if m.kind == "request"}
+    legacy_to_modern = old.protocol.era == "legacy" and new.protocol.era == "modern"
     for m in old.protocol.methods:
         if m.kind != "request" or not m.client_sends:
             continue
+        if legacy_to_modern and m.name in ANSWERED_BY_A_LEGACY_SESSION:
+            continue  # its legacy session answers it, not the handler
         now = after.get(m.name)
         if now is None or not now.client_sends:
             notes.append(f"{m.name}: {new.label} has no such request: {old.label} clients get -32601")

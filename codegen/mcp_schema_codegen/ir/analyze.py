@@ -164,7 +164,7 @@ class _Analyzer:
         protocol version and client capabilities ride there), each result's ``resultType``
         takes ``complete``, and the interim result's takes ``input_required``."""
         for m in methods:
-            if m.kind != "request" or m.embedded:
+            if m.kind != "request" or not m.client_sends:  # (what a server sends carries no _meta envelope)
                 continue
             params = self.defs.get(m.params_type) if m.params_type else None
             required = params.get("required") if isinstance(params, dict) else None
