@@ -616,3 +616,7 @@ SyntaxError: invalid syntax
 RuntimeError: no key
 """
     assert what_failed(deeper, tmp_path) == "RuntimeError: no key (at weather/tools.py, line 40)"
+    # raised in installed code inside the project (a review of the diff): the author's frame named
+    for inside in (".venv/lib/python3.11/site-packages/x.py", "weather_mcp/_runtime/server/authoring/signatures.py"):
+        installed = deeper.replace("/usr/lib/python3.11/site-packages/pydantic/main.py", str(tmp_path / inside))
+        assert what_failed(installed, tmp_path) == "RuntimeError: no key (at weather/tools.py, line 40)", inside

@@ -134,6 +134,9 @@ def what_failed(stderr: str, root: Path | None = None) -> str:
     return said + (where_in(after[:first], root) if root is not None else "")
 
 
+NOT_THE_AUTHORS = frozenset({"site-packages", "dist-packages", "_runtime", "__pypackages__"})
+
+
 def where_in(frames: list[str], root: Path) -> str:
     """`` (at FILE, line N)`` for the innermost frame of a traceback that is a file of the
     project ``root`` (relative to it), or nothing."""
@@ -146,6 +149,8 @@ def where_in(frames: list[str], root: Path) -> str:
             shown = path.resolve().relative_to(root.resolve())
         except (ValueError, OSError):
             continue
+        if any(part in NOT_THE_AUTHORS or part.startswith(".") for part in shown.parts):
+            continue  # a virtualenv in the project, a vendored runtime: installed code, not the author's
         return f" (at {shown.as_posix()}, line {match.group(2)})"
     return ""
 

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..codec import dump
-from ..jsonrpc import METHOD_NOT_FOUND, Notification, ProtocolError
+from ..jsonrpc import METHOD_NOT_FOUND, Notification
 from .base import BaseClient, Subscription, _field
-from .errors import TransportError
+from .errors import ServerError, TransportError
 from .session import ClientOptions, ClientSession, ProgressCallback
 from .transport import JSONObject
 
@@ -129,6 +129,9 @@ class LegacyClient(BaseClient):
                 )
                 for queue in queues:
                     queue.put_nowait(failure)
+                self._open_subscriptions().pop(
+                    uri, None
+                )  # those listens ended: not subscribed again
 
     def _declares(self, capability: str, flag: str) -> bool:
         """The server's ``initialize`` capabilities set ``capability.flag`` (a wire name) true."""
@@ -184,7 +187,7 @@ class LegacyClient(BaseClient):
             if resource_subscriptions and not self._declares("resources", "subscribe"):
                 # resources.mdx: subscribing is optional, and the capability says whether a server
                 # takes it (asked anyway, the official SDK's server answered a bare -32601)
-                raise ProtocolError(
+                raise ServerError(  # what the server would have answered (-32601), said before asking
                     METHOD_NOT_FOUND,
                     "the server does not declare resources.subscribe: it takes no resource subscriptions",
                 )
