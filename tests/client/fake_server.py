@@ -198,6 +198,14 @@ def handle(message: dict[str, Any]) -> None:
             sys.stdout.write("\n")
             result(rid, text("after the long line", modern))
             return
+        if params.get("name") == "answer-longer-than-a-line":  # its answer, 65 MiB: past the transport's limit
+            head = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": ""}]}})
+            sys.stdout.write(head[: head.index('"text": "') + 9])
+            for _ in range(65):
+                sys.stdout.write("x" * (1 << 20))
+            sys.stdout.write('"}]}}\n')
+            sys.stdout.flush()
+            return
         if params.get("name") == "exit-leaving-a-child":  # exits; a process it started keeps its stdout
             import subprocess
 

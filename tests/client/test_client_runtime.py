@@ -756,6 +756,21 @@ def test_progress_callbacks_run_one_at_a_time_in_the_order_sent() -> None:
     assert seen == list(range(1, 201)) and peak == 1, (seen[:20], peak)
 
 
+def test_an_answer_past_the_transports_line_limit_fails_its_request_at_once() -> None:
+    """A review of the diff: an answer past the codec's 16 MiB failed its request at once, one
+    past the stdio transport's 64 MiB line limit still waited out the whole timeout."""
+
+    async def scenario() -> None:
+        async with await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.DEVNULL) as client:
+            started = time.monotonic()
+            with pytest.raises(TransportError, match="the answer to request"):
+                await client.call_tool(name="answer-longer-than-a-line", arguments={}, timeout=60)
+            assert time.monotonic() - started < 30
+            assert [t.name for t in (await client.list_tools()).tools] == ["echo"]
+
+    run(scenario)
+
+
 @pytest.mark.parametrize("mode", ["mrtr", "legacy"])
 def test_a_stdout_line_past_the_limit_is_skipped_and_the_session_goes_on(
     mode: str, caplog: pytest.LogCaptureFixture

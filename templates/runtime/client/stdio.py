@@ -20,6 +20,7 @@ from typing import IO, Any
 
 from pydantic_core import to_json
 
+from ..jsonrpc import leading_id
 from ..lines import Overlong, chunks
 from .errors import TransportError
 from .transport import JSONObject, Receiver, Transport
@@ -125,7 +126,12 @@ class StdioTransport(Transport):
             async for batch in chunks(process.stdout, LINE_LIMIT):
                 for line in batch:
                     if isinstance(line, Overlong):  # skipped, in bounded memory: the session carries on
-                        receiver.unreadable(f"the server wrote a line longer than {LINE_LIMIT} bytes: skipped")
+                        said = f"the server wrote a line longer than {LINE_LIMIT} bytes: skipped"
+                        rid = leading_id(line.head, "response")  # a request's answer: that request fails now
+                        if rid is not None and receiver.awaiting(rid):
+                            receiver.transport_failed(rid, TransportError(f"{said} (the answer to request {rid!r})"))
+                        else:
+                            receiver.unreadable(said)
                     elif line.strip():
                         await receiver.receive(line)
         except Exception as exc:  # a broken pipe; the session learns of it below
