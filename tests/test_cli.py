@@ -1031,6 +1031,12 @@ def test_diff_and_regen_say_what_a_server_of_the_new_revision_refuses_of_older_c
         defs["ContentBlock"]["anyOf"].append({"$ref": "#/$defs/VideoContent"})
         del defs["CompleteRequest"], defs["CompleteResultResponse"]
         defs["ClientRequest"]["anyOf"] = [b for b in defs["ClientRequest"]["anyOf"] if "CompleteRequest" not in str(b)]
+        # a request's params moved to a new definition that requires a field (a review of the diff)
+        listing = json.loads(json.dumps(defs["PaginatedRequestParams"]))
+        listing["properties"]["filter"] = {"type": "string"}
+        listing["required"] = [*listing.get("required", []), "filter"]
+        defs["ListToolsRequestParams"] = listing
+        defs["ListToolsRequest"]["properties"]["params"] = {"$ref": "#/$defs/ListToolsRequestParams"}
 
     path = new_revision(tmp_path, "2026-09-30", change)
     done = run("diff", "2026-07-28", str(path), "--json", cwd=tmp_path)
@@ -1044,7 +1050,11 @@ def test_diff_and_regen_say_what_a_server_of_the_new_revision_refuses_of_older_c
         f"tools/call: ContentBlock takes VideoContent in {path} only; a result holding it has no 2026-07-28 form "
         "(-32603 to 2026-07-28 clients)"
     ) in notes
-    assert not any("tools/list" in note for note in notes)  # untouched methods are not named
+    assert (
+        f"tools/list: its params are ListToolsRequestParams, new in {path}, which requires _meta, filter; "
+        "2026-07-28 requests without them are refused (-32602)"
+    ) in notes
+    assert not any("prompts/list" in note for note in notes)  # untouched methods are not named
     project = tmp_path / "project"  # its ./schema: the bundled one, with the revision adopted
     project.mkdir()
     adopted = run("schema", "sync", "--from", str(path), "--version", "2026-09-30", "--update-lock", cwd=project)

@@ -321,6 +321,17 @@ def older_clients(old: Side, new: Side, d: SchemaDiff) -> list[str]:
         if now is None or not now.client_sends:
             notes.append(f"{m.name}: {new.label} has no such request: {old.label} clients get -32601")
             continue
+        if now.params_required and not m.params_required and not legacy_to_modern:  # (_meta: the runtime's)
+            notes.append(
+                f"{m.name}: params are required in {new.label}; {old.label} requests without them are refused (-32602)"
+            )
+        if now.params_type != m.params_type and now.params_type in d.definitions_added:
+            required = d.required_of_added.get(now.params_type)
+            if required and set(required) - CONVERSION_SUPPLIES:
+                notes.append(
+                    f"{m.name}: its params are {now.params_type}, new in {new.label}, which requires "
+                    f"{', '.join(required)}; {old.label} requests without them are refused (-32602)"
+                )
         sent = reached(new.defs, {now.params_type} if now.params_type else set(), new.ref_prefix)
         for f in d.fields:
             name = f.definition.split("->")[-1]
