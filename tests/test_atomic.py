@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -339,3 +340,34 @@ def test_a_failed_first_run_removes_its_directory_while_it_holds_the_lock(
     with pytest.raises(GeneratorError):
         pipeline.generate(pipeline.Options(schema_dir=SCHEMA_DIR, out=tmp_path / "new", versions=["2024-11-05"]))
     assert seen == ["held"] and not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("command", ["scaffold", "generate"])
+def test_an_interrupt_whose_raise_was_lost_stops_the_command_before_it_commits(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen in CI: SIGINT landed while the garbage collector ran ``ZipFile.__del__``; Python printed
+    "Exception ignored in ..." and dropped the interrupt, and the scaffold went on and ended 0 with
+    the project in place. The handler records each signal before it raises: a command finds it
+    at its commit point (a staged tree about to go into place) and ends as interrupted."""
+    from mcp_schema_codegen import interrupts, pipeline
+    from mcp_schema_codegen.commands import scaffold
+
+    def lost(work: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            done = work(*args, **kwargs)
+            interrupts.SIGNALLED.append(signal.SIGTERM)  # what the handler records; its raise lost
+            return done
+
+        return run
+
+    monkeypatch.setattr(pipeline, "render_package", lost(pipeline.render_package))
+    monkeypatch.setattr(scaffold, "write_surface", lost(scaffold.write_surface))
+    monkeypatch.chdir(tmp_path)
+    args = ["scaffold", "proj"] if command == "scaffold" else ["generate", "--version", "2026-07-28", "--out", "out"]
+    (tmp_path / "out").mkdir()  # generate swaps a new tree in for the old one
+    status = main(args)
+    assert status == 128 + signal.SIGTERM, capsys.readouterr()
+    assert capsys.readouterr().err == "mcp-codegen: interrupted\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert [p.name for p in (tmp_path / "out").iterdir() if p.name != ".mcpgen-lock"] == []  # (the lock stays)

@@ -19,6 +19,7 @@ from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import LoadedSchema
 from mcp_schema_codegen.frontend.lock import Lock, load_lock
+from mcp_schema_codegen.interrupts import commit_point
 from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
 from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.output.faults import crash_point
@@ -410,6 +411,7 @@ def generate(options: Options, swapped: Callable[[], None] | None = None) -> lis
             try:
                 staged = stage_root / options.package
                 protocols = render_package(options, staged, keep_from=target if target.is_dir() else None)
+                commit_point()  # an interrupt whose raise was lost stops it here (interrupts.py)
                 with signals_deferred():
                     swap_in(staged, target)
                     if swapped is not None:

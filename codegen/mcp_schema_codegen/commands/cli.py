@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import click
 from click.shell_completion import CompletionItem, get_completion_class
 
-from mcp_schema_codegen import __version__
+from mcp_schema_codegen import __version__, interrupts
 from mcp_schema_codegen.errors import GeneratorError
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USER_ERROR = 0, 1, 2
@@ -216,7 +216,7 @@ class Commands(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt as exc:
-            raise Stopped(exc.signum if isinstance(exc, Interrupted) else signal.SIGINT) from None
+            raise Stopped(getattr(exc, "signum", signal.SIGINT)) from None  # (Interrupted, tree.Signalled)
 
 
 @click.group(
@@ -770,6 +770,7 @@ _armed = False  # main() runs the process's own command line (argv None), not a 
 
 
 def _interrupted(signum: int, _frame: object) -> None:
+    interrupts.SIGNALLED.append(signum)  # found at the next commit point if the raise below is lost
     if _armed and not _ending.is_set():
         _ending.set()
         timer = threading.Timer(INTERRUPT_GRACE, _end_outright, (signum,))
@@ -811,6 +812,7 @@ def main(argv: list[str] | None = None) -> int:
     previous: dict[signal.Signals, Any] = {}
     global _armed
     _armed = argv is None  # (a caller passing its own list keeps its process)
+    interrupts.SIGNALLED.clear()  # a signal before this command (a caller's) is not this command's
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             current = signal.getsignal(sig)
@@ -825,6 +827,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        interrupts.SIGNALLED.clear()  # this command's: a next one in the process starts with none
 
 
 def _main(argv: list[str] | None) -> int:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from mcp_schema_codegen.backend.stubs import SNAPSHOT_FILE, render_stubs
 from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.interrupts import commit_point
 from mcp_schema_codegen.output.format import FormatCache, format_tree
 from mcp_schema_codegen.output.tree import clean_stale, exclusive, staging_dir, swap_in
 from mcp_schema_codegen.paths import templates_dir
@@ -91,6 +92,7 @@ def generate_client(snapshot: Snapshot, name: str, out: Path, runtime: str = "mc
         staged = staging_dir(out)
         try:
             render_formatted(snapshot, package, runtime, staged)
+            commit_point()  # an interrupt whose raise was lost stops it here (interrupts.py)
             swap_in(staged, target)
         except BaseException:
             shutil.rmtree(staged, ignore_errors=True)

@@ -39,6 +39,7 @@ from mcp_schema_codegen.commands.config import Config, load_config
 from mcp_schema_codegen.commands.diff import FieldChange, diff_sides, reached, side_from_revision
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import Lock, atomic_write, load_lock
+from mcp_schema_codegen.interrupts import commit_point
 from mcp_schema_codegen.ir.analyze import Overlay, analyze_revision, overlay_for
 from mcp_schema_codegen.output.format import ruff_binary, ruff_failure
 from mcp_schema_codegen.output.manifest import file_hashes, read_manifest
@@ -185,6 +186,7 @@ def scaffold(
         _ruff(stage, "check", "--fix", "--quiet", ".")
         _ruff(stage, "format", "--quiet", ".")
         write_surface(stage, f"{module}.server:app")  # the example tool's schemas, as regen writes them
+        commit_point()
         if root.is_dir():
             root.rmdir()  # empty: checked above
         stage.rename(root)
