@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcp_schema_codegen.backend.views import RUNTIME_ANSWERED
 from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import LoadedSchema, parse_schema
@@ -294,11 +295,6 @@ def reached(defs: dict[str, JSON], roots: set[str], prefix: str) -> set[str]:
 
 
 CONVERSION_SUPPLIES = frozenset({"_meta"})  # what the runtime adds to an older request's params itself
-# what the runtime's legacy session answers itself, whatever the handler's revision
-# (templates/runtime/server/sessions/legacy.py: the handshake, ping, log level, subscriptions)
-ANSWERED_BY_A_LEGACY_SESSION = frozenset(
-    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
-)
 
 
 def older_clients(old: Side, new: Side, d: SchemaDiff) -> list[str]:
@@ -311,17 +307,16 @@ def older_clients(old: Side, new: Side, d: SchemaDiff) -> list[str]:
     if new.protocol.version <= old.protocol.version:  # a server of a newer revision, older clients only
         return notes
     after = {m.name: m for m in new.protocol.methods if m.kind == "request"}
-    legacy_to_modern = old.protocol.era == "legacy" and new.protocol.era == "modern"
     for m in old.protocol.methods:
-        if m.kind != "request" or not m.client_sends:
-            continue
-        if legacy_to_modern and m.name in ANSWERED_BY_A_LEGACY_SESSION:
-            continue  # its legacy session answers it, not the handler
+        if m.kind != "request" or not m.client_sends or m.name in RUNTIME_ANSWERED:
+            continue  # (what the runtime answers itself never reaches the handler)
         now = after.get(m.name)
         if now is None or not now.client_sends:
             notes.append(f"{m.name}: {new.label} has no such request: {old.label} clients get -32601")
             continue
-        if now.params_required and not m.params_required and not legacy_to_modern:  # (_meta: the runtime's)
+        params = new.defs.get(now.params_type) if now.params_type else None
+        beyond = set(params.get("required") or ()) - CONVERSION_SUPPLIES if isinstance(params, dict) else set()
+        if now.params_required and not m.params_required and beyond:  # (params the conversion makes)
             notes.append(
                 f"{m.name}: params are required in {new.label}; {old.label} requests without them are refused (-32602)"
             )

@@ -306,7 +306,7 @@ def upgrade_report(lock: Lock, overlay: Overlay, old: str, new: str) -> UpgradeR
         models,
         sorted(methods_old - methods_new),
         sorted(methods_new - methods_old),
-        difference.breaks_older_clients if old < new else [],
+        difference.breaks_older_clients,  # (none for a downgrade: older_clients)
     )
 
 
