@@ -12,7 +12,7 @@ depends on a revision; the era codecs (``codec.py``) build on it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard
 
@@ -172,75 +172,57 @@ def leading_id(head: bytes, kind: str = "request") -> RequestId | None:
     ``method``; "response": a ``result`` or an ``error``): an id taken from the other kind would
     name another side's request. The members are skipped as JSON has them (strings with their
     escapes, nested values by their brackets); None when ``head`` ends before the id's value and
-    the member telling the kind do, or the value is no request id (a float, null). Senders write
+    the member telling the kind do, the value is no request id (a float, null), or a second
+    top-level ``id`` follows (JSON keeps the last; past the head one goes unseen). Senders write
     both early (``jsonrpc``, ``id``, ``method``), so an oversized message is still matched to its
     request: a client that drops an error without an id waits for the answer for ever."""
     wanted = ("method",) if kind == "request" else ("result", "error")
     found: RequestId | None = None
-    seen_id = told = False
+    told = False
+    for name, at in _members(head):
+        if name == "id":
+            token = _STRING.match(head, at) or _NUMBER.match(head, at)
+            try:
+                value = from_json(token.group()) if token is not None and found is None else None
+            except ValueError:
+                value = None
+            if not is_request_id(value):  # none, or not a request id, or a second one
+                return None
+            found = value
+        elif name in ("method", "result", "error"):
+            if name not in wanted:  # the other kind: not one to answer under its id
+                return None
+            told = True
+    return found if told else None
+
+
+def _members(head: bytes) -> Iterator[tuple[str, int]]:
+    """The top-level members of the JSON object ``head`` begins, as far as ``head`` reads them
+    whole: each one's name and where its value starts (the value is skipped after it)."""
     at = _BLANK.match(head, 0).end()  # type: ignore[union-attr]
     if not head.startswith(b"{", at):
-        return None
+        return
     at += 1
     while True:
-        at = _BLANK.match(head, at).end()  # type: ignore[union-attr]
-        key = _STRING.match(head, at)
+        key = _STRING.match(head, _BLANK.match(head, at).end())  # type: ignore[union-attr]
         if key is None:
-            return None
+            return
         at = _BLANK.match(head, key.end()).end()  # type: ignore[union-attr]
         if not head.startswith(b":", at):
-            return None
-        at = _BLANK.match(head, at + 1).end()  # type: ignore[union-attr]
+            return
         try:
             name = from_json(key.group())
         except ValueError:
-            return None
-        if name == "id" and not seen_id:
-            seen_id = True
-            token = _STRING.match(head, at) or _NUMBER.match(head, at)
-            try:
-                value = from_json(token.group()) if token is not None else None
-            except ValueError:
-                value = None
-            if not is_request_id(value):
-                return None
-            found = value
-        elif name in ("method", "result", "error", "id"):
-            if name not in wanted:  # the other kind (or a second id): not one to answer under it
-                return None
-            told = True
-        if seen_id and told:  # the rest of the head: a second id (JSON keeps the last) is no answer
-            return found if _no_other_id(head, _skip_value(head, at)) else None
+            return
+        at = _BLANK.match(head, at + 1).end()  # type: ignore[union-attr]
+        yield name, at
         at = _skip_value(head, at)
         if at < 0:
-            return None
+            return
         at = _BLANK.match(head, at).end()  # type: ignore[union-attr]
         if not head.startswith(b",", at):
-            return None
+            return
         at += 1
-
-
-def _no_other_id(head: bytes, at: int) -> bool:
-    """No top-level ``id`` member in the rest of ``head`` from ``at`` (just past a member's value);
-    what lies past the head is not known (a duplicate key there goes unseen)."""
-    while at >= 0:
-        at = _BLANK.match(head, at).end()  # type: ignore[union-attr]
-        if not head.startswith(b",", at):
-            return True
-        at = _BLANK.match(head, at + 1).end()  # type: ignore[union-attr]
-        key = _STRING.match(head, at)
-        if key is None:
-            return True
-        try:
-            if from_json(key.group()) == "id":
-                return False
-        except ValueError:
-            return True
-        at = _BLANK.match(head, key.end()).end()  # type: ignore[union-attr]
-        if not head.startswith(b":", at):
-            return True
-        at = _skip_value(head, _BLANK.match(head, at + 1).end())  # type: ignore[union-attr]
-    return True
 
 
 def _skip_value(head: bytes, at: int) -> int:
