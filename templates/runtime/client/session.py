@@ -386,7 +386,7 @@ class ClientSession:
             decoded = self.codec.decode(data, pending=pending)
         except ProtocolError as error:
             if error.kind is None and answer_to is None:  # unread (too large, no JSON): whose answer, if any?
-                rid = leading_id(bytes(data[:HEAD]), "response")
+                rid = leading_id(data[:HEAD], "response")
                 if rid is not None and rid in self._pending and stream_of in (None, rid):  # (a stream's: its own)
                     answer_to = rid  # (a review: it waited out its whole timeout)
             if not self._foreign(error, owner):
@@ -424,7 +424,7 @@ class ClientSession:
         error: ProtocolError,
         answer_to: RequestId | None = None,
         stream_of: RequestId | None = None,
-        data: bytes | bytearray | str = b"",
+        data: bytes = b"",
     ) -> None:
         if error.kind == "response" and error.id is not None:  # a result that fails validation...
             pending = self._pending.get(error.id)
@@ -438,9 +438,7 @@ class ClientSession:
             refused = TransportError(f"the answer to request {answer_to!r} was refused: {_why(error)}")
             self._settle(answer_to, exception=refused)
         elif error.kind in (None, "response"):  # not even its id could be read
-            began = (
-                f" (it began {bytes(data[:SHOWN]) if not isinstance(data, str) else data[:SHOWN]!r})" if data else ""
-            )
+            began = f" (it began {data[:SHOWN]!r})" if data else ""
             self._unmatched(f"the server sent a message this client refused: {_why(error)}{began}", stream_of)
         else:  # a notification of no use here (unknown, another revision's): ignored, as JSON-RPC has it
             logger.debug("ignored a message the codec refused: %r", error)
