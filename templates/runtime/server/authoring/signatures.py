@@ -315,6 +315,17 @@ class Arguments:
 UNSTRUCTURED, STRUCTURED, RESULT = "unstructured", "structured", "result"
 
 
+def holds_non_finite(value: Any) -> bool:
+    """A NaN or an infinity anywhere in ``value`` (dicts, lists, tuples and sets of plain data)."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(holds_non_finite(item) for item in value.values())
+    if isinstance(value, list | tuple | set | frozenset):
+        return any(holds_non_finite(item) for item in value)
+    return False
+
+
 class Output:
     """How a tool's return value becomes a ``CallToolResult``."""
 
@@ -374,23 +385,7 @@ class Output:
         value would reach the client as null, not as the tool's error (only called when the JSON
         holds a null)."""
         assert self.adapter is not None
-        found = False
-
-        def walk(value: Any) -> None:
-            nonlocal found
-            if found:
-                return
-            if isinstance(value, float):
-                found = not math.isfinite(value)
-            elif isinstance(value, dict):
-                for item in value.values():
-                    walk(item)
-            elif isinstance(value, list | tuple | set | frozenset):
-                for item in value:
-                    walk(item)
-
-        walk(self.adapter.dump_python(validated, mode="python", warnings=False))
-        return found
+        return holds_non_finite(self.adapter.dump_python(validated, mode="python", warnings=False))
 
     def result(self, value: Any) -> Any:
         """The ``CallToolResult`` (as JSON, or the function's own result model) for ``value``."""
