@@ -12,6 +12,7 @@ from mcpgen._runtime.server.services.request_state import RequestStateSealer
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
 
+from tests.hostile.probe import initialize
 from tests.server.servers import MODERN, Demo, Stdio, meta, request, run
 
 LEGACY = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
@@ -628,14 +629,9 @@ def test_completions_are_not_declared_to_a_revision_whose_capabilities_have_no_s
         async def complete(self, params: Any, ctx: s.Context) -> Any:
             return s.CompleteResult(completion=m.CompleteResultCompletion(values=[]))
 
-    def initialize(version: str) -> dict[str, Any]:
-        info = {"name": "c", "version": "1"}
-        params = {"protocolVersion": version, "capabilities": {}, "clientInfo": info}
-        return {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
-
     async def declared(version: str) -> dict[str, Any]:
         async with Stdio(Completing()) as conn:
-            conn.send(initialize(version))
+            conn.send(initialize(1, version))
             answer = await conn.until(lambda msg: msg.get("id") == 1)
         caps: dict[str, Any] = answer["result"]["capabilities"]
         return caps
@@ -654,16 +650,7 @@ def test_a_batch_past_the_limit_writes_an_unread_id_as_the_sessions_revision_doe
 
     async def go() -> list[dict[str, Any]]:
         async with Stdio(One()) as conn:
-            init = {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-03-26",
-                    "capabilities": {},
-                    "clientInfo": {"name": "c", "version": "1"},
-                },
-            }
+            init = initialize(0, "2025-03-26")
             conn.send(init)
             await conn.response(0)
             conn.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow"}})
@@ -704,16 +691,7 @@ def test_a_batch_longer_than_max_inflight_is_refused_whole_before_it_is_decoded(
 
     async def go() -> list[Any]:
         async with Stdio(Four()) as conn:
-            init = {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-03-26",
-                    "capabilities": {},
-                    "clientInfo": {"name": "c", "version": "1"},
-                },
-            }
+            init = initialize(0, "2025-03-26")
             conn.send(init)
             await conn.response(0)
             conn.send(pings(10, 5))
@@ -773,16 +751,7 @@ def test_an_initialize_inside_a_batch_is_an_invalid_request() -> None:
 
     async def go() -> list[Any]:
         async with Stdio(Demo()) as conn:
-            init = {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-03-26",
-                    "capabilities": {},
-                    "clientInfo": {"name": "c", "version": "1"},
-                },
-            }
+            init = initialize(0, "2025-03-26")
             conn.send(init)
             await conn.response(0)
             again = {**init, "id": 1, "params": {**init["params"], "protocolVersion": "2024-11-05"}}
