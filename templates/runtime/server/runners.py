@@ -151,7 +151,6 @@ async def _serve_stdio(router: Router, stdout: int) -> None:
         file_reader = FileReader(stdin, reader).start()
     # replies the client has not read are kept up to one maximal line before input is paused
     high = router.limits.max_line_bytes
-    ending = False  # the runner closes stdout itself
     signals = (signal.SIGTERM, signal.SIGINT)
 
     def shut_down() -> None:  # SIGTERM/SIGINT: end listen streams, stop reading, let requests finish
@@ -168,7 +167,7 @@ async def _serve_stdio(router: Router, stdout: int) -> None:
         """The client closed our stdout (or it failed): nothing can be answered any more, so the
         server stops as on a signal (a hostile-input review: it served on, logging every reply
         it could not write, until its input ended)."""
-        if not ending and not reader.at_eof():
+        if not reader.at_eof():  # (at the end the runner closes stdout itself: the input ended first)
             shut_down()
 
     write: Callable[[bytes], object]
@@ -209,7 +208,6 @@ async def _serve_stdio(router: Router, stdout: int) -> None:
     try:
         await serve(router, reader, out.write, drain, from_file=file_reader is not None)
     finally:
-        ending = True
         out.close()
         if file_reader is not None:
             file_reader.cancel()

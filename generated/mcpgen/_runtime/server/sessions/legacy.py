@@ -272,16 +272,12 @@ class LegacySession(Subscriber):
         a batch as an in-flight request of the connection (counted, its id unique, cancellable)."""
         if is_legacy_initialize(obj) or self.codec is None:
             return await self.initialize(obj)
-        if (
-            type(obj) is list
-            and self.codec.revision.batching
-            and len(obj) > self.kernel.app.limits.max_inflight
-        ):
-            # refused before any item is decoded (a decoded item takes about 100 times its bytes)
-            return rejection_reply(
-                too_long_a_batch(len(obj), self.kernel.app.limits.max_inflight),
-                null_id=self.null_ids,
-            )
+        if type(obj) is list and self.codec.revision.batching:
+            limit = self.kernel.app.limits.max_inflight
+            if (
+                len(obj) > limit
+            ):  # refused before any item is decoded (one takes about 100 times its bytes)
+                return rejection_reply(too_long_a_batch(len(obj), limit), null_id=self.null_ids)
         pending = (
             {rid: method for rid, (method, _) in self._pending.items()} if self._pending else None
         )
