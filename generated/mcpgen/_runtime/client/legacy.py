@@ -120,7 +120,8 @@ class LegacyClient(BaseClient):
         """``resources/subscribe`` again, in the new session, for each URI an open ``listen`` holds
         (a client review: after a server restart the listen stayed open and got nothing, without
         a word); one the new session refuses ends its listens with the error."""
-        for uri, queues in list(self._open_subscriptions().items()):
+        held = self._open_subscriptions()
+        for uri, queues in list(held.items()):
             try:
                 await self.session.request("resources/subscribe", {"uri": uri}, timeout=timeout)
             except Exception as exc:
@@ -129,9 +130,7 @@ class LegacyClient(BaseClient):
                 )
                 for queue in queues:
                     queue.put_nowait(failure)
-                self._open_subscriptions().pop(
-                    uri, None
-                )  # those listens ended: not subscribed again
+                held.pop(uri, None)  # those listens ended: not subscribed again
 
     def _declares(self, capability: str, flag: str) -> bool:
         """The server's ``initialize`` capabilities set ``capability.flag`` (a wire name) true."""
