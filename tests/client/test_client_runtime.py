@@ -28,7 +28,7 @@ from mcpgen._runtime.client import (
     TransportError,
     encode_header_value,
 )
-from mcpgen._runtime.client.connect import Verdict
+from mcpgen._runtime.client.connect import Verdict, verdict_key
 from mcpgen._runtime.client.http import StreamCursor, sse_data
 from mcpgen._runtime.client.modern import param_headers
 from mcpgen._runtime.client.session import ClientOptions
@@ -37,6 +37,11 @@ from mcpgen.v2025_11_25 import client as legacy_client
 from mcpgen.v2026_07_28 import client as modern_client
 
 FAKE = [sys.executable, str(Path(__file__).parent / "fake_server.py")]
+
+
+def every_revision(command: list[str]) -> str:
+    """The cache key of a verdict on a stdio server, reached offering every revision ``mcpgen`` speaks."""
+    return verdict_key("stdio:" + " ".join(command), list(mcpgen.REGISTRY))
 
 
 def run(scenario: Callable[[], Awaitable[None]], deadline: float = 30.0) -> None:
@@ -322,11 +327,29 @@ def test_a_retry_carries_only_the_state_the_last_input_required_result_gave() ->
     assert json.loads(seen[0]) == {"requestState": None, "answers": ["b"]}
 
 
+def test_a_verdict_reached_with_fewer_revisions_is_not_reused_with_more() -> None:
+    """A ``connect`` limited to a legacy revision settles on it; the next ``connect`` to the same
+    server offering every revision probes and reaches the modern one (it used to reuse the first
+    one's legacy verdict, cached by server alone)."""
+    cache: dict[str, Verdict] = {}
+
+    async def scenario() -> None:
+        async with await connect([*FAKE, "mrtr"], versions=["2025-11-25"], cache=cache, timeout=10) as limited:
+            assert limited.version == "2025-11-25"
+        async with await connect([*FAKE, "mrtr"], cache=cache, timeout=10) as full:
+            assert full.version == "2026-07-28"
+        async with await connect([*FAKE, "mrtr"], versions=["2025-11-25"], cache=cache, timeout=10) as again:
+            assert again.version == "2025-11-25"
+
+    run(scenario)
+    assert sorted(cache.values()) == [("legacy", "2025-11-25"), ("modern", "2026-07-28")]
+
+
 def test_a_cached_verdict_that_fails_is_dropped_and_the_server_probed_again() -> None:
     """versioning.mdx: cache the era, "re-probing if the cached assumption later fails" (a server
     rolled back, or over HTTP another endpoint of the origin): the connection failed for good."""
     command = [*FAKE, "legacy"]
-    cache: dict[str, Verdict] = {"stdio:" + " ".join(command): ("modern", "2026-07-28")}
+    cache: dict[str, Verdict] = {every_revision(command): ("modern", "2026-07-28")}
 
     async def scenario() -> None:
         client = await connect(command, cache=cache, timeout=10, stderr=subprocess.DEVNULL)
@@ -686,7 +709,7 @@ def test_a_cached_verdict_that_times_out_is_kept_and_not_probed_again(capfd: pyt
     """A timeout says nothing of the era: the cached verdict stays and no second probe and open
     follow (a dead server took three timeouts to report, and lost the verdict)."""
     command = [*FAKE, "slow-initialize"]
-    cache: dict[str, Verdict] = {"stdio:" + " ".join(command): ("legacy", "2025-11-25")}
+    cache: dict[str, Verdict] = {every_revision(command): ("legacy", "2025-11-25")}
 
     async def scenario() -> float:
         started = time.monotonic()
@@ -706,7 +729,7 @@ def test_a_cached_modern_verdict_meeting_a_legacy_server_is_probed_again(mode: s
     the cached modern verdict fails as a legacy server's probe does, so the server is probed again
     (found by a review: after the rule "a timeout keeps the verdict" it failed for ever)."""
     command = [*FAKE, mode]
-    cache: dict[str, Verdict] = {"stdio:" + " ".join(command): ("modern", "2026-07-28")}
+    cache: dict[str, Verdict] = {every_revision(command): ("modern", "2026-07-28")}
 
     async def scenario() -> None:
         client = await connect(command, cache=cache, timeout=10, probe_timeout=0.5, stderr=subprocess.DEVNULL)

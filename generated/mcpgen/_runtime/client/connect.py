@@ -9,8 +9,9 @@ names what the server supports, and the client takes the highest mutual revision
 -32020/-32021 are modern errors and raise; any other error, an HTTP error without a modern
 JSON-RPC body, a dead process or a timeout means legacy: ``initialize`` with the highest mutual
 legacy revision, on a fresh process (the probe runs on a disposable one, so a server that exits
-on it strands nothing). The verdict is cached per server command or HTTP origin (versioning.mdx),
-and a connection the cached verdict fails to open probes again.
+on it strands nothing). The verdict is cached per server command or HTTP origin (versioning.mdx)
+and per set of revisions the client speaks (a verdict reached with fewer revisions says nothing of
+what more would reach), and a connection the cached verdict fails to open probes again.
 """
 
 from __future__ import annotations
@@ -48,7 +49,12 @@ logger = logging.getLogger(__name__)
 
 Verdict = tuple[Literal["legacy", "modern"], str]
 VERDICTS: dict[str, Verdict] = {}
-"""The era verdict per server (command line or HTTP origin), shared by every ``connect``."""
+"""The era verdict per server (command line or HTTP origin) and revisions spoken, shared by every ``connect``."""
+
+
+def verdict_key(server: str, wanted: Sequence[str]) -> str:
+    """The cache key of a verdict: the server, and the revisions the client offered it."""
+    return f"{server} [{' '.join(sorted(wanted))}]"
 
 
 class ConnectOptions(TypedDict, total=False):
@@ -147,7 +153,8 @@ async def connect(
             return HttpTransport(target, client=http_client, headers=headers, auth=auth)
         return StdioTransport(target, env=env, cwd=cwd, stderr=stderr)
 
-    key = transport().describe()
+    server = transport().describe()
+    key = verdict_key(server, wanted)
     verdict = cache.get(key) if cache is not None else None
 
     def reprobe(failed: Exception) -> None:
@@ -156,7 +163,7 @@ async def connect(
         logger.debug(
             "the cached verdict %s for %s failed (%s): probing again",
             verdict,
-            key,
+            server,
             shortened(repr(failed)),
         )
         if cache is not None:
@@ -187,7 +194,7 @@ async def connect(
         ):  # the server listed what it supports, and no modern revision is mutual
             legacy = [v for v in legacy if v in outcome]
     if not legacy:
-        raise TransportError(f"{key}: no mutual MCP revision among {', '.join(wanted)}")
+        raise TransportError(f"{server}: no mutual MCP revision among {', '.join(wanted)}")
     client = await open_legacy(transport(), legacy, revisions)
     if cache is not None:
         cache[key] = ("legacy", client.version)
