@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 from mcpgen._runtime.codec import MAX_REPORTED_ERRORS
 from mcpgen._runtime.server.authoring.signatures import DeclarationError, UriTemplate
-from mcpgen.v2026_07_28.server import App, Context, ToolError
+from mcpgen.v2026_07_28.server import App, Context, Server, ToolError
 from pydantic import AfterValidator, BaseModel, Field
 
 from tests.authoring.apps import CALLS, Driver, make_app, run
@@ -823,6 +823,9 @@ def test_what_an_authors_function_does_to_its_call_stays_in_its_call(capsys: pyt
             getattr(other, kind)(unnamed)
     with pytest.raises(ValueError, match="max_threads"):
         App("none", surface="tests.authoring.no_such_surface", max_threads=0)
+    for wrong in (Server(), dict, "Server"):  # an instance, a class of another kind, a name
+        with pytest.raises(TypeError, match="server= takes a class derived from a generated server module's Server"):
+            App("wrong", surface="tests.authoring.no_such_surface", server=wrong)  # type: ignore[arg-type]
     capsys.readouterr()
 
 

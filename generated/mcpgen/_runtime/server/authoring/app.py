@@ -44,6 +44,7 @@ from typing import Any, ClassVar, TypeVar, overload
 
 from pydantic import MISSING
 
+from ...codec import shortened
 from ...jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -134,6 +135,10 @@ class App:
         if base is None:
             raise TypeError(
                 "App needs a handler base: import App from a generated server module, or pass server="
+            )
+        if not (isinstance(base, type) and issubclass(base, HandlerBase)):
+            raise TypeError(
+                f"server= takes a class derived from a generated server module's Server, not {shortened(repr(base))}"
             )
         self.name, self.version, self.title, self.instructions = name, version, title, instructions
         self.mask_errors = mask_errors
