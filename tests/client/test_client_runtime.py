@@ -465,6 +465,29 @@ def test_an_answer_past_the_limit_fails_its_request_at_once() -> None:
     run(scenario)
 
 
+def test_the_message_size_limit_is_the_callers() -> None:
+    """``connect(max_message_size=...)``: a larger limit takes the 20 MiB answer the default
+    refuses; a smaller one refuses a 2 MiB answer at once, naming the limit, and the connection
+    carries on (the limit was 16 MiB, fixed)."""
+
+    async def scenario() -> None:
+        larger = await connect([*FAKE, "legacy"], max_message_size=32 << 20, cache=None, timeout=30)
+        async with larger:
+            result = await larger.request("tools/call", {"name": "huge", "arguments": {}}, timeout=30)
+            assert len(result.content[0].text) == 20 << 20
+        smaller = await connect([*FAKE, "legacy"], max_message_size=1 << 20, cache=None, timeout=10)
+        async with smaller:
+            started = time.monotonic()
+            with pytest.raises(TransportError) as raised:
+                await smaller.request("tools/call", {"name": "echo", "arguments": {"x": "y" * (2 << 20)}}, timeout=30)
+            assert time.monotonic() - started < 10
+            assert "exceeds the limit of 1048576" in str(raised.value), str(raised.value)
+            result = await smaller.request("tools/call", {"name": "echo", "arguments": {"ok": True}})
+            assert result.content[0].text == '{"ok": true}'
+
+    run(scenario)
+
+
 def test_a_notification_of_no_use_is_ignored_quietly(caplog: pytest.LogCaptureFixture) -> None:
     """JSON-RPC: an unknown notification is ignored. It names no request, but it is no sign of a
     request gone astray: no warning, and no request's timeout names it."""

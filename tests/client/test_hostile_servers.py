@@ -266,6 +266,23 @@ def test_an_answer_beyond_the_limit_is_refused_while_it_is_read(served: tuple[Ho
     assert "larger than" in asyncio.run(asyncio.wait_for(call_fails(url), 60))
 
 
+@pytest.mark.parametrize("served", ["huge"], indirect=True)
+def test_connect_takes_a_message_size_limit_of_its_own(served: tuple[Hostile, str]) -> None:
+    """``connect(max_message_size=...)`` bounds what the HTTP transport reads (it was 16 MiB, fixed)."""
+    _, url = served
+
+    async def go() -> str:
+        async with await mcpgen.connect(url, versions=[MODERN], max_message_size=1 << 20, cache=None) as client:
+            with pytest.raises(TransportError) as raised:
+                await client.call_tool(name="echo", arguments={})  # type: ignore[attr-defined]
+        return str(raised.value)
+
+    assert "larger than 1048576 bytes" in asyncio.run(asyncio.wait_for(go(), 60))
+    for wrong in (0, 1000, 2.5e6, "16MiB", None):
+        with pytest.raises(ValueError, match="max_message_size must be an int of at least 65536 bytes"):
+            asyncio.run(mcpgen.connect(url, max_message_size=wrong, cache=None))  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("served", ["gzip", "gzip-stream"], indirect=True)
 def test_a_gzip_answer_is_read_and_only_codings_the_client_reads_are_asked_for(served: tuple[Hostile, str]) -> None:
     app, url = served

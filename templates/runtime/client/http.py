@@ -100,10 +100,13 @@ async def bounded_lines(response: httpx.Response, limit: int = MAX_ANSWER) -> As
     # there is incomplete, and the event-stream format discards it)
 
 
-async def _deliver(rid: RequestId | None, response: httpx.Response, cursor: StreamCursor, receiver: Receiver) -> bool:
+async def _deliver(
+    rid: RequestId | None, response: httpx.Response, cursor: StreamCursor, receiver: Receiver, limit: int = MAX_ANSWER
+) -> bool:
     """Hand an event stream's messages to ``receiver``; True once request ``rid``'s response came
-    (the rest of the stream is then read briefly and dropped: ``_to_the_end``)."""
-    events = sse_data(bounded_lines(response), cursor)
+    (the rest of the stream is then read briefly and dropped: ``_to_the_end``). ``limit``: bytes
+    of one line and of one event's data at most."""
+    events = sse_data(bounded_lines(response, limit), cursor, limit)
     async for data in events:
         await receiver.receive(data if rid is None else _as_answer_to(data, rid), stream_of=rid)
         if rid is not None and not receiver.awaiting(rid):
@@ -146,8 +149,10 @@ class HttpTransport(Transport):
         headers: Mapping[str, str] | None = None,
         timeout: float = 30.0,
         auth: httpx.Auth | None = None,
+        max_message_size: int = MAX_ANSWER,
     ) -> None:
         self.url = url
+        self.max_answer = max_message_size  # bytes of one answer, SSE line or event's data read at most
         self.auth = auth
         self._auth: Any = auth if auth is not None else httpx.USE_CLIENT_DEFAULT
         self._own_client = client is None
@@ -159,7 +164,7 @@ class HttpTransport(Transport):
                 verify=default_context(),
                 # inflated in bounded pieces; an error's body (which httpx reads itself when the
                 # auth flow answers it) refused past the codec's limit
-                event_hooks={"response": [bounded(None, MAX_ANSWER)]},
+                event_hooks={"response": [bounded(None, max_message_size)]},
             )
         )
         self.headers = dict(headers or {})
@@ -213,7 +218,7 @@ class HttpTransport(Transport):
                 "POST", self.url, content=body, headers=self._headers(headers), auth=self._auth
             ) as response:
                 if response.status_code >= 400:
-                    content = await bounded_body(response)
+                    content = await bounded_body(response, self.max_answer)
                     raise http_error(f"POST {self.url}", response, content, self.auth)
                 if 300 <= response.status_code < 400:
                     raise redirected(f"POST {self.url}", response)
@@ -251,7 +256,7 @@ class HttpTransport(Transport):
         status = response.status_code
         ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if status >= 400:
-            content = await bounded_body(response)
+            content = await bounded_body(response, self.max_answer)
             error = _jsonrpc_error(content, rid)
             if status == 404 and SESSION_HEADER in response.request.headers:
                 error = None  # the session expired, whatever the body says: the client starts a new one
@@ -266,7 +271,7 @@ class HttpTransport(Transport):
         if ctype == "text/event-stream":
             await self._read_stream(rid, response, receiver)
             return
-        content = await bounded_body(response)
+        content = await bounded_body(response, self.max_answer)
         await receiver.receive(_as_answer_to(content, rid), answer_to=rid)
         if receiver.awaiting(rid):
             raise TransportError(f"no response for request {rid!r} in the HTTP answer")
@@ -283,7 +288,7 @@ class HttpTransport(Transport):
         cursor = StreamCursor()
         resumable = "mcp-method" not in response.request.headers  # a 2026-07-28 request names its method
         try:
-            if await _deliver(rid, response, cursor, receiver):
+            if await _deliver(rid, response, cursor, receiver, self.max_answer):
                 return
         except httpx.TransportError:
             if not resumable or cursor.last_id is None:
@@ -302,7 +307,7 @@ class HttpTransport(Transport):
                 async with self.client.stream("GET", self.url, headers=headers, auth=self._auth) as resumed:
                     if resumed.status_code != 200:
                         break
-                    if await _deliver(rid, resumed, cursor, receiver):
+                    if await _deliver(rid, resumed, cursor, receiver, self.max_answer):
                         return
             except httpx.TransportError as exc:  # a connection refused or broken: tried again
                 logger.debug("resuming the event stream at %s: %r", self.url, exc)
@@ -474,13 +479,16 @@ class StreamCursor:
         self.retries = 0  # retry fields read: each is the server asking the client to come back
 
 
-async def sse_data(lines: AsyncIterator[bytes], cursor: StreamCursor | None = None) -> AsyncIterator[bytes]:
+async def sse_data(
+    lines: AsyncIterator[bytes], cursor: StreamCursor | None = None, limit: int = MAX_ANSWER
+) -> AsyncIterator[bytes]:
     """The ``data`` of each server-sent event, as UTF-8 (what is not UTF-8 becomes U+FFFD), read
     as the event-stream format has it (html.spec.whatwg.org, server-sent events): comments, events
     of another type than ``message`` (an empty type is ``message``) and events without data are
     skipped; an event the stream ends inside is discarded; ``cursor`` takes the last event id when
     an event is dispatched (an empty id, or one that cannot go back as a ``Last-Event-ID`` header,
     leaves the stream not resumable; one with NUL is ignored) and ``retry`` (ASCII digits only).
+    An event's data longer than ``limit`` bytes is refused (``TransportError``).
     """
     cursor = cursor if cursor is not None else StreamCursor()
     last_id = cursor.last_id  # the format's "last event ID buffer": it outlives each event
@@ -502,8 +510,8 @@ async def sse_data(lines: AsyncIterator[bytes], cursor: StreamCursor | None = No
         value = value.removeprefix(b" ")
         if name == b"data":
             size += len(value) + 1
-            if size > MAX_ANSWER:
-                raise TransportError(f"an event's data is longer than {MAX_ANSWER} bytes")
+            if size > limit:
+                raise TransportError(f"an event's data is longer than {limit} bytes")
             data.append(value)
         elif name == b"event":
             event = value

@@ -22,7 +22,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict
 
-from ..codec import Codec, shortened
+from ..codec import DEFAULT_MAX_MESSAGE_SIZE, Codec, shortened
 from ..codec_legacy import LegacyCodec
 from ..codec_modern import ModernCodec
 from ..jsonrpc import (
@@ -47,6 +47,7 @@ if (
 
 logger = logging.getLogger(__name__)
 
+MIN_MESSAGE_SIZE = 64 * 1024  # bytes: below this, a server's tools/list page would not fit
 Verdict = tuple[Literal["legacy", "modern"], str]
 VERDICTS: dict[str, Verdict] = {}
 """The era verdict per server (command line or HTTP origin) and revisions spoken, shared by every ``connect``."""
@@ -68,6 +69,7 @@ class ConnectOptions(TypedDict, total=False):
     probe_timeout: float
     max_input_rounds: int
     cached_results: int
+    max_message_size: int
     env: Mapping[str, str] | None
     cwd: str | os.PathLike[str] | None
     stderr: IO[Any] | int | None
@@ -92,8 +94,9 @@ class Revisions:
                 "client",
                 client_info=dict(self.options.client_info),
                 client_capabilities=self.options.client_capabilities(revision.methods),
+                max_message_size=self.options.max_message_size,
             )
-        return LegacyCodec(revision, "client")
+        return LegacyCodec(revision, "client", max_message_size=self.options.max_message_size)
 
     def client_class(self, version: str) -> type[BaseClient]:
         cls: type[BaseClient] = self.registry.module(version, "client").Client
@@ -112,6 +115,7 @@ async def connect(
     probe_timeout: float = 10.0,
     max_input_rounds: int = 10,
     cached_results: int = 256,
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
     stderr: IO[Any] | int | None = None,
@@ -128,9 +132,16 @@ async def connect(
     ``roots/list`` to callbacks. ``auth`` authorizes HTTP requests (``client.auth.OAuth``:
     OAuth 2.1 when the server answers 401). ``cached_results``: how many fresh results of
     cacheable requests a modern client keeps for their ``ttlMs`` (``client.results``; 0: none).
+    ``max_message_size``: bytes of one message from the server the client takes at most (16 MiB
+    by default); a larger answer fails its request (``TransportError``, or ``InvalidAnswer``
+    naming the size) and the connection carries on.
     Use the result as an async context manager. Narrow it with
     ``isinstance(client, <package>.v2026_07_28.client.Client)``.
     """
+    if type(max_message_size) is not int or max_message_size < MIN_MESSAGE_SIZE:
+        raise ValueError(
+            f"max_message_size must be an int of at least {MIN_MESSAGE_SIZE} bytes, not {max_message_size!r}"
+        )
     wanted = list(versions) if versions is not None else list(registry)
     for version in wanted:
         registry.entry(version)  # KeyError naming the known revisions
@@ -143,6 +154,7 @@ async def connect(
         timeout=timeout,
         max_input_rounds=max_input_rounds,
         cached_results=cached_results,
+        max_message_size=max_message_size,
     )
     revisions = Revisions(registry, options)
 
@@ -150,8 +162,16 @@ async def connect(
         if isinstance(target, str) and target.startswith(("http://", "https://")):
             from .http import HttpTransport
 
-            return HttpTransport(target, client=http_client, headers=headers, auth=auth)
-        return StdioTransport(target, env=env, cwd=cwd, stderr=stderr)
+            return HttpTransport(
+                target,
+                client=http_client,
+                headers=headers,
+                auth=auth,
+                max_message_size=max_message_size,
+            )
+        return StdioTransport(
+            target, env=env, cwd=cwd, stderr=stderr, line_limit=4 * max_message_size
+        )
 
     server = transport().describe()
     key = verdict_key(server, wanted)

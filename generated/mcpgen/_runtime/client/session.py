@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..codec import Codec, dump, shortened
+from ..codec import DEFAULT_MAX_MESSAGE_SIZE, Codec, dump, shortened
 from ..jsonrpc import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
@@ -91,6 +91,9 @@ class ClientOptions:
     timeout: float | None = 60.0  # default per-request timeout (seconds); None waits forever
     max_input_rounds: int = 10  # MRTR rounds before giving up
     cached_results: int = 256  # fresh results a modern client keeps (client/cache.py); 0: none
+    max_message_size: int = (
+        DEFAULT_MAX_MESSAGE_SIZE  # bytes of one message the client takes at most
+    )
 
     def client_capabilities(self, methods: MethodTable | None = None) -> JSONObject:
         """The capabilities this client declares: ``capabilities`` as given, else one per handler

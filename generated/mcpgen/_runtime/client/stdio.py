@@ -54,6 +54,7 @@ class StdioTransport(Transport):
         cwd: str | os.PathLike[str] | None = None,
         stderr: IO[Any] | int | None = None,
         shutdown_timeout: float = 2.0,
+        line_limit: int = LINE_LIMIT,
     ) -> None:
         self.command = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.command:
@@ -62,6 +63,7 @@ class StdioTransport(Transport):
         self.cwd = cwd
         self.stderr = stderr
         self.shutdown_timeout = shutdown_timeout
+        self.line_limit = line_limit  # bytes of one line read at most; a longer one is skipped
         self.process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
         self._stderr_reader: asyncio.Task[None] | None = None
@@ -88,7 +90,7 @@ class StdioTransport(Transport):
                 stderr=self.stderr,
                 env=self.env,
                 cwd=self.cwd,
-                limit=LINE_LIMIT,
+                limit=self.line_limit,
                 start_new_session=OWN_SESSION,
             )
         except OSError as exc:
@@ -132,12 +134,14 @@ class StdioTransport(Transport):
         error: TransportError | None = None
         watch = asyncio.ensure_future(self._watch(process))
         try:
-            async for batch in chunks(process.stdout, LINE_LIMIT):
+            async for batch in chunks(process.stdout, self.line_limit):
                 for line in batch:
                     if isinstance(
                         line, Overlong
                     ):  # skipped, in bounded memory: the session carries on
-                        said = f"the server wrote a line longer than {LINE_LIMIT} bytes: skipped"
+                        said = (
+                            f"the server wrote a line longer than {self.line_limit} bytes: skipped"
+                        )
                         rid = leading_id(
                             line.head, "response"
                         )  # a request's answer: that request fails now
