@@ -284,6 +284,13 @@ def test_a_patch_whose_assertion_fails_on_the_new_revision_is_reported_not_carri
     # the bytes it replaced are said (a fresh-user review: the lock was re-pinned without a word)
     before = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
     assert f"  replaced sha256 {before} ({path.stat().st_size} bytes) from file:" in done.stdout, done.stdout
+    # and what changed, as `diff` says it: the old bytes are gone after this, so `diff` cannot
+    changed = done.stdout.split("  changes against the bytes replaced:\n")[1]
+    assert changed.startswith(
+        "    definitions:\n"
+        "      ~ JSONValue: branch removed string | integer | boolean\n"
+        "      ~ JSONValue: branch added string | integer | number | boolean | null\n"
+    ), done.stdout
     done = run("schema", "sync", "--from", str(again), "--version", "2026-09-30", "--update-lock", cwd=project)
     assert "  the same bytes the lock held" in done.stdout and "replaced sha256" not in done.stdout
     assert run("generate", "--version", "2026-09-30", "--out", "out", cwd=project).returncode == 0

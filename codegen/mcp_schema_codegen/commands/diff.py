@@ -162,6 +162,11 @@ def side_from_file(path: Path, overlay: Overlay) -> Side:
     return _side(str(path), parse_schema(data, rev, ()), overlay)
 
 
+def side_from_bytes(label: str, data: bytes, rev: LockedRevision, overlay: Overlay) -> Side:
+    """A side from a schema's bytes, as ``rev`` describes them (no patches applied)."""
+    return _side(label, parse_schema(data, rev, ()), overlay)
+
+
 def _side(label: str, schema: LoadedSchema, overlay: Overlay) -> Side:
     analysed = analyze_schema(schema, overlay)
     return Side(label, analysed.protocol, analysed.document[schema.container], schema.ref_prefix)

@@ -100,6 +100,7 @@ class Adoption:
     own_patches_failing: tuple[tuple[Patch, str], ...]  # its own patch file's entries that no longer apply (removed)
     overlay_notes: tuple[str, ...] = ()  # the previous revision's overlay facts the new one is not listed in
     replaced: LockedRevision | None = None  # what the lock held for the version before
+    changes: tuple[str, ...] = ()  # ``diff`` of the bytes replaced against the new ones (its lines)
 
     def lines(self) -> list[str]:
         rev = self.revision
@@ -110,6 +111,7 @@ class Adoption:
         old = self.replaced
         if old is not None and old.sha256 != rev.sha256:  # said: the revision's generated code is stale now
             out.append(f"  replaced sha256 {old.sha256[:12]} ({old.size} bytes) from {old.url}")
+            out += [f"  {line}" for line in self.changes]
         elif old is not None:
             out.append("  the same bytes the lock held (only the source it records may have changed)")
         if self.carried is not None:
@@ -195,6 +197,7 @@ def adopt(schema_dir: Path, source: str, version: str, era: Era | None) -> Adopt
         break
     if old is not None and old.era != rev.era:
         raise GeneratorError(f"the lock says era {old.era!r}, the new bytes are {rev.era!r}", version=version)
+    changes = replaced_changes(lock, old, rev, data) if old is not None and old.sha256 != rev.sha256 else ()
     schema_path = lock.schema_path(version)
     atomic_write(schema_path, data)
     if carried is not None and carried.kept:
@@ -207,7 +210,23 @@ def adopt(schema_dir: Path, source: str, version: str, era: Era | None) -> Adopt
     atomic_write(lock.path, lock_text(lock, {**lock.revisions, version: rev}))
     previous = previous_of_era(lock, version, rev.era)
     notes = overlay_notes(overlay_for(schema_dir), previous, version) if previous and old is None else ()
-    return Adoption(rev, methods, carried, failing, notes, old)
+    return Adoption(rev, methods, carried, failing, notes, old, changes)
+
+
+def replaced_changes(lock: Lock, old: LockedRevision, new: LockedRevision, data: bytes) -> tuple[str, ...]:
+    """What ``mcp-codegen diff`` says of the bytes the lock held for a revision against the new
+    ones (they are overwritten, so it is said now, or never); without the old bytes (not synced,
+    or changed by hand), a line saying so."""
+    from mcp_schema_codegen.commands.diff import diff_sides, render_text, side_from_bytes, side_from_revision
+
+    overlay = overlay_for(lock.schema_dir)
+    try:
+        before = side_from_revision(lock, old.version, overlay)
+    except GeneratorError as exc:
+        return (f"(no diff: the bytes replaced could not be read: {exc.message})",)
+    after = side_from_bytes(new.version, data, new, overlay)
+    lines = render_text(diff_sides(before, after)).splitlines()[2:]  # past the ---/+++ labels
+    return ("changes against the bytes replaced:", *(f"  {line}" for line in lines))
 
 
 def overlay_notes(overlay: Overlay, previous: str, version: str) -> tuple[str, ...]:
