@@ -1036,6 +1036,7 @@ def test_diff_and_regen_say_what_a_server_of_the_new_revision_refuses_of_older_c
             "required": ["type", "data"],
         }
         defs["ContentBlock"]["anyOf"].append({"$ref": "#/$defs/VideoContent"})
+        defs["Role"]["enum"].append("system")
         del defs["CompleteRequest"], defs["CompleteResultResponse"]
         defs["ClientRequest"]["anyOf"] = [b for b in defs["ClientRequest"]["anyOf"] if "CompleteRequest" not in str(b)]
         # a request's params moved to a new definition that requires a field (a review of the diff)
@@ -1071,6 +1072,17 @@ def test_diff_and_regen_say_what_a_server_of_the_new_revision_refuses_of_older_c
     assert "  older clients: tools/call: CallToolRequestParams.mode is required in 2026-09-30" in regen.stdout, (
         regen.stdout + regen.stderr
     )
+    # a union branch and an enum value the handlers reach, which an exhaustive match must follow
+    # (the report listed only fields; diff had them)
+    said = regen.stdout.splitlines()
+    assert any(
+        line.startswith("  ContentBlock (call_tool, ") and line.endswith("): branch added VideoContent")
+        for line in said
+    ), regen.stdout
+    assert any(
+        line.startswith("  Role (") and "get_prompt" in line and line.endswith('): value added "system"')
+        for line in said
+    ), regen.stdout
 
 
 def test_adopting_a_revision_with_an_unranked_log_level_is_refused(tmp_path: Path) -> None:

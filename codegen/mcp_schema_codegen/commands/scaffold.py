@@ -36,7 +36,7 @@ from mcp_schema_codegen.backend.render import Renderer
 from mcp_schema_codegen.commands.app_surface import SurfaceReport, parse_app, write_surface
 from mcp_schema_codegen.commands.check import file_reasons
 from mcp_schema_codegen.commands.config import Config, load_config
-from mcp_schema_codegen.commands.diff import FieldChange, diff_sides, reached, side_from_revision
+from mcp_schema_codegen.commands.diff import DefinitionChange, FieldChange, diff_sides, reached, side_from_revision
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import Lock, atomic_write, load_lock
 from mcp_schema_codegen.interrupts import commit_point
@@ -218,11 +218,14 @@ class HandlerChange:
 
 @dataclass
 class ModelChange:
-    """Field changes of one model that a handler's params or result reach."""
+    """Changes of one model that a handler's params or result reach: its fields, and its own
+    keywords (an enum value or a union branch added or removed, which an exhaustive match on it
+    must follow; any other keyword as JSON)."""
 
     definition: str
     handlers: list[str]  # the handlers whose params or result use it, directly or nested
     fields: list[FieldChange]
+    changes: list[DefinitionChange] = field(default_factory=list)
 
 
 @dataclass
@@ -250,7 +253,14 @@ class UpgradeReport:
             else:
                 out.append(f"  handler changed: {change.stub}{change.old} -> {change.stub}{change.new}")
         for model in self.models:
-            out.append(f"  fields of {model.definition} ({', '.join(model.handlers)}):")
+            for c in model.changes:
+                if c.change == "shape":
+                    out.append(f"  {model.definition} ({', '.join(model.handlers)}): {c.old} -> {c.new}")
+                else:
+                    value = c.new if c.old is None else c.old
+                    out.append(f"  {model.definition} ({', '.join(model.handlers)}): {c.change} {value}")
+            if model.fields:
+                out.append(f"  fields of {model.definition} ({', '.join(model.handlers)}):")
             for f in model.fields:
                 if f.change == "added":
                     out.append(f"    + {f.field}: {f.new}")
@@ -294,8 +304,13 @@ def upgrade_report(lock: Lock, overlay: Overlay, old: str, new: str) -> UpgradeR
     grouped: dict[str, list[FieldChange]] = {}
     for change in difference.fields:
         grouped.setdefault(change.definition.split("->")[-1], []).append(change)
+    own: dict[str, list[DefinitionChange]] = {}
+    for kept in difference.definitions_changed:
+        own.setdefault(kept.definition.split("->")[-1], []).append(kept)
     models = [
-        ModelChange(name, sorted(users[name]), fields) for name, fields in sorted(grouped.items()) if name in users
+        ModelChange(name, sorted(users[name]), grouped.get(name, []), own.get(name, []))
+        for name in sorted(set(grouped) | set(own))
+        if name in users
     ]
     methods_old = {m.name for m in a.protocol.methods}
     methods_new = {m.name for m in b.protocol.methods}
