@@ -85,6 +85,12 @@ class Demo(s.Server):
             except asyncio.CancelledError:
                 self.cancelled.append(params.name)
                 raise
+        if params.name in ("poll", "poll-at-once"):  # let go of the connection (at once: before any event)
+            if params.name == "poll":
+                await ctx.report_progress(1)
+            await ctx.close_sse_stream(retry_ms=10)
+            await ctx.report_progress(2)
+            return s.CallToolResult(content=[m.TextContent(type="text", text="polled")])
         if params.name == "fail":
             raise RuntimeError("boom")
         if params.name == "cancelled_inside":  # a task of its own cancelled; the call never was

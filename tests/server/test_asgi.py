@@ -468,6 +468,34 @@ def test_legacy_streams_are_primed_only_where_the_revision_says_so() -> None:
     assert all(e["id"] for e in plain)
 
 
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
+def test_a_handler_lets_go_of_the_connection_only_once_the_client_can_resume(version: str) -> None:
+    """2025-11-25 transports: the server may close a request's stream only after an event with an
+    id. A stream of 2025-06-18 or 2025-03-26 opens unprimed, so ``close_sse_stream`` before any
+    event closed it with nothing to resume from and the response was lost (a transport review);
+    it now leaves that stream open, and closes one whose client has an id."""
+
+    async def exchange(tool: str) -> list[dict[str, str]]:
+        app = Demo().asgi_app()
+        session = {**(await legacy_session(app, version)), "accept": "application/json, text/event-stream"}
+        body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
+        body["params"] = {"name": tool, "_meta": {"progressToken": "p"}}
+        reply = await call(app, body, session)
+        assert reply.headers["content-type"] == "text/event-stream", reply.body
+        return sse_events(reply.body)
+
+    def answered(events: list[dict[str, str]]) -> bool:
+        return any(json.loads(e["data"]).get("id") == 2 for e in events if e.get("data"))
+
+    at_once = run(exchange("poll-at-once"))
+    primed = version == "2025-11-25"
+    assert answered(at_once) is not primed, at_once  # unprimed: kept open, the response on it
+    assert any("retry" in e for e in at_once) is primed
+    after_an_event = run(exchange("poll"))  # an id went out with the progress: closed, resumable
+    assert not answered(after_an_event) and after_an_event[-1] == {"retry": "10"}, after_an_event
+    assert all(e["id"] for e in after_an_event if "data" in e)
+
+
 def test_stalled_bodies_get_408_each_at_its_own_deadline() -> None:
     """The app's one body timer: each stalled body gets 408 its full ``body_timeout`` after its
     own request began (not at an earlier request's deadline), a body that arrives meanwhile is

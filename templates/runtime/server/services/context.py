@@ -156,7 +156,10 @@ class Context:
         poll: on a legacy HTTP session the server sends a ``retry`` of ``retry_ms`` and closes
         the connection; the request goes on, what it sends is kept in the event store, and the
         client gets it (and the response) by reconnecting with ``Last-Event-ID``, on any worker.
-        Elsewhere (stdio, stateless requests, JSON replies) a no-op."""
+        Only once an event with an id went out (a 2025-11-25 stream's priming event; on older
+        revisions, whose streams are not primed, the first event sent): before that the client
+        would have nothing to resume from, and the connection stays. Elsewhere (stdio,
+        stateless requests, JSON replies) a no-op."""
         close = getattr(self._send, "close_connection", None)
         if close is not None and not self.finished:
             await close(retry_ms)

@@ -942,6 +942,7 @@ class ResponseStream:
         self.cancelled_by_client = False
         self.stream: str | None = None
         self.watcher: asyncio.Task[None] | None = None
+        self.id_sent = False  # an event with an id went out: the client can resume the stream
 
     async def start(self) -> None:
         if self.started:
@@ -955,6 +956,7 @@ class ResponseStream:
         await self.send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         if priming is not None and self.priming:
             await self.send({"type": "http.response.body", "body": prime(priming), "more_body": True})
+            self.id_sent = True
         self.begin_watching()
         if self.ping is not None:
             self.written = asyncio.get_running_loop().time()
@@ -1004,12 +1006,19 @@ class ResponseStream:
             if self.pinger is not None:
                 self.written = asyncio.get_running_loop().time()
             await self.send({"type": "http.response.body", "body": event(data, event_id), "more_body": True})
+            self.id_sent = self.id_sent or event_id is not None
 
     async def close_connection(self, retry_ms: int) -> None:
-        """End the connection (not the stream) after a ``retry`` field; a no-op without a store."""
+        """End the connection (not the stream) after a ``retry`` field, once an event with an id
+        went out (2025-11-25 transports: a server may close the connection only then; without one
+        the client has nothing to resume from, and the response would be lost: a revision whose
+        streams are not primed, closed before its first event); a no-op otherwise, and without a
+        store."""
         if self.store is None or self.session_id is None:
             return
         await self.start()
+        if not self.id_sent:
+            return
         if self.connected:
             self.connected = False
             self.stop_pinging()
