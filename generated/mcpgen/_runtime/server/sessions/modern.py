@@ -130,7 +130,7 @@ class ModernSession:
             return NO_REPLY
         method = request.method
         if method in RUNTIME_METHODS:
-            return await self.answer(request, codec, send, cancel is not None)
+            return await self.answer(request, codec, send)
         # a request for the author's handler (inline: one coroutine less per call)
         meta = request.meta
         conversion = self.conversion(codec)
@@ -167,16 +167,13 @@ class ModernSession:
         except Exception:  # a bug of ours must not leave the client waiting (as the legacy session)
             return error_reply(request.id, internal_error(method))
 
-    async def answer(
-        self, request: Request, codec: ModernCodec, send: Send, by_notification: bool = False
-    ) -> Reply:
-        """A request the runtime answers itself (``RUNTIME_METHODS``); ``by_notification``: the
-        transport cancels with ``notifications/cancelled`` (stdio), not by closing a stream."""
+    async def answer(self, request: Request, codec: ModernCodec, send: Send) -> Reply:
+        """A request the runtime answers itself (``RUNTIME_METHODS``)."""
         if request.method == "server/discover":
             return Reply(
                 codec.dumps_result(request.id, request.method, self.discover_result(codec))
             )
-        return await self.listen(request, codec, send, by_notification)
+        return await self.listen(request, codec, send)
 
     # -- answered by the runtime ----------------------------------------------------------
 
@@ -216,14 +213,13 @@ class ModernSession:
             out["resourceSubscriptions"] = list(uris)
         return out
 
-    async def listen(
-        self, request: Request, codec: ModernCodec, send: Send, by_notification: bool = False
-    ) -> Reply:
+    async def listen(self, request: Request, codec: ModernCodec, send: Send) -> Reply:
         """``subscriptions/listen``: acknowledge first, then deliver until the client cancels.
 
-        When the server ends it (shutting down), the request is answered (subscriptions.mdx,
-        graceful closure); on stdio a ``notifications/cancelled`` naming it comes first
-        (cancellation.mdx: a server tears a subscription down that way, and for nothing else)."""
+        When the server ends it (shutting down, or a client that stopped reading), a
+        ``notifications/cancelled`` naming it goes first (cancellation.mdx: a server MUST send
+        one when it tears a subscription stream down, on any transport; it was sent on stdio
+        only), then the request is answered (subscriptions.mdx, graceful closure)."""
         honoured = self.honoured(request.params.notifications, codec)
         meta = {SUBSCRIPTION_ID_KEY: request.id}
         subscriptions = self.kernel.services.subscriptions
@@ -253,13 +249,9 @@ class ModernSession:
             subscriptions.listeners.discard(listener)
             for task in (writer, closing, overflow):
                 task.cancel()
-        if by_notification:
-            params = {
-                "requestId": request.id,
-                "reason": "the server is shutting down",
-                "_meta": meta,
-            }
-            await send(dumps(codec.encode_notification(CANCELLED, params)))
+        reason = "the client stopped reading" if overflow.done() else "the server is shutting down"
+        params = {"requestId": request.id, "reason": reason, "_meta": meta}
+        await send(dumps(codec.encode_notification(CANCELLED, params)))
         return Reply(codec.dumps_result(request.id, request.method, {"_meta": meta}))
 
     def known_param_headers(self, tool: str) -> ToolHeaders | None:
