@@ -89,6 +89,24 @@ def test_editing_a_signature_without_regenerating_fails_check_with_the_classifie
     assert any(line.startswith("breaking: tool 'get_forecast': output") and "'units'" in line for line in lines), out
     assert any(line.startswith("compatible: tool 'get_forecast'") and "'hourly'" in line for line in lines), out
     assert "the surface of weather:app changed (2 breaking, 1 compatible)" in err
+    # from elsewhere (a monorepo's root, a CI step): --project, and the fix names it too; --out
+    # and --package checked a tree and skipped the surface, and from inside the project check
+    # said to generate one (a fresh-user review)
+    inside = weather / "pkg"
+    inside.mkdir()
+    for where, args in ((weather.parent, ["--project", "weather"]), (inside, ["--project", ".."])):
+        os.chdir(where)
+        assert main(["check", *args]) == 1
+        again, err = capsys.readouterr()
+        assert again == out and f"run `mcp-codegen regen --project {args[1]}` to update" in err, err
+    assert main(["check"]) == 2
+    err = capsys.readouterr().err
+    assert f"{inside} is inside the project {weather}, not at its root" in err and "--project" in err, err
+    assert main(["check", "--project", "..", "--out", "x"]) == 2
+    assert "--project reads out and package from the project" in capsys.readouterr().err
+    assert main(["check", "--project", str(inside)]) == 2
+    assert f"{inside} has no pyproject.toml (run `mcp-codegen check` in" in capsys.readouterr().err
+    os.chdir(weather)
     assert main(["regen"]) == 0
     assert "breaking: tool 'add': new required argument 'c'" in capsys.readouterr().out
     assert main(["check"]) == 0

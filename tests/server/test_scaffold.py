@@ -236,6 +236,14 @@ def test_regen_inside_the_project_moves_the_revision_and_keeps_imports_working(
     assert sorted(p.name for p in package.iterdir() if p.name.startswith("v")) == ["v2025_11_25"]
     assert tomllib.loads((root / "pyproject.toml").read_text())["tool"]["mcp-codegen"]["versions"] == ["2025-11-25"]
     assert main(["check"]) == 0 and main(["check", "--full"]) == 0
+    monkeypatch.chdir(tmp_path)  # from outside: the project's own package and surface, by --project
+    assert main(["check", "--project", str(root)]) == 0
+    edited = root / f"{MODULE}_mcp" / "v2025_11_25" / "server.py"
+    edited.write_text(edited.read_text() + "# edited\n")
+    assert main(["check", "--project", str(root)]) == 1
+    assert f"run `mcp-codegen regen --project {root} --force` to update it" in capsys.readouterr().err
+    assert main(["regen", "--project", str(root), "--force"]) == 0
+    monkeypatch.chdir(root)
     probe = f"import {MODULE}.server as user; print(user.app.base.revision.version, user.App.__module__)"
     done = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, env=env())
     assert done.returncode == 0, done.stderr[-2000:]

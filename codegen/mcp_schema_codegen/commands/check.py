@@ -125,7 +125,7 @@ def check(options: Options, full: bool = False) -> CheckReport:
     if not package_dir.exists():  # a user error (wrong directory, nothing generated yet), not a diff of every file
         raise GeneratorError(
             f"{package_dir} does not exist: nothing to check"
-            " (run `mcp-codegen generate` first, or pass --out/--package)"
+            " (run `mcp-codegen generate` first, or pass --out/--package, or --project for a scaffolded project)"
         )
     manifest = read_manifest(package_dir)
     if manifest is None:  # nothing to compare the files with

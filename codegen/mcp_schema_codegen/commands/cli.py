@@ -101,14 +101,15 @@ def _options(
     vendor_runtime: bool | None,
     need_versions: bool,
     cache: bool = True,
+    project: Path | None = None,
 ) -> Any:
-    """CLI flags over [tool.mcp-codegen] over defaults."""
+    """CLI flags over [tool.mcp-codegen] (of ``project``, else the working directory) over defaults."""
     from mcp_schema_codegen.commands.config import load_config
     from mcp_schema_codegen.pipeline import Options, layout_of
 
     if all_ and versions:
         raise click.UsageError("--all and --version exclude each other")
-    config = load_config(Path.cwd())
+    config = load_config(project if project is not None else Path.cwd())
     chosen: list[str] | None = [] if all_ else list(dict.fromkeys(versions)) or config.versions
     if chosen is None:
         if need_versions:
@@ -144,6 +145,13 @@ def edited_by_hand(reasons: list[str]) -> bool:
     return any(reason.endswith((": edited by hand", NO_MANIFEST)) for reason in reasons)
 
 
+def _regen_command(config: Any, force: bool) -> str:
+    """``mcp-codegen regen`` for the project of ``config``, from the working directory."""
+    elsewhere = config.root is not None and config.root.resolve() != Path.cwd().resolve()
+    where = f" --project {shlex.quote(str(config.root))}" if elsewhere else ""
+    return f"mcp-codegen regen{where}{' --force' if force else ''}"
+
+
 def _regenerate(config: Any, options: Any, reasons: list[str]) -> str:
     """The command that brings a stale tree up to date: ``regen`` in a project (``--force`` when a
     file was edited by hand: regen refuses otherwise), else ``generate`` with what ``check`` was
@@ -153,7 +161,7 @@ def _regenerate(config: Any, options: Any, reasons: list[str]) -> str:
     force = edited_by_hand(reasons)
     in_project = config.package_configured and options.package == config.package
     if in_project and options.out.resolve() == config.out.resolve():
-        return f"`mcp-codegen regen{' --force' if force else ''}` to update it"
+        return f"`{_regen_command(config, force)}` to update it"
     manifest = read_manifest(options.out / options.package) if (options.out / options.package).is_dir() else None
     held = manifest.get("revisions") if manifest else None
     versions = options.versions or (sorted(held) if isinstance(held, dict) else [])
@@ -304,6 +312,12 @@ def generate(
 @TEMPLATES
 @VENDOR
 @click.option("--full", is_flag=True, help="Regenerate and compare instead of comparing hashes.")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="A project's directory (its [tool.mcp-codegen]; default: the working directory).",
+)
 @NO_CACHE
 @schema_dir_option
 def check(
@@ -313,6 +327,7 @@ def check(
     templates: Path | None,
     vendor_runtime: bool | None,
     full: bool,
+    project: Path | None,
     no_cache: bool,
 ) -> int:
     """Exit 1 with a diff if the generated tree is stale or hand-edited (2 if there is none).
@@ -326,17 +341,41 @@ def check(
     \b
     Examples:
       mcp-codegen check
+      mcp-codegen check --project services/weather
       mcp-codegen check --full --out src --package acme_mcp
     """
     from mcp_schema_codegen.commands.app_surface import check_surface
     from mcp_schema_codegen.commands.check import check as run
     from mcp_schema_codegen.commands.config import load_config
+    from mcp_schema_codegen.commands.scaffold import enclosing_project, project_config
 
-    config = load_config(Path.cwd())
+    if project is not None:
+        if out is not None or package is not None:
+            raise click.UsageError("--project reads out and package from the project: give either, not both")
+        config = project_config(project, "check")
+    else:
+        config = load_config(Path.cwd())
+        if not (config.package_configured or config.app or out or package or Path("generated", "mcpgen").exists()):
+            # nothing here to check: inside a project's package, the project is what was meant
+            # (--out/--package there would check the tree and skip the app's surface)
+            above = enclosing_project(Path.cwd())
+            if above is not None:
+                raise GeneratorError(
+                    f"{Path.cwd()} is inside the project {above}, not at its root",
+                    hint=f"run `mcp-codegen check` in {above}, or pass --project {shlex.quote(str(above))}",
+                )
     status = EXIT_OK
     if config.app is None or config.package_configured or versions or out or package:
         options = _options(
-            versions, False, out, package, templates, vendor_runtime, need_versions=False, cache=not no_cache
+            versions,
+            False,
+            out,
+            package,
+            templates,
+            vendor_runtime,
+            need_versions=False,
+            cache=not no_cache,
+            project=project,
         )
         report = run(options, full=full)
         if not report.clean:
@@ -361,7 +400,7 @@ def check(
             click.echo(f"stale: {reason}", err=True)
         if not surface.clean:
             breaking = sum(1 for c in surface.changes if c.breaking)
-            force = " --force" if edited_by_hand(surface.reasons) else ""
+            fix = _regen_command(config, edited_by_hand(surface.reasons))
             if surface.changes:
                 what = (
                     f"the surface of {config.app} changed ({breaking} breaking, "
@@ -369,7 +408,7 @@ def check(
                 )
             else:  # the declarations match the module; the module's text is not what regen wrote
                 what = f"the surface module of {config.app} is not as generated"
-            click.echo(f"{PROG}: {what}; run `mcp-codegen regen{force}` to update {surface.path}", err=True)
+            click.echo(f"{PROG}: {what}; run `{fix}` to update {surface.path}", err=True)
             status = EXIT_DIFFERENT
     return status
 

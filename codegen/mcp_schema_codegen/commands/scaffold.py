@@ -347,19 +347,34 @@ class RegenResult:
         return out
 
 
-def project_config(root: Path) -> Config:
+def project_config(root: Path, command: str = "regen") -> Config:
+    """The [tool.mcp-codegen] of the project in ``root``, which must have one (``command``: the
+    command the hints name)."""
     if not (root / "pyproject.toml").is_file():
         raise GeneratorError(
             f"{root} has no pyproject.toml",
-            hint="run `mcp-codegen regen` in the project's directory, or pass --project",
+            hint=f"run `mcp-codegen {command}` in the project's directory, or pass --project",
         )
     config = load_config(root)
     if not config.package_configured and config.app is None:
         raise GeneratorError(
             f"{root / 'pyproject.toml'} has no [tool.mcp-codegen] with versions, out and package, or an app",
-            hint="run `mcp-codegen regen` in a project made by `mcp-codegen scaffold`",
+            hint=f"run `mcp-codegen {command}` in a project made by `mcp-codegen scaffold`",
         )
     return config
+
+
+def enclosing_project(directory: Path) -> Path | None:
+    """The nearest directory above ``directory`` whose pyproject.toml has a [tool.mcp-codegen]
+    (a command run inside a project's package instead of at its root)."""
+    for parent in directory.resolve().parents:
+        if (parent / "pyproject.toml").is_file():
+            try:
+                config = load_config(parent)
+            except GeneratorError:
+                return None
+            return parent if config.package_configured or config.app is not None else None
+    return None
 
 
 def regen(root: Path, version: str | None = None, schema_dir: Path | None = None, force: bool = False) -> RegenResult:
