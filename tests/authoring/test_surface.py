@@ -606,7 +606,9 @@ def test_a_fingerprint_follows_structured() -> None:
     assert len(set(given)) == 3
 
 
-def test_a_failed_describer_names_where_in_the_project_it_failed(tmp_path: Path) -> None:
+def test_a_failed_describer_names_where_in_the_project_it_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Found by a fresh-user review: a syntax error in the app was "cannot describe the app
     weather.server:app: SyntaxError: invalid syntax", with no file or line."""
     from mcp_schema_codegen.commands.app_surface import what_failed
@@ -638,3 +640,14 @@ RuntimeError: no key
     for inside in (".venv/lib/python3.11/site-packages/x.py", "weather_mcp/_runtime/server/authoring/signatures.py"):
         installed = deeper.replace("/usr/lib/python3.11/site-packages/pydantic/main.py", str(tmp_path / inside))
         assert what_failed(installed, tmp_path) == "RuntimeError: no key (at weather/tools.py, line 40)", inside
+    # raised where no frame is the author's, under the describer's own code (``<string>``, which
+    # resolved to a path in the project): it said "(at <string>, line 10)" (a fresh-user review)
+    lazy = f"""Traceback (most recent call last):
+  File "<string>", line 10, in <module>
+  File "{tmp_path / ".venv/lib/python3.11/site-packages/mcpgen/_runtime/x.py"}", line 3, in describe
+    raise DeclarationError("weather.bad (at weather/server.py, line 7): its parameters have no JSON Schema")
+DeclarationError: weather.bad (at weather/server.py, line 7): its parameters have no JSON Schema
+"""
+    said = "DeclarationError: weather.bad (at weather/server.py, line 7): its parameters have no JSON Schema"
+    monkeypatch.chdir(tmp_path)  # the describer runs in the project
+    assert what_failed(lazy, tmp_path) == said

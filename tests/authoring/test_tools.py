@@ -8,9 +8,11 @@ import functools
 import json
 import os
 import re
+import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Annotated, Any
 
 import jsonschema
@@ -869,8 +871,35 @@ def test_a_declaration_that_cannot_be_listed_says_so_naming_its_function() -> No
         app.add_prompt(lambda: "x")
     app.add_tool(lambda: "x", name="named")
     app.add_tool(connected)
-    with pytest.raises(DeclarationError, match=r"test_tools\.connected: its parameters have no JSON Schema"):
+    line = connected.__code__.co_firstlineno
+    where = rf"test_tools\.connected \(at tests/authoring/test_tools\.py, line {line}\)"
+    with pytest.raises(DeclarationError, match=where + ": its parameters have no JSON Schema"):
         app.describe()
+
+
+def test_a_server_whose_declaration_cannot_be_served_ends_with_one_line(tmp_path: Path) -> None:
+    """A fresh-user review: a tool taking a ``socket.socket`` passed its decorator (schemas are
+    built at the first listing, off the import path) and the server died at start with 25 lines
+    of traceback into the runtime; it ends with one line naming the function and its file."""
+    script = tmp_path / "bad.py"
+    script.write_text(
+        "import socket\n"
+        "from mcpgen.v2026_07_28.server import App\n"
+        "app = App('bad', surface='no_such_surface')\n"
+        "@app.tool\n"
+        "def wired(s: socket.socket) -> str:\n"
+        "    return 'x'\n"
+        "app.run_stdio()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, input="", capture_output=True, text=True, timeout=60, env=env
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    said = [line for line in done.stderr.splitlines() if "warning" not in line.lower()]
+    assert len(said) == 1 and said[0].startswith(
+        "cannot serve the app 'bad': bad.wired (at bad.py, line 4): its parameters have no JSON Schema: "
+    ), done.stderr
 
 
 def search(q: str = "", limit: int = 10) -> str:

@@ -145,6 +145,8 @@ def where_in(frames: list[str], root: Path) -> str:
         if match is None:
             continue
         path = Path(match.group(1))
+        if match.group(1).startswith("<"):  # <string>, <frozen ...>: no file (the describer's own code)
+            continue
         try:
             shown = path.resolve().relative_to(root.resolve())
         except (ValueError, OSError):

@@ -449,11 +449,19 @@ class App:
 
     def run_stdio(self) -> None:
         """Serve newline-delimited JSON-RPC on stdin/stdout until EOF."""
-        self.server.run_stdio()
+        self.server_to_run().run_stdio()
 
     def run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
         """Serve Streamable HTTP with uvicorn at ``http://host:port/mcp``."""
-        self.server.run_http(host, port, **options)
+        self.server_to_run().run_http(host, port, **options)
+
+    def server_to_run(self) -> HandlerBase:
+        """``server``, or the process's end with one line naming the declaration that cannot be
+        served (where it is defined, and why; a traceback into the runtime said no more)."""
+        try:
+            return self.server
+        except DeclarationError as exc:
+            raise SystemExit(f"cannot serve the app {self.name!r}: {' '.join(str(exc).split())}") from None
 
     def asgi_app(self, **options: Any) -> Any:
         """Streamable HTTP as an ASGI app."""

@@ -23,6 +23,7 @@ annotations (so the function receives the author's own types back).
 from __future__ import annotations
 
 import base64
+import contextlib
 import inspect
 import math
 import re
@@ -174,13 +175,26 @@ def describe_function(fn: Callable[..., Any]) -> str:
     return f"{module_name(getattr(fn, '__module__', '?'))}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
+def declared_at(fn: Callable[..., Any]) -> str:
+    """``describe_function`` with where the function is defined (its file, relative to the working
+    directory when under it, and the line of its ``def``), for the declaration errors raised when
+    the app is first listed or served, far from the decorator."""
+    named = describe_function(fn)
+    try:
+        code = inspect.unwrap(fn).__code__
+    except (AttributeError, ValueError):
+        return named
+    path = Path(code.co_filename)
+    with contextlib.suppress(ValueError, OSError):
+        path = path.resolve().relative_to(Path.cwd().resolve())
+    return f"{named} (at {path}, line {code.co_firstlineno})"
+
+
 def type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
     try:
         return typing.get_type_hints(fn, include_extras=True)
     except Exception as exc:  # NameError for a name the module does not define, or a bad string
-        raise DeclarationError(
-            f"cannot read the annotations of {describe_function(fn)}: {exc}"
-        ) from None
+        raise DeclarationError(f"cannot read the annotations of {declared_at(fn)}: {exc}") from None
 
 
 def is_context(annotation: Any) -> bool:
@@ -323,10 +337,11 @@ class Arguments:
             self.model: type[BaseModel] = create_model(model_name, __config__=config, **definitions)
         except Exception as exc:
             raise DeclarationError(
-                f"{describe_function(fn)}: its parameters cannot be validated: {exc}"
+                f"{declared_at(fn)}: its parameters cannot be validated: {exc}"
             ) from None
         self.strict = strict
         self.function = describe_function(fn)
+        self.where = declared_at(fn)
 
     def schema(self) -> dict[str, JSON]:
         try:
@@ -337,7 +352,7 @@ class Arguments:
             PydanticUserError
         ) as exc:  # a parameter type with no JSON Schema (a connection, a lock)
             raise DeclarationError(
-                f"{self.function}: its parameters have no JSON Schema: {exc}"
+                f"{self.where}: its parameters have no JSON Schema: {exc}"
             ) from None
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -393,7 +408,7 @@ class Output:
                 )
             except Exception as exc:
                 raise DeclarationError(
-                    f"{describe_function(fn)}: its return type has no JSON Schema: {exc}"
+                    f"{declared_at(fn)}: its return type has no JSON Schema: {exc}"
                 ) from None
             if schema.get("type") != "object":
                 self.wrapped = True
