@@ -10,8 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcpgen._runtime.server.authoring import ToolSpec
+from mcpgen._runtime.server.authoring.spec_model import SpecModel
+from mcpgen.v2026_07_28.server import App
+from pydantic import ConfigDict
 
 from mcp_schema_codegen.commands.cli import main
+from tests.authoring.apps import Driver, run
 
 TOOLS = {
     "tools": [
@@ -206,3 +211,57 @@ def test_a_long_description_leaves_the_projects_linter_clean(tmp_path: Path, mon
     handlers = (tmp_path / "declared_handlers.py").read_text()
     assert max(len(line) for line in handlers.splitlines() if url not in line) <= 120
     assert url in handlers and "over the next days" in handlers
+
+
+CONTACT = {
+    "name": "contact",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "contactMethod": {"enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"},
+        },
+        "anyOf": [{"required": ["phone"]}, {"required": ["email"]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+    },
+    "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "not": {"required": ["secret"]}},
+}
+
+
+class Open(SpecModel):
+    model_config = ConfigDict(extra="allow")
+
+
+async def contact(args: Open) -> Open:
+    return Open(n=1, **({"secret": "x"} if args.model_extra and "leak" in args.model_extra else {}))
+
+
+def test_schema_first_arguments_and_results_are_checked_against_the_schemas_as_advertised() -> None:
+    """A server review: keywords the generated models cannot express (``if``/``then``, ``not``, an
+    ``anyOf`` whose branches only require a member) were advertised and not checked, so arguments
+    the schema refuses reached the handler (tools.mdx: servers MUST validate all tool inputs) and a
+    result it refuses went out as structured content."""
+    app = App("contacts", surface="no_surface")
+    app.tool(ToolSpec(CONTACT, Open, Open))(contact)
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            calls = [
+                {"email": "a@b"},
+                {"contactMethod": "phone", "phone": "1"},
+                {},
+                {"contactMethod": "phone", "email": "a@b"},
+                {"email": "a@b", "leak": True},
+            ]
+            return [await d.call("contact", arguments) for arguments in calls]
+
+    fine, also_fine, neither, phone_missing, leaked = run(go())
+    assert fine["structuredContent"] == {"n": 1} and also_fine["structuredContent"] == {"n": 1}
+    assert neither["isError"] and "is not valid under any of the given schemas" in neither["content"][0]["text"], (
+        neither
+    )
+    assert phone_missing["isError"] and "'phone' is a required property" in phone_missing["content"][0]["text"]
+    assert leaked["isError"] and "structuredContent" not in leaked, leaked
+    assert "should not be valid under" in leaked["content"][0]["text"], leaked

@@ -6,20 +6,25 @@ for each tool of the file (a ``tools/list`` result), an arguments model, an outp
 has an ``outputSchema``, and a ``ToolSpec`` binding them to the definition; and, once, a handlers
 module with one typed stub per tool for the author to fill in (``app.tool(SPEC)(handler)``).
 
-Such a tool is listed exactly as its definition says; its arguments are validated (strictly, as
-JSON) by the arguments model, which its handler receives; its result is validated by the output
-model and sent as ``structuredContent``. Keywords a model cannot express (``if``/``then``,
-``not``) are advertised but not checked.
+Such a tool is listed exactly as its definition says; its arguments are checked against its
+``inputSchema`` as advertised (``jsonschema``, the reference validator: keywords a model cannot
+express, ``if``/``then``, ``not``, a branch that only requires a member, are enforced too;
+tools.mdx: servers MUST validate all tool inputs) after the arguments model validated them
+(strictly, as JSON: its messages come first); the handler receives the model; its result is
+validated by the output model and checked against the ``outputSchema`` the same way, then sent
+as ``structuredContent``.
+``jsonschema`` is imported at the first call of such a tool, not at start.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
+from ...codec import MAX_REPORTED_ERRORS, shortened
 from .signatures import (
     ArgumentsError,
     OutputError,
@@ -27,6 +32,9 @@ from .signatures import (
     content_blocks,
     validation_problems,
 )
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 A = TypeVar("A", bound=BaseModel)
 O = TypeVar("O")  # noqa: E741 (the output type)
@@ -49,21 +57,61 @@ class ToolSpec(Generic[A, O]):
         return str(self.definition["name"])
 
 
+class SchemaCheck:
+    """A tool's advertised JSON Schema, checked as written by ``jsonschema`` (its ``$schema``, else
+    2020-12, MCP's default dialect; ``format`` an annotation, as 2020-12 has it); the validator
+    is built at the first check."""
+
+    def __init__(self, schema: Mapping[str, Any], whole: str) -> None:
+        self.schema = schema
+        self.whole = whole  # what an error of the instance itself is called
+        self._validator: Validator | None = None
+
+    def validator(self) -> Validator:
+        if self._validator is None:
+            from jsonschema.validators import Draft202012Validator, validator_for
+
+            self._validator = validator_for(self.schema, default=Draft202012Validator)(self.schema)
+        return self._validator
+
+    def problems(self, instance: Any) -> list[tuple[str, str]]:
+        """One ``(where, what)`` per error, at most ``MAX_REPORTED_ERRORS`` and a count of the rest
+        (the text goes back to the client, bounded whatever was sent); none when it is valid."""
+        errors = sorted(
+            self.validator().iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
+        )
+        problems = [
+            (
+                shortened(".".join(str(p) for p in error.absolute_path) or self.whole),
+                shortened(error.message),
+            )
+            for error in errors[:MAX_REPORTED_ERRORS]
+        ]
+        if len(errors) > len(problems):
+            problems.append(("...", f"{len(errors) - len(problems)} more"))
+        return problems
+
+
 class SpecArguments:
-    """Arguments validated by the spec's model; the handler's one parameter receives the model."""
+    """Arguments validated by the spec's model, then checked against its ``inputSchema`` (what
+    the model cannot express); the handler's one parameter receives the model."""
 
     def __init__(self, spec: ToolSpec[Any, Any], parameter: str) -> None:
         self.spec = spec
         self.parameter = parameter
+        self.check = SchemaCheck(self.schema(), "(arguments)")
 
     def schema(self) -> dict[str, Any]:
         return dict(self.spec.definition.get("inputSchema", {}))
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        try:
+        try:  # the model first: its messages name the arguments as a typed tool's do
             instance = self.spec.arguments.model_validate_json(to_json(arguments), strict=True)
         except ValidationError as exc:
             raise ArgumentsError(validation_problems(exc)) from None
+        problems = self.check.problems(arguments)  # what the model could not express
+        if problems:
+            raise ArgumentsError(problems)
         return {self.parameter: instance}
 
 
@@ -77,6 +125,7 @@ class SpecOutput:
         )
         schema = spec.definition.get("outputSchema")
         self.schema: dict[str, Any] | None = dict(schema) if isinstance(schema, Mapping) else None
+        self.check = SchemaCheck(self.schema, "(result)") if self.schema is not None else None
 
     def result(self, value: Any) -> Any:
         if self.types.passthrough(value, self.types.call_tool_result):
@@ -91,6 +140,9 @@ class SpecOutput:
             raise OutputError(
                 "; ".join(f"{f}: {m}" for f, m in validation_problems(exc, whole="(result)"))
             ) from None
+        problems = self.check.problems(data) if self.check is not None else []
+        if problems:  # the outputSchema as advertised (tools.mdx: structured results MUST conform)
+            raise OutputError("; ".join(f"{f}: {m}" for f, m in problems))
         return {
             "content": [{"type": "text", "text": to_json(data).decode()}],
             "structuredContent": data,
