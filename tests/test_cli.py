@@ -1129,3 +1129,12 @@ def test_a_client_runtime_is_a_package_none_of_pythons_or_a_dependencys() -> Non
     for bad in ("os", "pydantic", "json.tool"):
         with pytest.raises(GeneratorError, match="is not a runtime package"):
             check_runtime(bad)
+
+
+def test_an_error_in_a_staged_schema_directory_names_the_lock_it_copied(tmp_path: Path) -> None:
+    """A fresh-user review: without ./schema, `schema sync --version 2099-01-01` named the lock of
+    the staging copy (`./.schema-72valzqp/lock.json`), gone by the time the user reads it."""
+    done = run("schema", "sync", "--version", "2099-01-01", cwd=tmp_path)
+    assert done.returncode == 2 and ".schema-" not in done.stderr, done.stderr
+    assert "revision '2099-01-01' is not in the lock " in done.stderr and "lock.json" in done.stderr
+    assert list(tmp_path.iterdir()) == []

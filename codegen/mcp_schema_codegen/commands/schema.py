@@ -81,7 +81,16 @@ def writable_schema_dir(schema_dir: Path, project: Path) -> Iterator[SchemaDir]:
     try:
         shutil.copytree(schema_dir, stage, dirs_exist_ok=True, ignore=shutil.ignore_patterns("examples", "__pycache__"))
         target = SchemaDir(stage)
-        yield target
+        try:
+            yield target
+        except GeneratorError as exc:  # the staged copy goes: name what it copied, which stays
+            raise GeneratorError(
+                exc.message.replace(str(stage), str(schema_dir)),
+                version=exc.version,
+                definition=exc.definition,
+                pointer=exc.pointer,
+                hint=exc.hint.replace(str(stage), str(schema_dir)) if exc.hint else None,
+            ) from None
         if target.keep:
             stage.rename(local)
     finally:
