@@ -230,8 +230,15 @@ def test_regen_inside_the_project_moves_the_revision_and_keeps_imports_working(
     assert "  handler added: get_task(params: m.GetTaskRequestParams) -> m.GetTaskResult" in out
     assert "  method removed: server/discover" in out and "  method added: initialize" in out
     lines = out.splitlines()
+    # a change three models or more share is one line (every result lost resultType: 9 lines were 18)
+    shared = (
+        "  - requestState (was string), in 3 models: "
+        "CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams"
+    )
+    assert shared in lines and "  - resultType (was string), in 9 models: CallToolResult, " in out
     params = lines.index("  fields of CallToolRequestParams (call_tool):")
-    assert "    - requestState (was string)" in lines[params + 1 : params + 8]
+    assert lines[params + 1] == "    ~ _meta: type RequestMetaObject -> CallToolRequestParamsMeta"
+    assert lines[1].startswith("surface ") and lines[1].endswith(": up to date")  # first: what an App author acts on
     package = root / f"{MODULE}_mcp"
     assert sorted(p.name for p in package.iterdir() if p.name.startswith("v")) == ["v2025_11_25"]
     assert tomllib.loads((root / "pyproject.toml").read_text())["tool"]["mcp-codegen"]["versions"] == ["2025-11-25"]

@@ -252,6 +252,15 @@ class UpgradeReport:
                 out.append(f"  handler removed: {change.stub}{change.old} (your override is no longer called)")
             else:
                 out.append(f"  handler changed: {change.stub}{change.old} -> {change.stub}{change.new}")
+        # a field change many models share (every result's _meta between eras) is one line
+        said = {model.definition: [field_text(f) for f in model.fields] for model in self.models}
+        sharing: dict[str, list[str]] = {}
+        for model in self.models:
+            for text in said[model.definition]:
+                sharing.setdefault(text, []).append(model.definition)
+        shared = {text: names for text, names in sharing.items() if len(names) >= SHARED_AT}
+        for text, names in shared.items():
+            out.append(f"  {text.strip()}, in {len(names)} models: {', '.join(names)}")
         for model in self.models:
             for c in model.changes:
                 if c.change == "shape":
@@ -259,23 +268,30 @@ class UpgradeReport:
                 else:
                     value = c.new if c.old is None else c.old
                     out.append(f"  {model.definition} ({', '.join(model.handlers)}): {c.change} {value}")
-            if model.fields:
+            own = [text for text in said[model.definition] if text not in shared]
+            if own:
                 out.append(f"  fields of {model.definition} ({', '.join(model.handlers)}):")
-            for f in model.fields:
-                if f.change == "added":
-                    out.append(f"    + {f.field}: {f.new}")
-                elif f.change == "removed":
-                    out.append(f"    - {f.field} (was {f.old})")
-                elif f.change == "required":
-                    out.append(f"    ~ {f.field}: {f.old} -> {f.new}")
-                else:
-                    out.append(f"    ~ {f.field}: {f.change} {f.old} -> {f.new}")
+                out += own
         out += [f"  method removed: {m}" for m in self.methods_removed]
         out += [f"  method added: {m}" for m in self.methods_added]
         out += [f"  older clients: {note}" for note in self.older_clients]
         if len(out) == 1:
             out.append("  no changes to the handlers or the models they use")
         return out
+
+
+SHARED_AT = 3  # models with the same field change, from which it is said once
+
+
+def field_text(f: FieldChange) -> str:
+    """A field change as a line of the report (indented under its model)."""
+    if f.change == "added":
+        return f"    + {f.field}: {f.new}"
+    if f.change == "removed":
+        return f"    - {f.field} (was {f.old})"
+    if f.change == "required":
+        return f"    ~ {f.field}: {f.old} -> {f.new}"
+    return f"    ~ {f.field}: {f.change} {f.old} -> {f.new}"
 
 
 def _signature(handler: views.HandlerView) -> str:
@@ -339,11 +355,11 @@ class RegenResult:
             out.append(
                 f"regenerated for MCP {self.version}: {len(self.written)} file(s) written, {len(self.removed)} removed"
             )
-        out += self.report.lines() if self.report else []
-        if self.surface is not None:
+        if self.surface is not None:  # what an App's author acts on, before the handlers' report
             what = "written" if self.surface.written else "up to date"
             out.append(f"surface {self.surface.path}: {what}")
             out += [f"  {change}" for change in self.surface.changes]
+        out += self.report.lines() if self.report else []
         return out
 
 
