@@ -163,6 +163,14 @@ def test_a_bad_tools_file_is_a_one_line_error(tmp_path: Path, capsys: pytest.Cap
     assert main(["tools", str(bad), "--module", "m", "--out", str(tmp_path)]) == 2
     assert "tool 'x' has no inputSchema object" in capsys.readouterr().err
     assert main(["tools", str(bad), "--module", "not a module"]) == 2
+    # a schema the server would check every call against, which is no JSON Schema: said now
+    malformed = {"type": "object", "properties": {"days": {"type": "integr"}}}
+    bad.write_text(json.dumps({"tools": [{"name": "x", "inputSchema": malformed}]}))
+    capsys.readouterr()
+    assert main(["tools", str(bad), "--module", "m", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: tool 'x': inputSchema is not a valid JSON Schema at /properties/days/type: " in err, err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_the_everything_servers_declared_module_is_what_the_generator_writes(tmp_path: Path) -> None:

@@ -80,7 +80,26 @@ def read_tools(document: Any, source: str) -> list[dict[str, Any]]:
         if tool["name"] in seen:
             raise GeneratorError(f"{source}: tool {tool['name']!r} is declared twice")
         seen.add(tool["name"])
+        for key in ("inputSchema", "outputSchema"):
+            if key in tool:
+                check_tool_schema(tool[key], f"{source}: tool {tool['name']!r}: {key}")
     return tools
+
+
+def check_tool_schema(schema: Any, where: str) -> None:
+    """A tool's schema is a JSON Schema of its dialect (``$schema``, else 2020-12): the server checks
+    arguments and results against it as written (``jsonschema``), which a malformed one would fail
+    at every call."""
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import Draft202012Validator, validator_for
+
+    if not isinstance(schema, dict):
+        raise GeneratorError(f"{where} is not a JSON object")
+    try:
+        validator_for(schema, default=Draft202012Validator).check_schema(schema)
+    except SchemaError as exc:
+        at = "/".join(str(part) for part in exc.path)
+        raise GeneratorError(f"{where} is not a valid JSON Schema{f' at /{at}' if at else ''}: {exc.message}") from None
 
 
 def build_views(tools: list[dict[str, Any]], module: str, source: str, runtime: str) -> SpecsView:
