@@ -112,6 +112,20 @@ def test_a_server_without_metadata_gets_the_default_endpoints_at_its_base_url() 
     assert query["client_id"] == ["c1"]
 
 
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25", "2026-07-28"])
+def test_a_later_revision_without_metadata_is_refused_not_given_the_default_endpoints(version: str) -> None:
+    """An auth review: from 2025-06-18 on, clients MUST discover the authorization server through
+    Protected Resource Metadata, and MUST see code_challenge_methods_supported before using PKCE;
+    a request naming such a revision got the 2025-03-26 fallback (default endpoints, S256 assumed).
+    It is refused; an initialize (no version header yet) and a 2025-03-26 request still fall back,
+    and a modern connect's probe refused so falls back to a legacy initialize."""
+    site, browser = Site(), Browser()
+    with pytest.raises(AuthorizationError, match=f"no protected resource metadata .* MCP {version} requires it"):
+        asyncio.run(call(site, browser, {"mcp-protocol-version": version}))
+    assert browser.visited == [] and not any("/register" in url or "/token" in url for url in site.urls())
+    assert asyncio.run(call(Site(), browser, {"mcp-protocol-version": "2025-03-26"})).status_code == 200
+
+
 def test_tokens_from_the_default_endpoints_are_refreshed_there() -> None:
     site, browser = Site(lifetime=10), Browser()  # expired at once (within the 30 s leeway)
 
@@ -234,3 +248,16 @@ def test_protocol_version_of_a_request() -> None:
     assert protocol_version(httpx.Request("POST", SERVER, json={**INITIALIZE, "method": "ping"})) is None
     assert protocol_version(httpx.Request("POST", SERVER, content=b"\xff not json")) is None
     assert protocol_version(httpx.Request("GET", SERVER)) is None
+
+
+@pytest.mark.parametrize("uri", ["http://client.example.net/callback", "com.example.app:/oauth2redirect"])
+def test_a_redirect_uri_neither_loopback_nor_https_is_refused_before_registering(uri: str) -> None:
+    """An auth review (security-considerations.mdx: all redirect URIs MUST be localhost or https):
+    a custom redirect's URI was registered and sent to the authorization server as it was."""
+    site, browser = Site(), Browser()
+    browser.redirect_uri = uri
+    with pytest.raises(AuthorizationError, match=r"the redirect URI .* is not an https URL"):
+        asyncio.run(call(site, browser))
+    assert browser.visited == [] and not any("/register" in url for url in site.urls())
+    browser.redirect_uri = "https://client.example.net/callback"
+    assert asyncio.run(call(Site(), browser)).status_code == 200

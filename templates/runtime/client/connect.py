@@ -27,7 +27,7 @@ from ..codec_modern import ModernCodec
 from ..jsonrpc import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION, ProtocolError
 from ..versions import VersionRegistry, negotiate
 from .base import BaseClient, _field
-from .errors import AuthorizationError, ServerError, TransportError
+from .errors import AuthorizationError, ResourceMetadataNotFound, ServerError, TransportError
 from .legacy import LegacyClientSession, initialize, initialize_facts
 from .modern import ModernClientSession, discover_facts
 from .session import ClientOptions, ClientSession, Handler
@@ -233,6 +233,8 @@ async def probe(
                 version = chosen
                 session.codec = revisions.codec(version)
                 continue
+            except ResourceMetadataNotFound:
+                break  # a protected server without the metadata every later revision requires: 2025-03-26's
             except AuthorizationError:
                 raise  # no answer without authorization: not an era verdict
             except TransportError:

@@ -57,6 +57,10 @@ class AuthorizationError(TransportError):
     """The server answered 401/403 and the client could not authorize (the message says why)."""
 
 
+class ResourceMetadataNotFound(AuthorizationError):
+    """No Protected Resource Metadata at any of the places it may be (none was found, not a bad one)."""
+
+
 class InputRequiredError(Exception):
     """An ``input_required`` result the client could not complete; ``result`` is the last one."""
 

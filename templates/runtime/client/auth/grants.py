@@ -41,7 +41,7 @@ from joserfc.jwk import import_key
 
 from ..errors import AuthorizationError
 from .dpop import USE_DPOP_NONCE, Prover
-from .metadata import ServerMetadata, _cut, exchange, is_loopback
+from .metadata import ServerMetadata, _cut, check_secure, exchange, is_loopback
 from .redirect import AuthorizationResponse, LoopbackRedirect, Redirect
 from .store import ClientInfo, Tokens, TokenStore
 
@@ -254,9 +254,11 @@ class AuthorizationCode(Grant):
             raise AuthorizationError(
                 f"the authorization server {metadata.issuer} does not support PKCE with S256: refusing to authorize"
             )
+        # security-considerations.mdx: every redirect URI MUST be localhost or https (checked
+        # before registering it or sending the user anywhere)
+        redirect_uri = check_secure(self.redirect.redirect_uri, "redirect URI", allow_http=False)
         client = await self.client(http, metadata, store, register=True)
         assert client is not None
-        redirect_uri = self.redirect.redirect_uri
         verifier = generate_token(64)
         state = generate_token(32)
         url = prepare_grant_uri(

@@ -42,14 +42,13 @@ import httpx
 
 from ...http_bodies import bounded
 from ...tls import default_context
-from ..errors import AuthorizationError
+from ..errors import AuthorizationError, ResourceMetadataNotFound
 from .challenge import Challenge
 from .dpop import USE_DPOP_NONCE, DPoP, Prover
 from .grants import Assertion, AuthorizationCode, ClientCredentials, Grant, JwtBearer, Registration, Target
 from .metadata import (
     MAX_ANSWER,
     ResourceMetadata,
-    ResourceMetadataNotFound,
     ServerMetadata,
     _cut,
     canonical_resource,
@@ -74,6 +73,10 @@ def union_scopes(*scopes: str | None) -> str | None:
         for item in (scope or "").split():
             seen.setdefault(item, None)
     return " ".join(seen) or None
+
+
+WITHOUT_RESOURCE_METADATA = frozenset({"2024-11-05", "2025-03-26"})
+"""Revisions whose servers publish no Protected Resource Metadata (2025-03-26's discovery rules)."""
 
 
 def protocol_version(request: httpx.Request) -> str | None:
@@ -373,9 +376,15 @@ class OAuth(httpx.Auth):
         url = str(request.url)
         try:
             resource = await discover_resource(http, url, challenge.resource_metadata, self.allow_http)
-        except ResourceMetadataNotFound:
+        except ResourceMetadataNotFound as missing:
             if challenge.resource_metadata is not None:
                 raise  # the server says it publishes one: the 2025-03-26 rules are not its
+            spoken = request.headers.get("mcp-protocol-version")
+            if spoken and spoken not in WITHOUT_RESOURCE_METADATA:
+                # from 2025-06-18 on, clients MUST discover the authorization server through the
+                # metadata (a modern connect's probe then falls back to a legacy initialize,
+                # which carries no version header: a 2025-03-26 server is still authorized)
+                raise ResourceMetadataNotFound(f"{missing}; MCP {spoken} requires it") from None
             metadata = await discover_legacy(http, url, self.allow_http, protocol_version(request))
             # refreshes find it here (a server without metadata has no document to find again)
             self._metadata[metadata.issuer] = metadata

@@ -28,6 +28,7 @@ except ModuleNotFoundError as _missing:
     _NEEDS = f"OAuth for a client needs the runtime's auth extra: {_FIX}"
     raise ModuleNotFoundError(f"{_NEEDS} (missing: {_missing.name})", name=_missing.name) from None
 
+from ..errors import ResourceMetadataNotFound
 from .challenge import Challenge, parse_www_authenticate
 from .grants import (
     Assertion,
@@ -41,7 +42,6 @@ from .grants import (
 )
 from .metadata import (
     ResourceMetadata,
-    ResourceMetadataNotFound,
     ServerMetadata,
     canonical_resource,
     discover_legacy,

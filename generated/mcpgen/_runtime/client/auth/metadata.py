@@ -32,7 +32,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from ...http_bodies import ACCEPT_ENCODING, decoded_pieces
-from ..errors import AuthorizationError
+from ..errors import AuthorizationError, ResourceMetadataNotFound
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 OAUTH_WELL_KNOWN = "/.well-known/oauth-authorization-server"
@@ -44,10 +44,6 @@ DEFAULT_ENDPOINTS = {
     "registration_endpoint": "/register",
 }
 """2025-03-26: the endpoints, relative to the authorization base URL, of a server without metadata."""
-
-
-class ResourceMetadataNotFound(AuthorizationError):
-    """No Protected Resource Metadata at any of the places it may be (none was found, not a bad one)."""
 
 
 def canonical_resource(url: str) -> str:
