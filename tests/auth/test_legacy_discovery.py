@@ -261,3 +261,45 @@ def test_a_redirect_uri_neither_loopback_nor_https_is_refused_before_registering
     assert browser.visited == [] and not any("/register" in url for url in site.urls())
     browser.redirect_uri = "https://client.example.net/callback"
     assert asyncio.run(call(Site(), browser)).status_code == 200
+
+
+class LegacyServer(Site):
+    """A 2025-03-26 server behind the default endpoints: it answers initialize, the initialized
+    notification and tools/list once authorized (a 401 to anything unauthorized, the modern probe
+    included, with no Protected Resource Metadata anywhere)."""
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path != "/v1/mcp" or request.headers.get("authorization") != "Bearer minted":
+            return super().__call__(request)
+        self.seen.append((request.method, str(request.url), dict(request.headers)))
+        message = json.loads(request.content)
+        if "id" not in message:
+            return httpx.Response(202)
+        result: dict[str, Any] = {"tools": []}
+        if message["method"] == "initialize":
+            info = {"name": "old", "version": "1"}
+            result = {"protocolVersion": "2025-03-26", "capabilities": {"tools": {}}, "serverInfo": info}
+        return httpx.Response(200, json={"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+
+def test_connect_authorizes_a_2025_03_26_server_after_its_modern_probe_is_refused() -> None:
+    """The probe (server/discover, naming 2026-07-28) meets a 401 and no metadata: refused, as
+    that revision requires the metadata; connect then initializes, whose request names no version
+    yet, and the 2025-03-26 discovery authorizes it."""
+    import mcpgen
+
+    site, browser = LegacyServer(), Browser()
+
+    async def go() -> tuple[str, list[Any]]:
+        transport = httpx.MockTransport(site)
+        auth = OAuth(browser, client_name="legacy test", http_options={"transport": transport})
+        async with httpx.AsyncClient(transport=transport) as http:
+            client = await mcpgen.connect(SERVER, http_client=http, auth=auth, cache=None, timeout=10)
+            async with client:
+                return client.version, (await client.list_tools()).tools  # type: ignore[attr-defined]
+
+    version, tools = asyncio.run(go())
+    assert (version, tools) == ("2025-03-26", [])
+    assert len(browser.visited) == 1
+    probes = [headers for method, url, headers in site.seen if url == SERVER and headers.get("mcp-method")]
+    assert probes and all(h.get("mcp-method") == "server/discover" for h in probes)
