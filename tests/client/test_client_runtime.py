@@ -79,6 +79,11 @@ def test_x_mcp_header_annotations() -> None:
     arguments = {"region": "eu", "nested": {"level": 3}, "query": "q"}
     assert param_headers(annotated, arguments) == {"mcp-param-Region": "eu", "mcp-param-Level": "3"}
     assert param_headers(annotated, {"region": None}) == {}  # null or absent: no header
+    # an integer written 3.0 is one (JSON Schema; the server compares numerically): it had no
+    # header, and the server refused every such call with -32020 (a client review)
+    assert param_headers(annotated, {"nested": {"level": 3.0}}) == {"mcp-param-Level": "3"}
+    assert param_headers(annotated, {"nested": {"level": 1e20}}) == {"mcp-param-Level": str(10**20)}
+    assert param_headers(annotated, {"nested": {"level": 3.5}}) == {}  # no integer: the server refuses it
     invalid = [
         {"properties": {"a": {"type": "number", "x-mcp-header": "A"}}},  # number is not allowed
         {"properties": {"a": {"type": "string", "x-mcp-header": "bad name"}}},  # not a token

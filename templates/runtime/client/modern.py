@@ -79,7 +79,9 @@ def param_headers(annotated: ToolHeaders | None, arguments: Any) -> dict[str, st
         return headers
     for path, name in annotated:
         value = value_at(arguments, path)
-        if isinstance(value, str | int | bool) and not isinstance(value, float):
+        if isinstance(value, float) and value.is_integer():  # 42.0 is an integer (JSON Schema): "42"
+            value = int(value)
+        if isinstance(value, str | int | bool):
             headers[f"mcp-param-{name}"] = encode_header_value(value)
     return headers
 
