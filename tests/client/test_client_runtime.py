@@ -470,6 +470,24 @@ def test_an_answer_past_the_limit_fails_its_request_at_once() -> None:
     run(scenario)
 
 
+def test_cancel_tells_the_server_only_of_a_request_in_flight() -> None:
+    """A client review (cancellation.mdx: a cancellation MUST only reference a request the client
+    issued and believes still in progress): ``cancel`` of a request answered already, or of an
+    id never sent, sent ``notifications/cancelled`` all the same."""
+
+    async def scenario() -> str:
+        client = await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=subprocess.PIPE)
+        async with client:
+            await client.request("tools/call", {"name": "echo", "arguments": {}})
+            for rid in (1, 2, 999):  # initialize and the call, answered; an id never sent
+                await client.cancel(rid)
+            await client.request("tools/call", {"name": "echo", "arguments": {"after": True}})
+            return client.session.transport.stderr_tail.decode()  # type: ignore[attr-defined,no-any-return]
+
+    said = asyncio.run(scenario())
+    assert "got tools/call" in said and "got notifications/cancelled" not in said, said
+
+
 def test_the_message_size_limit_is_the_callers() -> None:
     """``connect(max_message_size=...)``: a larger limit takes the 20 MiB answer the default
     refuses; a smaller one refuses a 2 MiB answer at once, naming the limit, and the connection

@@ -320,14 +320,15 @@ class ClientSession:
         await asyncio.wait({telling}, timeout=CANCEL_GRACE)  # (a caller cancelled meanwhile: the telling goes on)
 
     def _stop_waiting(self, rid: RequestId) -> bool:
-        """The request's future cancelled; whether the server is to be told (not of ``initialize``)."""
+        """The request's future cancelled; whether the server is to be told: only of a request in
+        flight (cancellation.mdx: one the client issued and believes still in progress; not one
+        never sent, answered already, or told already, as a caller cancelling during a timeout's
+        grace), and never of ``initialize``."""
         pending = self._pending.get(rid)
-        if pending is not None and pending.future.cancelled():
-            return False  # told already (a caller cancelling during a timeout's grace)
-        if pending is not None and not pending.future.done():
-            pending.future.cancel()
-        initializing = pending is not None and pending.method == "initialize"
-        return self.sends_cancelled() and self.failure is None and not initializing
+        if pending is None or pending.future.done():
+            return False
+        pending.future.cancel()
+        return self.sends_cancelled() and self.failure is None and pending.method != "initialize"
 
     async def _tell_cancelled(self, rid: RequestId, tell: bool, reason: str | None, within: float) -> None:
         if tell:
