@@ -48,6 +48,19 @@ class ModernClientSession(ClientSession):
         self.tool_headers: dict[str, ToolHeaders] = {}
         wanted = self.options.cached_results
         self.results: ResultCache | None = ResultCache(wanted) if wanted > 0 else None
+        self.cached_under = (
+            0  # the transport's authorizations when the cache's results were fetched
+        )
+
+    def results_for_now(self) -> ResultCache | None:
+        """The cache, emptied first when the transport authorized afresh since its results came
+        (another sign-in or a step-up: caching.mdx, caches MUST NOT be shared across
+        authorization contexts; a refresh of the same grant keeps them)."""
+        granted = self.transport.authorizations()
+        if self.results is not None and granted != self.cached_under:
+            self.results.clear()
+        self.cached_under = granted
+        return self.results
 
     def restarted(self) -> None:
         if self.results is not None:  # another process: its lists and resources may differ
@@ -125,7 +138,7 @@ class ModernClient(BaseClient):
         """One request; a cacheable one answered from the result cache while fresh (client/cache.py)."""
         session = self.session
         results = (
-            session.results if not session.closed else None
+            session.results_for_now() if not session.closed else None
         )  # a closed client fails, cache or not
         spec = self.revision.methods.request(method)
         key = (
@@ -142,6 +155,7 @@ class ModernClient(BaseClient):
                 await asyncio.sleep(0)
                 return kept
             generation = results.generation(method)
+        granted = session.cached_under
         try:
             result = await super()._call(method, params, timeout=timeout, on_progress=on_progress)
         except ServerError as error:
@@ -156,7 +170,10 @@ class ModernClient(BaseClient):
             result = self._check_tools(result)
         if key is not None:
             assert results is not None
-            results.put(key, result, generation)
+            if session.results_for_now() is results and session.cached_under == granted:
+                results.put(
+                    key, result, generation
+                )  # (fetched under another grant than it began: not kept)
         return result
 
     async def _refresh_tools(self, timeout: float | None) -> None:
