@@ -73,3 +73,29 @@ def test_header_mismatch_relists_tools_and_retries(paged: bool) -> None:
     methods = [(r.headers.get("mcp-method"), r.headers.get("mcp-param-region")) for r in requests]
     relisted = [("tools/list", None)] * (2 if paged else 1)
     assert methods[-len(relisted) - 2 :] == [("tools/call", None), *relisted, ("tools/call", "eu-west")]
+
+
+class Numbered(Regional):
+    async def list_tools(self, params: m.PaginatedRequestParams, ctx: s.Context) -> m.ListToolsResult:
+        schema = {"type": "object", "properties": {"level": {"type": "number", "x-mcp-header": "Level"}}}
+        return s.ListToolsResult(tools=[m.Tool(name="levels", input_schema=schema)])
+
+
+def test_a_tool_dropped_for_its_annotations_is_logged_with_the_reason(caplog: pytest.LogCaptureFixture) -> None:
+    """streamable-http.mdx: a client dropping such a tool SHOULD log a warning with the tool's name
+    and the reason; the warning said only "invalid x-mcp-header annotations" (a client review)."""
+
+    async def go() -> list[str]:
+        http = httpx.AsyncClient(transport=httpx.ASGITransport(app=Numbered().asgi_app()))
+        client = await open_client(
+            HttpTransport("http://127.0.0.1/mcp", client=http), "2026-07-28", registry=mcpgen.REGISTRY
+        )
+        assert isinstance(client, Client)
+        async with client:
+            listed = [tool.name for tool in (await client.list_tools()).tools]
+        await http.aclose()
+        return listed
+
+    assert asyncio.run(go()) == []
+    said = "ignoring tool 'levels': x-mcp-header 'Level' is on 'level', whose type is not string, integer or boolean"
+    assert said in caplog.text, caplog.text

@@ -20,7 +20,7 @@ from ..jsonrpc import (
     RequestId,
 )
 from ..param_headers import TOKEN as TOKEN  # its home before param_headers.py
-from ..param_headers import ToolHeaders, tool_headers, value_at
+from ..param_headers import ToolHeaders, header_problem, tool_headers, value_at
 from .base import BaseClient, Subscription, _field, _params, cursor_digest
 from .cache import ResultCache
 from .errors import InputRequiredError, RequestTimeout, ServerError
@@ -207,10 +207,11 @@ class ModernClient(BaseClient):
         for tool in tools:
             schema = dump(_field(tool, "input_schema"))
             headers = tool_headers(schema)
-            if headers is None:
-                logger.warning(
-                    "ignoring tool %s: invalid x-mcp-header annotations", shortened(repr(tool.name))
-                )
+            if (
+                headers is None
+            ):  # streamable-http.mdx: SHOULD log a warning naming the tool and the reason
+                why = shortened(header_problem(schema) or "invalid x-mcp-header annotations")
+                logger.warning("ignoring tool %s: %s", shortened(repr(tool.name)), why)
                 continue
             self.session.tool_headers[tool.name] = headers
             kept.append(tool)
