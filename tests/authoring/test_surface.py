@@ -651,3 +651,23 @@ DeclarationError: weather.bad (at weather/server.py, line 7): its parameters hav
     said = "DeclarationError: weather.bad (at weather/server.py, line 7): its parameters have no JSON Schema"
     monkeypatch.chdir(tmp_path)  # the describer runs in the project
     assert what_failed(lazy, tmp_path) == said
+
+
+def test_regen_notes_the_arguments_that_take_any_json_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A fresh-user review: a tool whose parameter has no annotation was accepted silently, its
+    schema ``{}`` taking any JSON value (the function then failed on what it got)."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "n"\nversion = "0"\n[tool.mcp-codegen]\napp = "hints:app"\n'
+    )
+    (tmp_path / "hints.py").write_text(
+        "from mcpgen.v2026_07_28.server import App\n"
+        "app = App('hints')\n"
+        "@app.tool\n"
+        "def add(a, b: int) -> int:\n"
+        '    """Add."""\n'
+        "    return a + b\n"
+    )
+    assert main(["regen", "--project", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "  note: tool 'add': argument 'a' takes any JSON value (no annotation, or Any)" in out.splitlines(), out
+    assert "argument 'b'" not in out

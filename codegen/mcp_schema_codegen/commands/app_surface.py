@@ -236,17 +236,37 @@ class SurfaceReport:
     reasons: list[str] = field(default_factory=list)  # why the checked-in module is stale (check)
     changes: list[Change] = field(default_factory=list)  # the surface's changes, classified
     written: bool = False  # regen wrote the module
+    notes: list[str] = field(default_factory=list)  # arguments that take any JSON value
 
     @property
     def clean(self) -> bool:
         return not self.reasons and not self.changes
 
 
+TYPING_KEYWORDS = frozenset(
+    {"type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not", "properties", "items", "if"}
+)
+
+
+def open_arguments(described: dict[str, JSON]) -> list[str]:
+    """A note per tool argument whose schema says nothing of its type (a parameter without an
+    annotation, or ``Any``): it takes any JSON value, which a missing annotation rarely means."""
+    notes = []
+    for tool in described.get("tools") or []:
+        properties = (tool.get("inputSchema") or {}).get("properties") or {}
+        for name, schema in properties.items():
+            if isinstance(schema, dict) and not TYPING_KEYWORDS & schema.keys():
+                notes.append(
+                    f"tool {tool.get('name')!r}: argument {name!r} takes any JSON value (no annotation, or Any)"
+                )
+    return notes
+
+
 def write_surface(root: Path, spec: str, force: bool = False) -> SurfaceReport:
     """Regenerate the app's surface module; refuses to overwrite a hand edit unless ``force``."""
     described = describe_app(root, spec)
     path = surface_path(described, spec)
-    report = SurfaceReport(path)
+    report = SurfaceReport(path, notes=open_arguments(described))
     text = render(described, spec)
     old = read_user_text(path) if path.exists() else None
     if old is not None and edited(old) and not force:

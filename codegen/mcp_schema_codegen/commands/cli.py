@@ -300,6 +300,7 @@ def generate(
             report = write_surface(config.root, app)
             lines.append(f"surface {report.path}: {'written' if report.written else 'up to date'}")
             lines += [f"  {change}" for change in report.changes]
+            lines += [f"  note: {note}" for note in report.notes]
     for line in lines:
         click.echo(line)
     return EXIT_OK

@@ -359,6 +359,7 @@ class RegenResult:
             what = "written" if self.surface.written else "up to date"
             out.append(f"surface {self.surface.path}: {what}")
             out += [f"  {change}" for change in self.surface.changes]
+            out += [f"  note: {note}" for note in self.surface.notes]
         out += self.report.lines() if self.report else []
         return out
 
