@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from mcp_schema_codegen.backend.cache import CACHE_DIR
 from mcp_schema_codegen.frontend.lock import Lock, load_lock
@@ -49,6 +50,13 @@ def temporary_files_in_memory() -> None:
 
 
 temporary_files_in_memory()
+
+# Hypothesis times its own data generation and each example: on 2 cores shared by 4 workers and
+# the servers, compilers and type checkers they start, a draw took 1.2 s once (too_slow failed a
+# CI run, not the property). What the properties check is unchanged; how long it takes is not
+# theirs to judge here.
+settings.register_profile("suite", suppress_health_check=[HealthCheck.too_slow], deadline=None)
+settings.load_profile("suite")
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:

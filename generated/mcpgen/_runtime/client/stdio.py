@@ -30,6 +30,7 @@ LINE_LIMIT = 64 * 1024 * 1024
 EXIT_POLL = 0.25  # s between looks at whether the process has exited (see _watch)
 EXIT_GRACE = 1.0  # s to read what an exited server wrote, when its output stays open
 STDERR_TAIL = 64 * 1024  # bytes of a piped stderr kept (stderr_tail)
+STDERR_WAIT = 2.0  # s an exit's error waits for the rest of a piped stderr
 OWN_SESSION = os.name == "posix"  # the server leads a session (and a process group) of its own
 
 
@@ -107,6 +108,15 @@ class StdioTransport(Transport):
             while chunk := await stream.read(1 << 16):
                 self.stderr_tail = (self.stderr_tail + chunk)[-STDERR_TAIL:]
 
+    async def _exit_said(self, code: int) -> str:
+        """``_exited``, once a piped stderr is read to its end (at most ``STDERR_WAIT`` s: it ends
+        with the process, but a loaded machine ran the reader late, and the error said only the
+        exit code, not the server's last words)."""
+        if self._stderr_reader is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._stderr_reader), STDERR_WAIT)
+        return self._exited(code)
+
     def _exited(self, code: int) -> str:
         said = self.stderr_tail.decode(errors="replace").strip()
         return f"the server process exited (code {code})" + (
@@ -169,10 +179,7 @@ class StdioTransport(Transport):
                 await self._stop(process)
                 error = TransportError("the server closed its output while running; it was stopped")
             else:
-                if self._stderr_reader is not None:  # what it said last, before the exit is told
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(asyncio.shield(self._stderr_reader), 0.5)
-                error = TransportError(self._exited(code))
+                error = TransportError(await self._exit_said(code))
         receiver.transport_failed(None, error)
 
     async def _watch(self, process: asyncio.subprocess.Process) -> None:
@@ -189,7 +196,7 @@ class StdioTransport(Transport):
     async def send(self, message: JSONObject, *, headers: Mapping[str, str] | None = None) -> None:
         process = self.process
         if process is not None and process.returncode is not None:  # told as the reader tells it
-            raise TransportError(self._exited(process.returncode))
+            raise TransportError(await self._exit_said(process.returncode))
         if process is None or process.stdin is None:
             raise TransportError("the server process is not running")
         try:
