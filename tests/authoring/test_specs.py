@@ -273,3 +273,41 @@ def test_schema_first_arguments_and_results_are_checked_against_the_schemas_as_a
     assert phone_missing["isError"] and "'phone' is a required property" in phone_missing["content"][0]["text"]
     assert leaked["isError"] and "structuredContent" not in leaked, leaked
     assert "should not be valid under" in leaked["content"][0]["text"], leaked
+
+
+FORECAST_OUT = {
+    "name": "forecast",
+    "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+    "outputSchema": {
+        "type": "object",
+        "properties": {"temp": {"type": "number"}, "note": {"type": "string"}, "units": {"type": "string"}},
+        "required": ["temp"],
+    },
+}
+
+
+class ForecastOut(SpecModel):
+    temp: float
+    note: str | None = None
+    units: str = "c"
+
+
+async def forecast(args: Open) -> ForecastOut:
+    city = (args.model_extra or {}).get("city")
+    return ForecastOut(temp=1.0) if city != "null" else ForecastOut(temp=1.0, note=None)
+
+
+def test_an_optional_output_field_left_unset_is_absent_not_null() -> None:
+    """A review of the diff: the output model's optional fields (``str | None = None``, as the
+    generator writes them) were dumped as null, which the outputSchema refuses for a string; what
+    the handler did not set is now absent (and an explicit None still refused, as the schema says)."""
+    app = App("forecasts", surface="no_surface")
+    app.tool(ToolSpec(FORECAST_OUT, Open, ForecastOut))(forecast)
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            return [await d.call("forecast", {"city": city}) for city in ("oslo", "null")]
+
+    unset, explicit = run(go())
+    assert unset["structuredContent"] == {"temp": 1.0}, unset
+    assert explicit["isError"] and "None is not of type 'string'" in explicit["content"][0]["text"], explicit

@@ -133,8 +133,11 @@ class SpecOutput:
         if self.adapter is None:
             return {"content": content_blocks(value, self.types)}
         try:
+            # what the handler set, as it set it: an optional field left unset is absent, as its
+            # schema has it (written as null, it failed an outputSchema whose field is no null)
+            validated = self.adapter.validate_python(value)
             data = self.adapter.dump_python(
-                self.adapter.validate_python(value), mode="json", by_alias=True
+                validated, mode="json", by_alias=True, exclude_unset=True
             )
         except ValidationError as exc:
             raise OutputError(
