@@ -307,6 +307,10 @@ def handle(message: dict[str, Any]) -> None:
             send({"jsonrpc": "2.0", "method": "notifications/vendor/heartbeat", "params": {}})
             result(rid, text("ok", modern))
             return
+        if params.get("name") == "nap":  # 2 s without reading its input, then its answer
+            time.sleep(2)
+            result(rid, text("rested", modern))
+            return
         if params.get("name") == "huge":  # its answer, past the client codec's 16 MiB
             result(rid, text("x" * (20 << 20), modern))
             return

@@ -613,6 +613,29 @@ def test_a_request_to_a_server_that_stopped_reading_times_out_while_it_is_sent()
     assert asyncio.run(asyncio.wait_for(scenario(), 30)) < 2.6  # 3 s before
 
 
+def test_a_request_given_up_while_it_was_sent_is_cancelled_behind_its_bytes(tmp_path: Path) -> None:
+    """A review of the diff: once cancel told the server only of requests in flight, a request
+    whose sending timed out (its bookkeeping gone, its bytes in the pipe) was no longer cancelled,
+    and the server, reading again, ran it."""
+    log = tmp_path / "stderr"
+
+    async def scenario() -> None:
+        with log.open("w") as stderr:
+            async with await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=stderr) as client:
+                napping = asyncio.ensure_future(client.request("tools/call", {"name": "nap", "arguments": {}}))
+                await asyncio.sleep(0.3)  # the server sleeps without reading: the pipe fills
+                with pytest.raises(RequestTimeout, match="it was still being sent"):
+                    await client.request(
+                        "tools/call", {"name": "echo", "arguments": {"x": "y" * (4 << 20)}}, timeout=0.5
+                    )
+                await napping
+                await client.request("tools/call", {"name": "echo", "arguments": {}})  # after what went before
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+    said = log.read_text().splitlines()
+    assert said.count("got tools/call") == 3 and "got notifications/cancelled" in said, said
+
+
 @pytest.mark.parametrize("then", ["another request", "close"])
 def test_a_timed_out_requests_cancellation_goes_out_before_what_the_caller_does_next(then: str, tmp_path: Path) -> None:
     """Found by the review of the change that stopped a timeout waiting up to 5 s for its

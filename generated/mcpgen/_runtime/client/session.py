@@ -334,8 +334,9 @@ class ClientSession:
         except TimeoutError:
             if not scope.expired():
                 raise
-            # its bytes may be on their way still (a pipe's buffer took them): cancelled behind them
-            await self._cancel_soon(rid, "timeout")
+            # its bytes may be on their way still (a pipe's buffer took them): cancelled behind
+            # them, though its bookkeeping went when the sending was given up
+            await self._cancel_soon(rid, "timeout", being_sent=method)
             raise RequestTimeout(
                 f"no answer to request {rid!r} within {limit} s (it was still being sent)"
             ) from None
@@ -362,28 +363,37 @@ class ClientSession:
         and/or close its stream."""
         await self._tell_cancelled(rid, self._stop_waiting(rid), reason, within)
 
-    async def _cancel_soon(self, rid: RequestId, reason: str) -> None:
+    async def _cancel_soon(
+        self, rid: RequestId, reason: str, being_sent: str | None = None
+    ) -> None:
         """``cancel``, waiting for the server to be told ``CANCEL_GRACE`` s at most, then going on
         in the background: a server that stopped reading held the caller up to 5 s more (the
         notification's bytes are in the transport's buffer once written; the rest was the
         transport's flow control). Told in time, it goes out before the caller's next request."""
-        telling = self._spawn(self._tell_cancelled(rid, self._stop_waiting(rid), reason, 5.0))
+        telling = self._spawn(
+            self._tell_cancelled(rid, self._stop_waiting(rid, being_sent), reason, 5.0)
+        )
         self._telling.add(telling)
         telling.add_done_callback(self._telling.discard)
         await asyncio.wait(
             {telling}, timeout=CANCEL_GRACE
         )  # (a caller cancelled meanwhile: the telling goes on)
 
-    def _stop_waiting(self, rid: RequestId) -> bool:
+    def _stop_waiting(self, rid: RequestId, being_sent: str | None = None) -> bool:
         """The request's future cancelled; whether the server is to be told: only of a request in
         flight (cancellation.mdx: one the client issued and believes still in progress; not one
         never sent, answered already, or told already, as a caller cancelling during a timeout's
-        grace), and never of ``initialize``."""
+        grace; ``being_sent``: the method of one given up while it was written, whose bytes may
+        reach the server), and never of ``initialize``."""
         pending = self._pending.get(rid)
-        if pending is None or pending.future.done():
+        if pending is None and being_sent is not None:
+            method = being_sent
+        elif pending is None or pending.future.done():
             return False
-        pending.future.cancel()
-        return self.sends_cancelled() and self.failure is None and pending.method != "initialize"
+        else:
+            pending.future.cancel()
+            method = pending.method
+        return self.sends_cancelled() and self.failure is None and method != "initialize"
 
     async def _tell_cancelled(
         self, rid: RequestId, tell: bool, reason: str | None, within: float
