@@ -303,7 +303,7 @@ def test_a_closed_client_answers_nothing_from_its_cache() -> None:
 def test_a_new_authorization_empties_the_cache() -> None:
     """A client review (caching.mdx: caches MUST NOT be shared across authorization contexts): a
     result kept under one grant answered the same request after another sign-in. A new grant
-    (the transport's authorizations counted) empties it; results are kept again from there."""
+    (the transport's grants counted) empties it; results are kept again from there."""
 
     async def go() -> list[list[str]]:
         seen = []
@@ -311,7 +311,7 @@ def test_a_new_authorization_empties_the_cache() -> None:
             seen.append(names(await client.list_tools()))
             await client.call_tool(name="change", arguments={})  # the server's list changed, unseen
             seen.append(names(await client.list_tools()))  # kept: the same grant
-            client.session.transport.authorizations = lambda: 1  # type: ignore[method-assign]
+            client.session.transport.grants = lambda: 1  # type: ignore[method-assign]
             seen.append(names(await client.list_tools()))  # another grant: asked again
             await client.call_tool(name="change", arguments={})
             seen.append(names(await client.list_tools()))  # kept again, under the new grant

@@ -334,6 +334,10 @@ class HttpTransport(Transport):
         count = getattr(self.auth, "authorizations", 0)
         return count if isinstance(count, int) else 0
 
+    def grants(self) -> int:
+        count = getattr(self.auth, "grants", 0)
+        return count if isinstance(count, int) else 0
+
     def forget_session(self) -> bool:
         if self.session_id is None:
             return False

@@ -38,13 +38,13 @@ class ModernClientSession(ClientSession):
         self.tool_headers: dict[str, ToolHeaders] = {}
         wanted = self.options.cached_results
         self.results: ResultCache | None = ResultCache(wanted) if wanted > 0 else None
-        self.cached_under = 0  # the transport's authorizations when the cache's results were fetched
+        self.cached_under = 0  # the transport's grants when the cache's results were fetched
 
     def results_for_now(self) -> ResultCache | None:
-        """The cache, emptied first when the transport authorized afresh since its results came
-        (another sign-in or a step-up: caching.mdx, caches MUST NOT be shared across
-        authorization contexts; a refresh of the same grant keeps them)."""
-        granted = self.transport.authorizations()
+        """The cache, emptied first when the transport's authorization kept a new grant since its
+        results came (another sign-in or a step-up: caching.mdx, caches MUST NOT be shared
+        across authorization contexts; a refresh of the same grant keeps them)."""
+        granted = self.transport.grants()
         if self.results is not None and granted != self.cached_under:
             self.results.clear()
         self.cached_under = granted

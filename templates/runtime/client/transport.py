@@ -74,6 +74,11 @@ class Transport(abc.ABC):
         """How many authorizations of this channel have begun, ever."""
         return 0
 
+    def grants(self) -> int:
+        """How many new grants (another sign-in, a step-up; not a refresh) this channel's
+        authorization has kept, ever: each begins another authorization context."""
+        return 0
+
     def forget_session(self) -> bool:
         """Drop a session the server no longer knows (legacy HTTP 404); False when there is none."""
         return False

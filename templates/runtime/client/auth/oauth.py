@@ -155,6 +155,7 @@ class OAuth(httpx.Auth):
         self._lock: asyncio.Lock | None = None
         self._authorizing = 0  # authorizations under way (a user may be signing in)
         self.authorizations = 0  # authorizations begun, ever (a request's wait restarts when it changed)
+        self.grants = 0  # new grants kept, ever (not refreshes): another authorization context
         self._settled: asyncio.Event | None = None  # set while none is
         self.dpop = dpop
         self._dpop = DPoP(dpop_key)
@@ -447,4 +448,6 @@ class OAuth(httpx.Auth):
                 log.info("authorizing %s with %s (scope %s)", resource, issuer, scope)
                 prover = self._prover_for(challenge, resource, resource_metadata, metadata)
                 target = Target(server, resource, metadata, scope, prover)
-                return await self._keep(server, await self.grant.obtain(http, target, self.store))
+                kept = await self._keep(server, await self.grant.obtain(http, target, self.store))
+                self.grants += 1
+                return kept
