@@ -1138,3 +1138,19 @@ def test_an_error_in_a_staged_schema_directory_names_the_lock_it_copied(tmp_path
     assert done.returncode == 2 and ".schema-" not in done.stderr, done.stderr
     assert "revision '2099-01-01' is not in the lock " in done.stderr and "lock.json" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_check_of_another_project_reads_that_projects_schemas(tmp_path: Path) -> None:
+    """A review of the diff: `check --project P` took the schemas of the working directory (the
+    bundled ones), so a project that had adopted a revision into its own ./schema failed from
+    outside ("not in the lock") while `check` in it passed."""
+    assert run("scaffold", "weather", cwd=tmp_path).returncode == 0
+    project = tmp_path / "weather"
+    path = new_revision(tmp_path, "2026-09-30")
+    adopted = run("schema", "sync", "--from", str(path), "--version", "2026-09-30", "--update-lock", cwd=project)
+    assert adopted.returncode == 0, adopted.stderr
+    moved = run("regen", "--version", "2026-09-30", cwd=project)
+    assert moved.returncode == 0, moved.stderr
+    assert run("check", cwd=project).returncode == 0
+    done = run("check", "--project", "weather", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr

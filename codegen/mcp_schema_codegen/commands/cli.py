@@ -76,14 +76,17 @@ def version_option(*, multiple: bool, required: bool = False, help: str) -> Call
     )
 
 
-def _schema_dir(ctx: click.Context | None = None) -> Path:
+def _schema_dir(ctx: click.Context | None = None, project: Path | None = None) -> Path:
+    """--schema-dir, else the project's (``project``, else the working directory): its
+    [tool.mcp-codegen] schema-dir, else its ./schema with a lock, else the bundled schemas."""
     from mcp_schema_codegen.commands.config import load_config
     from mcp_schema_codegen.paths import default_schema_dir
 
     given = (ctx or click.get_current_context()).find_root().meta.get("schema_dir")
     if given is not None:
         return Path(given)
-    return load_config(Path.cwd()).schema_dir or default_schema_dir()
+    base = project if project is not None else Path.cwd()
+    return load_config(base).schema_dir or default_schema_dir(base)
 
 
 def _lock(ctx: click.Context | None = None) -> Any:
@@ -126,7 +129,7 @@ def _options(
     if config.current_modules_set:
         current_modules = config.current_modules
     return Options(
-        schema_dir=_schema_dir(),
+        schema_dir=_schema_dir(project=project),
         out=out,
         package=package,
         versions=chosen,
