@@ -117,7 +117,7 @@ class ModernSession:
             return NO_REPLY
         method = request.method
         if method in RUNTIME_METHODS:
-            return await self.answer(request, codec, send)
+            return await self.answer(request, codec, send, cancel is not None)
         # a request for the author's handler (inline: one coroutine less per call)
         meta = request.meta
         conversion = self.conversion(codec)
@@ -149,11 +149,12 @@ class ModernSession:
         except Exception:  # a bug of ours must not leave the client waiting (as the legacy session)
             return error_reply(request.id, internal_error(method))
 
-    async def answer(self, request: Request, codec: ModernCodec, send: Send) -> Reply:
-        """A request the runtime answers itself (``RUNTIME_METHODS``)."""
+    async def answer(self, request: Request, codec: ModernCodec, send: Send, by_notification: bool = False) -> Reply:
+        """A request the runtime answers itself (``RUNTIME_METHODS``); ``by_notification``: the
+        transport cancels with ``notifications/cancelled`` (stdio), not by closing a stream."""
         if request.method == "server/discover":
             return Reply(codec.dumps_result(request.id, request.method, self.discover_result(codec)))
-        return await self.listen(request, codec, send)
+        return await self.listen(request, codec, send, by_notification)
 
     # -- answered by the runtime ----------------------------------------------------------
 
@@ -190,13 +191,15 @@ class ModernSession:
             out["resourceSubscriptions"] = list(uris)
         return out
 
-    async def listen(self, request: Request, codec: ModernCodec, send: Send) -> Reply:
+    async def listen(self, request: Request, codec: ModernCodec, send: Send, by_notification: bool = False) -> Reply:
         """``subscriptions/listen``: acknowledge first, then deliver until the client cancels.
 
-        When the server ends it (shutting down, or a client that stopped reading), a
-        ``notifications/cancelled`` naming it goes first (cancellation.mdx: a server MUST send
-        one when it tears a subscription stream down, on any transport; it was sent on stdio
-        only), then the request is answered (subscriptions.mdx, graceful closure)."""
+        When the server ends it (shutting down), the request is answered (subscriptions.mdx,
+        graceful closure); on stdio a ``notifications/cancelled`` naming it comes first
+        (cancellation.mdx: a server tears a subscription down that way, and for nothing else).
+        Not over HTTP: cancellation.mdx's MUST names no transport, but the schema's
+        ``CancelledNotification`` has the server send it on stdio only, and streamable-http.mdx
+        uses the notification on stdio only (closing the stream is the signal there)."""
         honoured = self.honoured(request.params.notifications, codec)
         meta = {SUBSCRIPTION_ID_KEY: request.id}
         subscriptions = self.kernel.services.subscriptions
@@ -224,9 +227,9 @@ class ModernSession:
             subscriptions.listeners.discard(listener)
             for task in (writer, closing, overflow):
                 task.cancel()
-        reason = "the client stopped reading" if overflow.done() else "the server is shutting down"
-        params = {"requestId": request.id, "reason": reason, "_meta": meta}
-        await send(dumps(codec.encode_notification(CANCELLED, params)))
+        if by_notification:
+            params = {"requestId": request.id, "reason": "the server is shutting down", "_meta": meta}
+            await send(dumps(codec.encode_notification(CANCELLED, params)))
         return Reply(codec.dumps_result(request.id, request.method, {"_meta": meta}))
 
     def known_param_headers(self, tool: str) -> ToolHeaders | None:
