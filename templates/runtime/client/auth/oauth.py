@@ -156,7 +156,6 @@ class OAuth(httpx.Auth):
         self._authorizing = 0  # authorizations under way (a user may be signing in)
         self.authorizations = 0  # authorizations begun, ever (a request's wait restarts when it changed)
         self.grants = 0  # new grants kept, ever (not refreshes): another authorization context
-        self._without_metadata: set[str] = set()  # servers authorized by 2025-03-26's discovery
         self._settled: asyncio.Event | None = None  # set while none is
         self.dpop = dpop
         self._dpop = DPoP(dpop_key)
@@ -382,18 +381,15 @@ class OAuth(httpx.Auth):
             if challenge.resource_metadata is not None:
                 raise  # the server says it publishes one: the 2025-03-26 rules are not its
             spoken = request.headers.get("mcp-protocol-version")
-            canonical = canonical_resource(url)
-            if spoken and spoken not in WITHOUT_RESOURCE_METADATA and canonical not in self._without_metadata:
+            if spoken and spoken not in WITHOUT_RESOURCE_METADATA:
                 # from 2025-06-18 on, clients MUST discover the authorization server through the
                 # metadata (a modern connect's probe then falls back to a legacy initialize,
-                # which carries no version header yet: a 2025-03-26 server is still authorized,
-                # and its session's later challenges are answered the same way)
+                # which carries no version header: a 2025-03-26 server is still authorized)
                 raise ResourceMetadataNotFound(f"{missing}; MCP {spoken} requires it") from None
             metadata = await discover_legacy(http, url, self.allow_http, protocol_version(request))
-            self._without_metadata.add(canonical)
             # refreshes find it here (a server without metadata has no document to find again)
             self._metadata[metadata.issuer] = metadata
-            return canonical, None, metadata
+            return canonical_resource(url), None, metadata
         issuer = resource.authorization_servers[0]
         self._metadata.pop(issuer, None)
         return resource.resource, resource, await self._server_metadata(http, issuer)
