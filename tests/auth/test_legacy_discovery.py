@@ -16,9 +16,10 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import httpx
 import pytest
 from mcpgen._runtime.client import AuthorizationError
-from mcpgen._runtime.client.auth import AuthorizationResponse, OAuth, discover_legacy
+from mcpgen._runtime.client.auth import AuthorizationResponse, OAuth, ResourceMetadataNotFound, discover_legacy
 from mcpgen._runtime.client.auth.metadata import authorization_base_url
 from mcpgen._runtime.client.auth.oauth import protocol_version
+from mcpgen._runtime.client.auth.store import MemoryTokenStore
 
 BASE = "https://api.example.com"
 SERVER = f"{BASE}/v1/mcp"
@@ -303,3 +304,34 @@ def test_connect_authorizes_a_2025_03_26_server_after_its_modern_probe_is_refuse
     assert len(browser.visited) == 1
     probes = [headers for method, url, headers in site.seen if url == SERVER and headers.get("mcp-method")]
     assert probes and all(h.get("mcp-method") == "server/discover" for h in probes)
+
+
+def test_advertised_metadata_that_cannot_be_read_is_no_reason_to_fall_back() -> None:
+    """A second diff review: a challenge naming its resource_metadata, which failed to load, was
+    raised as ResourceMetadataNotFound, which connect's probe takes for a 2025-03-26 server (and
+    caches a legacy verdict for a modern one). It is a plain AuthorizationError."""
+    site = Site(challenge=f'Bearer resource_metadata="{BASE}/broken-metadata"')
+    with pytest.raises(AuthorizationError) as raised:
+        asyncio.run(call(site, Browser(), {"mcp-protocol-version": "2026-07-28"}))
+    assert not isinstance(raised.value, ResourceMetadataNotFound), raised.value
+
+
+class FailingStore(MemoryTokenStore):
+    async def set_tokens(self, server: str, tokens: Any) -> None:
+        raise OSError("disk full")
+
+
+def test_a_grant_is_counted_once_its_tokens_are_in_use_even_if_storing_them_fails() -> None:
+    """A second diff review: grants (which empty a client's result cache) were counted after the
+    store's write, so a failing store left new tokens in use and the old context's cache kept."""
+    site, browser = Site(), Browser()
+
+    async def go() -> int:
+        transport = httpx.MockTransport(site)
+        auth = OAuth(browser, store=FailingStore(), http_options={"transport": transport})
+        async with httpx.AsyncClient(transport=transport, auth=auth) as client:
+            with pytest.raises(Exception, match="disk full"):
+                await client.post(SERVER, json=INITIALIZE)
+        return auth.grants
+
+    assert asyncio.run(go()) == 1

@@ -382,8 +382,13 @@ class OAuth(httpx.Auth):
             self._tokens[server] = tokens
         return self._tokens[server]
 
-    async def _keep(self, server: str, tokens: Tokens) -> Tokens:
+    async def _keep(self, server: str, tokens: Tokens, *, granted: bool = False) -> Tokens:
+        """``tokens`` current for ``server``, then stored; ``granted``: a new grant (not a
+        refresh), counted as it becomes current (a store that fails after that still leaves
+        them in use)."""
         self._tokens[server] = tokens
+        if granted:
+            self.grants += 1
         await self.store.set_tokens(server, tokens)
         return tokens
 
@@ -427,7 +432,9 @@ class OAuth(httpx.Auth):
             )
         except ResourceMetadataNotFound as missing:
             if challenge.resource_metadata is not None:
-                raise  # the server says it publishes one: the 2025-03-26 rules are not its
+                # the server says it publishes one, which could not be read: no 2025-03-26 server
+                # (nor, for connect's probe, a reason to fall back to legacy)
+                raise AuthorizationError(str(missing)) from None
             spoken = request.headers.get("mcp-protocol-version")
             if spoken and spoken not in WITHOUT_RESOURCE_METADATA:
                 # from 2025-06-18 on, clients MUST discover the authorization server through the
@@ -508,6 +515,6 @@ class OAuth(httpx.Auth):
                 log.info("authorizing %s with %s (scope %s)", resource, issuer, scope)
                 prover = self._prover_for(challenge, resource, resource_metadata, metadata)
                 target = Target(server, resource, metadata, scope, prover)
-                kept = await self._keep(server, await self.grant.obtain(http, target, self.store))
-                self.grants += 1
-                return kept
+                return await self._keep(
+                    server, await self.grant.obtain(http, target, self.store), granted=True
+                )
