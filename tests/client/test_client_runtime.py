@@ -636,6 +636,29 @@ def test_a_request_given_up_while_it_was_sent_is_cancelled_behind_its_bytes(tmp_
     assert said.count("got tools/call") == 3 and "got notifications/cancelled" in said, said
 
 
+def test_a_request_the_caller_cancels_while_it_is_written_is_cancelled_behind_its_bytes(tmp_path: Path) -> None:
+    """A second diff review: the same, for a caller's cancellation instead of a timeout."""
+    log = tmp_path / "stderr"
+
+    async def scenario() -> None:
+        with log.open("w") as stderr:
+            async with await connect([*FAKE, "legacy"], cache=None, timeout=10, stderr=stderr) as client:
+                napping = asyncio.ensure_future(client.request("tools/call", {"name": "nap", "arguments": {}}))
+                await asyncio.sleep(0.3)  # the server sleeps without reading: the pipe fills
+                big = {"name": "echo", "arguments": {"x": "y" * (4 << 20)}}
+                writing = asyncio.ensure_future(client.request("tools/call", big))
+                await asyncio.sleep(0.5)
+                writing.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await writing
+                await napping
+                await client.request("tools/call", {"name": "echo", "arguments": {}})
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+    said = log.read_text().splitlines()
+    assert said.count("got tools/call") == 3 and "got notifications/cancelled" in said, said
+
+
 @pytest.mark.parametrize("then", ["another request", "close"])
 def test_a_timed_out_requests_cancellation_goes_out_before_what_the_caller_does_next(then: str, tmp_path: Path) -> None:
     """Found by the review of the change that stopped a timeout waiting up to 5 s for its
@@ -1189,3 +1212,21 @@ def test_a_server_pinging_meanwhile_does_not_keep_a_request_from_timing_out(tmp_
             return time.monotonic() - started
 
     assert asyncio.run(asyncio.wait_for(scenario(), 30)) < 5
+
+
+def test_an_exit_told_while_the_stderr_reader_is_cancelled_raises_no_cancellation() -> None:
+    """A second diff review: the exit's error waited for the stderr reader through a shield, and a
+    close (or a modern session's restart) cancelling the reader meanwhile raised CancelledError in
+    the task that sent, which nobody had cancelled."""
+    from mcpgen._runtime.client.stdio import StdioTransport
+
+    async def go() -> str:
+        transport = StdioTransport([sys.executable, "-c", "pass"])
+        reader = asyncio.ensure_future(asyncio.sleep(10))
+        transport._stderr_reader = reader
+        waiting = asyncio.ensure_future(transport._exit_said(1))
+        await asyncio.sleep(0.05)
+        reader.cancel()
+        return await waiting
+
+    assert asyncio.run(go()) == "the server process exited (code 1)"

@@ -107,9 +107,9 @@ class StdioTransport(Transport):
         """``_exited``, once a piped stderr is read to its end (at most ``STDERR_WAIT`` s: it ends
         with the process, but a loaded machine ran the reader late, and the error said only the
         exit code, not the server's last words)."""
-        if self._stderr_reader is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._stderr_reader), STDERR_WAIT)
+        if self._stderr_reader is not None:  # (asyncio.wait: a reader cancelled meanwhile, by a
+            # close or a restart, ends the wait; it raised CancelledError in a task nobody cancelled)
+            await asyncio.wait({self._stderr_reader}, timeout=STDERR_WAIT)
         return self._exited(code)
 
     def _exited(self, code: int) -> str:
