@@ -13,7 +13,7 @@ import pytest
 from mcpgen._runtime.server.authoring import ToolSpec
 from mcpgen._runtime.server.authoring.spec_model import SpecModel
 from mcpgen.v2026_07_28.server import App
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from mcp_schema_codegen.commands.cli import main
 from tests.authoring.apps import Driver, run
@@ -280,8 +280,13 @@ FORECAST_OUT = {
     "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
     "outputSchema": {
         "type": "object",
-        "properties": {"temp": {"type": "number"}, "note": {"type": "string"}, "units": {"type": "string"}},
-        "required": ["temp"],
+        "properties": {
+            "temp": {"type": "number"},
+            "note": {"type": "string"},
+            "units": {"type": "string"},
+            "alerts": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["temp", "units"],
     },
 }
 
@@ -290,11 +295,17 @@ class ForecastOut(SpecModel):
     temp: float
     note: str | None = None
     units: str = "c"
+    alerts: list[str] = Field(default_factory=list)
 
 
 async def forecast(args: Open) -> ForecastOut:
     city = (args.model_extra or {}).get("city")
-    return ForecastOut(temp=1.0) if city != "null" else ForecastOut(temp=1.0, note=None)
+    if city == "null":
+        return ForecastOut(temp=1.0, note=None)
+    out = ForecastOut(temp=1.0)
+    if city == "storm":
+        out.alerts.append("storm")  # a default changed in place
+    return out
 
 
 def test_an_optional_output_field_left_unset_is_absent_not_null() -> None:
@@ -306,8 +317,11 @@ def test_an_optional_output_field_left_unset_is_absent_not_null() -> None:
 
     async def go() -> list[Any]:
         async with Driver(app) as d:
-            return [await d.call("forecast", {"city": city}) for city in ("oslo", "null")]
+            return [await d.call("forecast", {"city": city}) for city in ("oslo", "null", "storm")]
 
-    unset, explicit = run(go())
-    assert unset["structuredContent"] == {"temp": 1.0}, unset
+    unset, explicit, storm = run(go())
+    # the unset None is absent; defaults that are values stay (a second diff review: dropping
+    # every unset field lost them, and a required field with a default failed the schema)
+    assert unset["structuredContent"] == {"temp": 1.0, "units": "c", "alerts": []}, unset
+    assert storm["structuredContent"] == {"temp": 1.0, "units": "c", "alerts": ["storm"]}, storm
     assert explicit["isError"] and "None is not of type 'string'" in explicit["content"][0]["text"], explicit

@@ -115,6 +115,23 @@ class SpecArguments:
         return {self.parameter: instance}
 
 
+def unset_nones_dropped(full: Any, given: Any) -> Any:
+    """``full`` (a model dumped whole) without the fields the handler left unset whose value is
+    None (``given``: the same dumped without unset fields): an optional field of a generated model
+    (``X | None = None``) is absent, as its schema has it (written as null, it failed an
+    outputSchema whose field is no null), while a default that is a value, or one changed in
+    place, is kept."""
+    if isinstance(full, dict) and isinstance(given, dict):
+        return {
+            key: unset_nones_dropped(item, given[key]) if key in given else item
+            for key, item in full.items()
+            if key in given or item is not None
+        }
+    if isinstance(full, list) and isinstance(given, list) and len(full) == len(given):
+        return [unset_nones_dropped(a, b) for a, b in zip(full, given, strict=True)]
+    return full
+
+
 class SpecOutput:
     """The result validated by the spec's output model (when it has one) and sent as structured content."""
 
@@ -133,11 +150,10 @@ class SpecOutput:
         if self.adapter is None:
             return {"content": content_blocks(value, self.types)}
         try:
-            # what the handler set, as it set it: an optional field left unset is absent, as its
-            # schema has it (written as null, it failed an outputSchema whose field is no null)
             validated = self.adapter.validate_python(value)
-            data = self.adapter.dump_python(
-                validated, mode="json", by_alias=True, exclude_unset=True
+            data = unset_nones_dropped(
+                self.adapter.dump_python(validated, mode="json", by_alias=True),
+                self.adapter.dump_python(validated, mode="json", by_alias=True, exclude_unset=True),
             )
         except ValidationError as exc:
             raise OutputError(
