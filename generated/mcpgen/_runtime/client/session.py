@@ -157,7 +157,6 @@ class ClientSession:
         self._listeners: dict[asyncio.Queue[Any], Callable[[Any], bool] | None] = {}
         self._behind = 0  # notifications dropped for listeners LISTEN_BACKLOG behind
         self._tasks: set[asyncio.Task[None]] = set()
-        self._abandoned: set[RequestId] = set()  # requests given up while written (``_given_up``)
         self._telling: set[asyncio.Task[None]] = (
             set()
         )  # cancellations being told to the server (_cancel_soon)
@@ -250,10 +249,11 @@ class ClientSession:
             await self.transport.send(message, headers=self.headers_for(message))
         except BaseException as exc:
             self.forget(rid)
-            if isinstance(
-                exc, asyncio.CancelledError
-            ):  # given up while written: its bytes may arrive
-                self._abandoned.add(rid)
+            if isinstance(exc, asyncio.CancelledError):
+                # given up (a timeout, the caller) while it was written: its bytes may reach the
+                # server (a pipe's buffer took them), so it is cancelled behind them, whichever
+                # caller began it (request, a listen)
+                await self._cancel_soon(rid, "given up while it was sent", being_sent=method)
             raise
         return rid, future
 
@@ -339,17 +339,10 @@ class ClientSession:
         except TimeoutError:
             if not scope.expired():
                 raise
-            # its bytes may be on their way still (a pipe's buffer took them): cancelled behind
-            # them, though its bookkeeping went when the sending was given up
-            await self._cancel_soon(rid, "timeout", being_sent=self._given_up(rid, method))
+            # (begin told the server, behind the bytes that may be on their way)
             raise RequestTimeout(
                 f"no answer to request {rid!r} within {limit} s (it was still being sent)"
             ) from None
-        except asyncio.CancelledError:  # the caller's, while it was written: the same
-            await self._cancel_soon(
-                rid, "cancelled by the caller", being_sent=self._given_up(rid, method)
-            )
-            raise
         left = None if limit is None else max(0.0, limit - (loop.time() - started))
         return await self.wait(rid, future, left, limit)
 
@@ -388,14 +381,6 @@ class ClientSession:
         await asyncio.wait(
             {telling}, timeout=CANCEL_GRACE
         )  # (a caller cancelled meanwhile: the telling goes on)
-
-    def _given_up(self, rid: RequestId, method: str) -> str | None:
-        """``method`` when request ``rid`` was given up while it was being written (its bytes may
-        reach the server), else None (it never began to be written: nothing to tell)."""
-        if rid in self._abandoned:
-            self._abandoned.discard(rid)
-            return method
-        return None
 
     def _stop_waiting(self, rid: RequestId, being_sent: str | None = None) -> bool:
         """The request's future cancelled; whether the server is to be told: only of a request in
