@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, RootModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 from ...codec import MAX_REPORTED_ERRORS, shortened
@@ -101,21 +101,33 @@ class SpecArguments:
         return {self.parameter: instance}
 
 
-def unset_nones_dropped(full: Any, given: Any) -> Any:
-    """``full`` (a model dumped whole) without the fields the handler left unset whose value is
-    None (``given``: the same dumped without unset fields): an optional field of a generated model
-    (``X | None = None``) is absent, as its schema has it (written as null, it failed an
-    outputSchema whose field is no null), while a default that is a value, or one changed in
-    place, is kept."""
-    if isinstance(full, dict) and isinstance(given, dict):
-        return {
-            key: unset_nones_dropped(item, given[key]) if key in given else item
-            for key, item in full.items()
-            if key in given or item is not None
-        }
-    if isinstance(full, list) and isinstance(given, list) and len(full) == len(given):
-        return [unset_nones_dropped(a, b) for a, b in zip(full, given, strict=True)]
-    return full
+def unset_nones_dropped(value: Any, dumped: Any) -> Any:
+    """``dumped`` (``value`` dumped whole, with wire names) without the fields a model left unset
+    whose value is None, at every level (each model's own ``model_fields_set``): an optional field
+    of a generated model (``X | None = None``) is absent, as its schema has it (written as null, it
+    failed an outputSchema whose field is no null), while a default that is a value, or one
+    changed in place (a default list appended to), is kept, and so is a None the handler set."""
+    if isinstance(value, RootModel):
+        return unset_nones_dropped(value.root, dumped)
+    if isinstance(value, BaseModel) and isinstance(dumped, dict):
+        fields = type(value).model_fields
+        wire = {field.serialization_alias or field.alias or name: name for name, field in fields.items()}
+        out = {}
+        for key, item in dumped.items():
+            name = wire.get(key)
+            if name is None:  # an extra member: as it was given
+                out[key] = item
+                continue
+            attribute = getattr(value, name)
+            if attribute is None and name not in value.model_fields_set:
+                continue
+            out[key] = unset_nones_dropped(attribute, item)
+        return out
+    if isinstance(value, list | tuple) and isinstance(dumped, list) and len(value) == len(dumped):
+        return [unset_nones_dropped(a, b) for a, b in zip(value, dumped, strict=True)]
+    if isinstance(value, dict) and isinstance(dumped, dict) and len(value) == len(dumped):
+        return {key: unset_nones_dropped(v, dumped[key]) for key, v in zip(dumped, value.values(), strict=True)}
+    return dumped
 
 
 class SpecOutput:
@@ -135,10 +147,7 @@ class SpecOutput:
             return {"content": content_blocks(value, self.types)}
         try:
             validated = self.adapter.validate_python(value)
-            data = unset_nones_dropped(
-                self.adapter.dump_python(validated, mode="json", by_alias=True),
-                self.adapter.dump_python(validated, mode="json", by_alias=True, exclude_unset=True),
-            )
+            data = unset_nones_dropped(validated, self.adapter.dump_python(validated, mode="json", by_alias=True))
         except ValidationError as exc:
             raise OutputError("; ".join(f"{f}: {m}" for f, m in validation_problems(exc, whole="(result)"))) from None
         problems = self.check.problems(data) if self.check is not None else []
