@@ -19,7 +19,7 @@ from typing import Any
 from mcp_schema_codegen.backend.views import RUNTIME_ANSWERED
 from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
-from mcp_schema_codegen.frontend.load import LoadedSchema, parse_schema
+from mcp_schema_codegen.frontend.load import parse_schema
 from mcp_schema_codegen.frontend.lock import Era, Lock, LockedRevision
 from mcp_schema_codegen.ir.analyze import Overlay, analyze_schema
 from mcp_schema_codegen.ir.protocol import Method, Protocol
@@ -146,7 +146,7 @@ def type_text(node: JSON) -> str:
 
 def side_from_revision(lock: Lock, version: str, overlay: Overlay) -> Side:
     data, rev = lock.read_schema(version)
-    return _side(version, parse_schema(data, rev, ()), overlay)
+    return side_from_bytes(version, data, rev, overlay)
 
 
 def side_from_file(path: Path, overlay: Overlay) -> Side:
@@ -159,15 +159,12 @@ def side_from_file(path: Path, overlay: Overlay) -> Side:
     defs = document.get("$defs") or document.get("definitions") or {} if isinstance(document, dict) else {}
     era: Era = "legacy" if "InitializeRequest" in defs else "modern"
     rev = LockedRevision(version, era, sha256_hex(data), len(data), str(path))
-    return _side(str(path), parse_schema(data, rev, ()), overlay)
+    return side_from_bytes(str(path), data, rev, overlay)
 
 
 def side_from_bytes(label: str, data: bytes, rev: LockedRevision, overlay: Overlay) -> Side:
     """A side from a schema's bytes, as ``rev`` describes them (no patches applied)."""
-    return _side(label, parse_schema(data, rev, ()), overlay)
-
-
-def _side(label: str, schema: LoadedSchema, overlay: Overlay) -> Side:
+    schema = parse_schema(data, rev, ())
     analysed = analyze_schema(schema, overlay)
     return Side(label, analysed.protocol, analysed.document[schema.container], schema.ref_prefix)
 
@@ -398,6 +395,24 @@ def one_line(text: str) -> str:
     return "".join(ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
+def definition_text(c: DefinitionChange) -> str:
+    """What changed in a kept definition, after its name: ``value added "x"``, ``old -> new``."""
+    if c.change == "shape":
+        return f"{c.old} -> {c.new}"
+    return f"{c.change} {c.new if c.old is None else c.old}"
+
+
+def field_text(f: FieldChange, name: str) -> str:
+    """A field change as a line of a report, the field called ``name``."""
+    if f.change == "added":
+        return f"+ {name}: {f.new}"
+    if f.change == "removed":
+        return f"- {name} (was {f.old})"
+    if f.change == "required":  # "optional -> required", not "required optional -> required"
+        return f"~ {name}: {f.old} -> {f.new}"
+    return f"~ {name}: {f.change} {f.old} -> {f.new}"
+
+
 def render_text(d: SchemaDiff) -> str:
     lines = [f"--- {d.old}", f"+++ {d.new}"]
     if d.era:
@@ -422,22 +437,10 @@ def render_text(d: SchemaDiff) -> str:
             lines.append(f"  + {name}" + (f" (required: {', '.join(req)})" if req else ""))
         lines += [f"  - {name}" for name in d.definitions_removed]
         lines += [f"  ~ {a} renamed to {b}" for a, b in d.definitions_renamed]
-        for c in d.definitions_changed:
-            if c.change == "shape":
-                lines.append(f"  ~ {c.definition}: {c.old} -> {c.new}")
-            else:
-                lines.append(f"  ~ {c.definition}: {c.change} {c.new if c.old is None else c.old}")
+        lines += [f"  ~ {c.definition}: {definition_text(c)}" for c in d.definitions_changed]
     if d.fields:
         lines.append("fields:")
-        for f in d.fields:
-            if f.change == "added":
-                lines.append(f"  + {f.definition}.{f.field}: {f.new}")
-            elif f.change == "removed":
-                lines.append(f"  - {f.definition}.{f.field} (was {f.old})")
-            elif f.change == "required":  # "optional -> required", not "required optional -> required"
-                lines.append(f"  ~ {f.definition}.{f.field}: {f.old} -> {f.new}")
-            else:
-                lines.append(f"  ~ {f.definition}.{f.field}: {f.change} {f.old} -> {f.new}")
+        lines += [f"  {field_text(f, f'{f.definition}.{f.field}')}" for f in d.fields]
     if d.breaks_older_clients:
         lines.append(f"older clients (a server written against {d.new}, asked by {d.old} clients):")
         lines += [f"  ! {note}" for note in d.breaks_older_clients]

@@ -36,7 +36,15 @@ from mcp_schema_codegen.backend.render import Renderer
 from mcp_schema_codegen.commands.app_surface import SurfaceReport, parse_app, write_surface
 from mcp_schema_codegen.commands.check import file_reasons
 from mcp_schema_codegen.commands.config import Config, load_config
-from mcp_schema_codegen.commands.diff import DefinitionChange, FieldChange, diff_sides, reached, side_from_revision
+from mcp_schema_codegen.commands.diff import (
+    DefinitionChange,
+    FieldChange,
+    definition_text,
+    diff_sides,
+    field_text,
+    reached,
+    side_from_revision,
+)
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.lock import Lock, atomic_write, load_lock
 from mcp_schema_codegen.interrupts import commit_point
@@ -253,7 +261,7 @@ class UpgradeReport:
             else:
                 out.append(f"  handler changed: {change.stub}{change.old} -> {change.stub}{change.new}")
         # a field change many models share (every result's _meta between eras) is one line
-        said = {model.definition: [field_text(f) for f in model.fields] for model in self.models}
+        said = {model.definition: [f"    {field_text(f, f.field)}" for f in model.fields] for model in self.models}
         sharing: dict[str, list[str]] = {}
         for model in self.models:
             for text in said[model.definition]:
@@ -262,12 +270,7 @@ class UpgradeReport:
         for text, names in shared.items():
             out.append(f"  {text.strip()}, in {len(names)} models: {', '.join(names)}")
         for model in self.models:
-            for c in model.changes:
-                if c.change == "shape":
-                    out.append(f"  {model.definition} ({', '.join(model.handlers)}): {c.old} -> {c.new}")
-                else:
-                    value = c.new if c.old is None else c.old
-                    out.append(f"  {model.definition} ({', '.join(model.handlers)}): {c.change} {value}")
+            out += [f"  {model.definition} ({', '.join(model.handlers)}): {definition_text(c)}" for c in model.changes]
             own = [text for text in said[model.definition] if text not in shared]
             if own:
                 out.append(f"  fields of {model.definition} ({', '.join(model.handlers)}):")
@@ -281,17 +284,6 @@ class UpgradeReport:
 
 
 SHARED_AT = 3  # models with the same field change, from which it is said once
-
-
-def field_text(f: FieldChange) -> str:
-    """A field change as a line of the report (indented under its model)."""
-    if f.change == "added":
-        return f"    + {f.field}: {f.new}"
-    if f.change == "removed":
-        return f"    - {f.field} (was {f.old})"
-    if f.change == "required":
-        return f"    ~ {f.field}: {f.old} -> {f.new}"
-    return f"    ~ {f.field}: {f.change} {f.old} -> {f.new}"
 
 
 def _signature(handler: views.HandlerView) -> str:
