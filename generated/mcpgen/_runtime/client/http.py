@@ -368,11 +368,14 @@ class HttpTransport(Transport):
             await settle()
 
     def authorizations(self) -> int:
-        count = getattr(self.auth, "authorizations", 0)
-        return count if isinstance(count, int) else 0
+        return self._auth_count("authorizations")
 
     def grants(self) -> int:
-        count = getattr(self.auth, "grants", 0)
+        return self._auth_count("grants")
+
+    def _auth_count(self, name: str) -> int:
+        """A counter the auth keeps (``OAuth``'s), else 0 (an ``httpx.Auth`` without it)."""
+        count = getattr(self.auth, name, 0)
         return count if isinstance(count, int) else 0
 
     def forget_session(self) -> bool:

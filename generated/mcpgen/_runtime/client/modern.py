@@ -153,7 +153,7 @@ class ModernClient(BaseClient):
                 await asyncio.sleep(0)
                 return kept
             generation = results.generation(method)
-        granted = session.cached_under
+            granted = session.cached_under
         try:
             result = await super()._call(method, params, timeout=timeout, on_progress=on_progress)
         except ServerError as error:
@@ -168,10 +168,11 @@ class ModernClient(BaseClient):
             result = self._check_tools(result)
         if key is not None:
             assert results is not None
-            if session.results_for_now() is results and session.cached_under == granted:
-                results.put(
-                    key, result, generation
-                )  # (fetched under another grant than it began: not kept)
+            session.results_for_now()  # emptied if a new grant came meanwhile
+            if (
+                session.cached_under == granted
+            ):  # (fetched under another grant than it began: not kept)
+                results.put(key, result, generation)
         return result
 
     async def _refresh_tools(self, timeout: float | None) -> None:

@@ -24,7 +24,14 @@ from pydantic import BaseModel, RootModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 from ...codec import MAX_REPORTED_ERRORS, shortened
-from .signatures import ArgumentsError, OutputError, RevisionTypes, content_blocks, validation_problems
+from .signatures import (
+    ArgumentsError,
+    OutputError,
+    RevisionTypes,
+    content_blocks,
+    validation_problems,
+    with_the_rest_counted,
+)
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -73,9 +80,7 @@ class SchemaCheck:
             (shortened(".".join(str(p) for p in error.absolute_path) or self.whole), shortened(error.message))
             for error in errors[:MAX_REPORTED_ERRORS]
         ]
-        if len(errors) > len(problems):
-            problems.append(("...", f"{len(errors) - len(problems)} more"))
-        return problems
+        return with_the_rest_counted(problems, len(errors))
 
 
 class SpecArguments:

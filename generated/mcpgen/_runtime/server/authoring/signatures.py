@@ -298,8 +298,13 @@ def validation_problems(
         elif error["type"] == "extra_forbidden":
             message = "unexpected argument"
         problems.append((loc, message))
-    if exc.error_count() > len(problems):
-        problems.append(("...", f"{exc.error_count() - len(problems)} more"))
+    return with_the_rest_counted(problems, exc.error_count())
+
+
+def with_the_rest_counted(problems: list[tuple[str, str]], total: int) -> list[tuple[str, str]]:
+    """``problems`` (the first of ``total``) and a last one counting those left out."""
+    if total > len(problems):
+        problems.append(("...", f"{total - len(problems)} more"))
     return problems
 
 

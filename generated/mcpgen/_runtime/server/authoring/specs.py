@@ -31,6 +31,7 @@ from .signatures import (
     RevisionTypes,
     content_blocks,
     validation_problems,
+    with_the_rest_counted,
 )
 
 if TYPE_CHECKING:
@@ -87,9 +88,7 @@ class SchemaCheck:
             )
             for error in errors[:MAX_REPORTED_ERRORS]
         ]
-        if len(errors) > len(problems):
-            problems.append(("...", f"{len(errors) - len(problems)} more"))
-        return problems
+        return with_the_rest_counted(problems, len(errors))
 
 
 class SpecArguments:
