@@ -312,13 +312,13 @@ class Arguments:
             raise DeclarationError(f"{declared_at(fn)}: its parameters cannot be validated: {exc}") from None
         self.strict = strict
         self.function = describe_function(fn)
-        self.where = declared_at(fn)
+        self.fn = fn  # (where it is defined is looked up only for an error: declared_at)
 
     def schema(self) -> dict[str, JSON]:
         try:
             return strip_title(self.model.model_json_schema(by_alias=True, schema_generator=ToolSchema))
         except PydanticUserError as exc:  # a parameter type with no JSON Schema (a connection, a lock)
-            raise DeclarationError(f"{self.where}: its parameters have no JSON Schema: {exc}") from None
+            raise DeclarationError(f"{declared_at(self.fn)}: its parameters have no JSON Schema: {exc}") from None
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Keyword arguments for the function (sub-models stay models); raises ``ArgumentsError``."""

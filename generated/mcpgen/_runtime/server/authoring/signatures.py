@@ -346,7 +346,7 @@ class Arguments:
             ) from None
         self.strict = strict
         self.function = describe_function(fn)
-        self.where = declared_at(fn)
+        self.fn = fn  # (where it is defined is looked up only for an error: declared_at)
 
     def schema(self) -> dict[str, JSON]:
         try:
@@ -357,7 +357,7 @@ class Arguments:
             PydanticUserError
         ) as exc:  # a parameter type with no JSON Schema (a connection, a lock)
             raise DeclarationError(
-                f"{self.where}: its parameters have no JSON Schema: {exc}"
+                f"{declared_at(self.fn)}: its parameters have no JSON Schema: {exc}"
             ) from None
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
