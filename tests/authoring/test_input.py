@@ -59,6 +59,14 @@ def make_app() -> App:
         return f"{answer.action}: {answer.data}"
 
     @app.tool
+    async def guarded(ctx: Context) -> str:
+        try:  # ordinary Python around a remote call: the question must still reach the client
+            answer = await ctx.elicit("Name?", Name)
+        except Exception as exc:
+            return f"caught {type(exc).__name__}"
+        return answer.action
+
+    @app.tool
     async def keyed(x: int, ctx: Context) -> str:
         answer = await ctx.elicit("Name?", Name, key="user_name")
         return f"{x} {answer.data.name if answer.data else answer.action}"
@@ -101,6 +109,18 @@ def test_a_question_is_answered_over_rounds_and_the_tool_runs_again() -> None:
     assert isinstance(first["requestState"], str)
     assert done["content"] == [{"type": "text", "text": "hi Ada"}]
     assert RUNS == ["ask_name", "ask_name"]  # replayed: the function runs again with the answer
+
+
+def test_a_question_asked_inside_except_exception_still_reaches_the_client() -> None:
+    async def go() -> tuple[Any, Any]:
+        async with Driver(make_app()) as d:
+            first = await d.call("guarded", **ELICIT)
+            retry = {"name": "guarded", "arguments": {}, "inputResponses": {"elicit-1": {"action": "decline"}}}
+            return first, await d.result("tools/call", {**retry, "requestState": first["requestState"]}, **ELICIT)
+
+    first, done = run(go())
+    assert first["resultType"] == "input_required" and list(first["inputRequests"]) == ["elicit-1"]
+    assert done["content"] == [{"type": "text", "text": "decline"}]
 
 
 def test_several_rounds_carry_earlier_answers_in_the_state() -> None:

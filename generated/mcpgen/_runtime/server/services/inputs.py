@@ -46,12 +46,13 @@ REPLAY_PREFIX = "mcpgen-replay.2."
 LABELS = {"elicitation/create": "elicit", "sampling/createMessage": "sample", "roots/list": "roots"}
 
 
-class InputRequired(Exception):
+class InputRequired(BaseException):
     """Control flow of a modern request: the handler asked for input the client has not given yet.
 
     Raised by the ``Context`` and caught by the kernel, which answers ``input_required`` with
-    every question in ``round.pending``. A handler should let it pass (``except Exception``
-    blocks in handlers should re-raise it, as they re-raise ``asyncio.CancelledError``).
+    every question in ``round.pending``. A ``BaseException``, as ``asyncio.CancelledError`` is, so
+    that a handler's ``except Exception`` around ``ctx.elicit`` lets it pass: the question reaches
+    the client instead of the handler's fallback running (a bare ``except:`` still swallows it).
     """
 
     def __init__(self, round: InputRound) -> None:
