@@ -121,6 +121,7 @@ class ClientSession:
         self._pending: dict[RequestId, _Pending] = {}
         self._progress: dict[str, ProgressCallback] = {}
         self._progressing: dict[str, collections.deque[Any]] = {}  # token -> params its callback has yet to see
+        self._progress_runs: dict[str, asyncio.Task[None]] = {}  # token -> the task handing them over
         self._routes: dict[RequestId, asyncio.Queue[Any]] = {}  # subscription id -> its queue
         # unrouted notifications, each listener with what it takes (None: everything)
         self._listeners: dict[asyncio.Queue[Any], Callable[[Any], bool] | None] = {}
@@ -221,6 +222,20 @@ class ClientSession:
         return rid, future
 
     async def wait(
+        self, rid: RequestId, future: asyncio.Future[Any], timeout: float | None, limit: float | None = None
+    ) -> Any:
+        """Await a begun request, then the progress callback's turns for what the server sent
+        before its answer: the caller never sees the answer before the progress that preceded it
+        (a client review: an awaiting callback got 1, 2, 3 after the call had returned)."""
+        pending = self._pending.get(rid)
+        token = pending.progress_token if pending is not None else None
+        result = await self._awaited(rid, future, timeout, limit)
+        run = self._progress_runs.get(token) if token is not None else None
+        if run is not None:
+            await asyncio.wait({run})  # the caller may give up waiting; the callback is not cut short
+        return result
+
+    async def _awaited(
         self, rid: RequestId, future: asyncio.Future[Any], timeout: float | None, limit: float | None = None
     ) -> Any:
         """Await a begun request; on timeout or caller cancellation the request is cancelled.
@@ -646,8 +661,9 @@ class ClientSession:
                     await _call(callback, backlog.popleft())
             finally:
                 self._progressing.pop(token, None)
+                self._progress_runs.pop(token, None)
 
-        self._spawn(run())
+        self._progress_runs[token] = self._spawn(run())
 
     def _spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]:
         task = asyncio.ensure_future(coro)
