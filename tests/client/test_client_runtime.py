@@ -1217,3 +1217,17 @@ def test_an_exit_told_while_the_stderr_reader_is_cancelled_raises_no_cancellatio
         return await waiting
 
     assert asyncio.run(go()) == "the server process exited (code 1)"
+
+
+@pytest.mark.parametrize("versions", [None, ["2025-11-25"]], ids=["modern", "legacy"])
+def test_a_call_after_close_says_the_client_is_closed(versions: list[str] | None) -> None:
+    """A client review: a call after ``aclose()`` said the server process had exited (code 0)
+    over stdio and gave httpx's own words over HTTP."""
+
+    async def scenario() -> None:
+        client = await connect([sys.executable, "-c", STEPPING_SERVER], cache=None, timeout=20, versions=versions)
+        await client.aclose()
+        with pytest.raises(TransportError, match=r"^tools/call: the client is closed$"):
+            await client.call_tool(name="steps", arguments={"n": 1})
+
+    run(scenario)

@@ -234,6 +234,8 @@ class ClientSession:
         rid: RequestId | None = None,
     ) -> tuple[RequestId, asyncio.Future[Any]]:
         """Send a request without waiting; its future resolves with the typed result."""
+        if self._closed:  # (it said the server process had exited, or httpx's own words)
+            raise TransportError(f"{method}: the client is closed")
         if self.failure is not None:
             await self._restart_or_raise(self.failure)
         rid = self.next_id() if rid is None else rid
@@ -372,6 +374,8 @@ class ClientSession:
     async def notify(self, method: str, params: JSONObject | None = None) -> None:
         """Send a notification, within the session's timeout (a server that never takes it
         cannot hold the caller: ``RequestTimeout``)."""
+        if self._closed:
+            raise TransportError(f"{method}: the client is closed")
         message = self.codec.encode_notification(method, params)
         limit = self.options.timeout
         scope = asyncio.timeout(limit)
