@@ -486,7 +486,15 @@ class Codec:
             raise invalid("params", exc) from None
 
     def _decode_request(self, rid: RequestId, obj: JSONObject) -> Request:
-        spec = self._method(obj, "request")
+        try:
+            spec = self._method(obj, "request")
+        except ProtocolError as exc:
+            raw = obj.get("params")
+            if exc.code == METHOD_NOT_FOUND and isinstance(raw, dict):
+                # a revision not implemented is the answer, not its methods judged by this one
+                # (versioning.mdx: the client learns the versions it may downgrade to)
+                self.check_version(raw)
+            raise
         params = self._params(spec, obj)
         return Request(rid, spec.name, params, meta_of(params))
 
@@ -547,6 +555,9 @@ class Codec:
 
     def check_params(self, spec: MethodSpec, raw: JSONObject) -> None:
         """Checks on raw params before validation; raise ``ProtocolError`` to refuse."""
+
+    def check_version(self, raw: JSONObject) -> None:
+        """A request's raw params naming a revision this codec does not speak: raise (-32022)."""
 
     def accepts(self, spec: MethodSpec, params: Any) -> bool:
         """Typed params pass this era's checks (the typed twin of ``check_params``)."""

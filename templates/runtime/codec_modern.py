@@ -75,8 +75,10 @@ class ModernCodec(Codec):
         return self.side == "client"
 
     def check_params(self, spec: MethodSpec, raw: JSONObject) -> None:
-        if spec.kind != "request":
-            return
+        if spec.kind == "request":
+            self.check_version(raw)
+
+    def check_version(self, raw: JSONObject) -> None:
         meta = raw.get("_meta")
         requested = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
         if type(requested) is str and requested != self.version:

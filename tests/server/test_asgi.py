@@ -834,6 +834,30 @@ def test_resuming_a_stream_whose_first_connection_is_open_takes_its_delivery_ove
     assert len(post.kinds()) < 6
 
 
+@pytest.mark.parametrize(
+    ("method", "params", "headers"),
+    [
+        ("tasks/get", {"taskId": "x"}, {"mcp-method": "tasks/get"}),  # a method 2026-07-28 lacks
+        ("tools/call", {"name": "echo", "arguments": {}}, {"mcp-method": "tools/call"}),  # no Mcp-Name
+    ],
+    ids=["unknown-method", "missing-header"],
+)
+def test_a_request_naming_no_served_revision_is_minus_32022_before_its_method_and_headers_are_judged(
+    method: str, params: dict[str, Any], headers: dict[str, str]
+) -> None:
+    """A spec review: a request naming 2099-01-01 got -32601 (a method 2026-07-28 lacks) or -32020
+    (a header 2026-07-28 asks for), judged by a revision it did not ask for; versioning.mdx: a
+    version not implemented MUST get -32022 with the supported versions (to downgrade to)."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {}}
+    body = {"jsonrpc": "2.0", "id": 2, "method": method, "params": {**params, "_meta": meta}}
+
+    answer = run(call(Demo().asgi_app(), body, {"mcp-protocol-version": "2099-01-01", **headers}))
+    assert answer.status == 400, answer.body
+    error = answer.json()["error"]
+    assert error["code"] == -32022 and error["data"]["requested"] == "2099-01-01", error
+    assert MODERN in error["data"]["supported"]
+
+
 @pytest.mark.parametrize("method", ["ping", "tools/list"])
 def test_a_protocol_version_header_naming_no_served_revision_is_minus_32022(method: str) -> None:
     """streamable-http.mdx: a version the server does not implement is 400 with -32022 and the

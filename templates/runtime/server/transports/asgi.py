@@ -660,6 +660,9 @@ class HttpApp:
             try:
                 if not modern:  # a body without _meta: its header is the only version named
                     self.check_header_version(headers)
+                elif "id" in obj:  # a request naming a revision not served: that is the answer, before
+                    # its headers and method are judged by a revision it did not ask for (versioning.mdx)
+                    self.check_body_version(obj)
                 check_headers(obj, headers, modern)
                 if modern and obj.get("method") == "tools/call":
                     params = obj["params"]
@@ -685,6 +688,12 @@ class HttpApp:
         finally:
             if conn is not None:
                 await self.router.release(conn)
+
+    def check_body_version(self, obj: dict[str, Any]) -> None:
+        """-32022 when a modern request's ``_meta`` names a revision not served here."""
+        version = obj["params"]["_meta"][PROTOCOL_VERSION_KEY]
+        if type(version) is str and version not in self.router.served:
+            raise unsupported_protocol_version(self.router.served, version)
 
     def check_header_version(self, headers: Headers) -> None:
         """-32022 when ``MCP-Protocol-Version`` names a revision not served here (streamable-http.mdx:
