@@ -169,6 +169,26 @@ def test_a_notification_or_response_the_server_refuses_is_400_with_the_error() -
     assert unknown.json()["error"]["data"] == {"method": "notifications/unknown"}  # the codec's own error
 
 
+def test_an_invalid_cancellation_is_ignored_with_202_in_either_era() -> None:
+    """cancellation.mdx (both eras): invalid cancellation notifications SHOULD be ignored, as
+    stdio does; over HTTP they got 400 with -32602 (a spec review)."""
+    meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+    odd = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": {}, "_meta": meta}}
+    bare = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
+
+    async def go() -> list[Reply]:
+        app = Demo().asgi_app()
+        session = await legacy_session(app, "2025-11-25")
+        legacy_odd = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": {}}}
+        replies = [await call(app, odd, modern_headers(odd))]
+        replies += [await call(app, message, session) for message in (legacy_odd, bare)]
+        return [*replies, await call(app, {"jsonrpc": "2.0", "id": 9, "method": "ping"}, session)]
+
+    *ignored, ping = run(go())
+    assert [reply.status for reply in ignored] == [202, 202, 202], [r.body for r in ignored]
+    assert ping.status == 200 and ping.json()["result"] == {}
+
+
 async def legacy_session(app: HttpApp, version: str) -> Headers:
     """Initialize a legacy session at ``version``: the headers its later requests carry."""
     init = {

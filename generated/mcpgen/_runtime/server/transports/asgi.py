@@ -752,6 +752,14 @@ class HttpApp:
                 await self.answer(obj, conn, receive, send, principal)
                 return
             reply = await self.router.handle(obj, none_send, conn, principal)
+            if (
+                reply.code is not None
+                and isinstance(obj, dict)
+                and obj.get("method") == "notifications/cancelled"
+            ):
+                reply = Reply(
+                    None
+                )  # cancellation.mdx: an invalid one SHOULD be ignored (as on stdio): 202
             await self.write_reply(send, reply, conn, answering=False)
         finally:
             if conn is not None:
