@@ -32,6 +32,7 @@ from mcpgen._runtime.client.connect import Verdict, verdict_key
 from mcpgen._runtime.client.http import StreamCursor, sse_data
 from mcpgen._runtime.client.modern import param_headers
 from mcpgen._runtime.client.session import ClientOptions
+from mcpgen._runtime.jsonrpc import ProtocolError
 from mcpgen._runtime.param_headers import tool_headers
 from mcpgen.v2025_11_25 import client as legacy_client
 from mcpgen.v2026_07_28 import client as modern_client
@@ -392,6 +393,31 @@ def test_mrtr_echoes_request_state_and_fulfils_input_requests() -> None:
         async with unhandled:
             with pytest.raises(InputRequiredError, match="no handler"):
                 await unhandled.request("tools/call", {"name": "echo", "arguments": {}})
+
+    run(scenario)
+
+
+def test_a_bad_call_and_a_handlers_bad_answer_name_the_field_and_whose_fault() -> None:
+    """A client review: the caller's own bad arguments and an elicitation handler's bad answer
+    (modern era) both raised a bare "-32602 invalid params", naming neither the field nor the
+    handler (the detail was only in ``data``)."""
+
+    async def maybe(params: Any) -> dict[str, Any]:
+        return {"action": "maybe"}
+
+    async def scenario() -> None:
+        client = await connect([*FAKE, "mrtr"], handlers={"elicitation/create": maybe}, cache=None, timeout=10)
+        async with client:
+            with pytest.raises(ProtocolError) as bad_call:
+                await client.request("tools/call", {"name": "echo", "arguments": [1, 2]})
+            assert (bad_call.value.code, bad_call.value.message) == (
+                -32602,
+                "invalid params: arguments: Input should be a valid dictionary",
+            )
+            with pytest.raises(ProtocolError) as bad_answer:
+                await client.call_tool(name="echo", arguments={})
+            assert bad_answer.value.code == -32603
+            assert bad_answer.value.message.startswith("the elicitation/create handler's answer is invalid: action: ")
 
     run(scenario)
 

@@ -122,7 +122,10 @@ def test_a_dict_is_checked_before_it_is_sent() -> None:
     assert raised.value.code == -32602
     with pytest.raises(ProtocolError) as raised:  # the answering side's own fault: -32603, not -32602
         codec.SERVER.encode_result(1, "tools/list", {"tools": "none"})
-    assert (raised.value.code, raised.value.message) == (-32603, "the tools/list result is invalid")
+    assert (raised.value.code, raised.value.message) == (
+        -32603,
+        "the tools/list result is invalid: tools: Input should be a valid list",  # the first problem named
+    )
     assert raised.value.data["errors"][0]["loc"] == ["result", "tools"]
     with pytest.raises(ProtocolError):
         codec.CLIENT.encode_request(True, "tools/list", {})  # a boolean is not an id

@@ -123,8 +123,12 @@ def _batch_side(item: Message | ProtocolError) -> str | None:
     return None
 
 
-def invalid(where: str, exc: ValidationError) -> ProtocolError:
-    """A pydantic failure as -32602, with each error's location under ``where``.
+def invalid(
+    where: str, exc: ValidationError, *, code: int = INVALID_PARAMS, said: str | None = None
+) -> ProtocolError:
+    """A pydantic failure as -32602 (or ``code``), with each error's location under ``where``;
+    the message (``said``, else "invalid <where>") names the first (a review: "-32602 invalid
+    params" told a caller nothing of the field it got wrong).
 
     The reply is bounded whatever the input: at most ``MAX_REPORTED_ERRORS`` errors (``omitted``
     counts the others), locations and texts shortened. A reply listing every error grew with the
@@ -139,7 +143,14 @@ def invalid(where: str, exc: ValidationError) -> ProtocolError:
     data: dict[str, Any] = {"errors": errors}
     if exc.error_count() > len(errors):
         data["omitted"] = exc.error_count() - len(errors)
-    return ProtocolError(INVALID_PARAMS, f"invalid {where}", data)
+    message = said if said is not None else f"invalid {where}"
+    if errors:
+        first = errors[0]
+        at = ".".join(str(step) for step in first["loc"][1:])
+        message += f": {at}: {first['msg']}" if at else f": {first['msg']}"
+        if exc.error_count() > 1:
+            message += f" (and {exc.error_count() - 1} more)"
+    return ProtocolError(code, message, data)
 
 
 def _steps(loc: list[Any]) -> list[Any]:
@@ -748,9 +759,9 @@ class Codec:
         try:
             self.decode_result(spec, data)  # a plain dict: check it as the receiver will
         except ProtocolError as exc:  # the answering side's own fault, not the asker's: -32603
-            raise ProtocolError(
-                INTERNAL_ERROR, f"the {spec.name} result is invalid", exc.data
-            ) from None
+            detail = exc.message.partition(": ")[2]  # (invalid's first error)
+            message = f"the {spec.name} result is invalid" + (f": {detail}" if detail else "")
+            raise ProtocolError(INTERNAL_ERROR, message, exc.data) from None
         return result_envelope(id, data)
 
     def dumps_request(

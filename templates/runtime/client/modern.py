@@ -9,8 +9,18 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from ..codec import INPUT_REQUIRED, dump, shortened
-from ..jsonrpc import HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND, Notification, ProtocolError, RequestId
+from pydantic import ValidationError
+
+from ..codec import INPUT_REQUIRED, dump, invalid, shortened
+from ..jsonrpc import (
+    HEADER_MISMATCH,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    Notification,
+    ProtocolError,
+    RequestId,
+)
 from ..param_headers import TOKEN as TOKEN  # its home before param_headers.py
 from ..param_headers import ToolHeaders, header_problem, tool_headers, value_at
 from .base import BaseClient, Subscription, _field, _params, cursor_digest
@@ -227,7 +237,17 @@ class ModernClient(BaseClient):
         if handler is None:
             raise InputRequiredError(f"the server asks for {method!r} and no handler is registered", result)
         params = _field(request, "params")
-        return await handler(params)
+        answer = await handler(params)
+        codec = self.session.codec
+        spec = codec.methods.request(method)
+        if spec is not None and spec.result is not None:
+            try:  # the caller's handler's fault, said as such (it was the retry's "invalid params")
+                codec.revision.validate(spec.result, dump(answer))
+            except ValidationError as exc:
+                raise invalid(
+                    "result", exc, code=INTERNAL_ERROR, said=f"the {method} handler's answer is invalid"
+                ) from None
+        return answer
 
     def listen(
         self,
