@@ -308,18 +308,20 @@ class ForecastOut(SpecModel):
 
 async def forecast(args: Open) -> ForecastOut:
     city = (args.model_extra or {}).get("city")
-    if city == "null":
-        return ForecastOut(temp=1.0, note=None)
+    if city == "null":  # None set by hand where the schema has no null, at two levels
+        return ForecastOut(temp=1.0, note=None, alerts=[Alert(kind="fog", detail=None)])
     out = ForecastOut(temp=1.0)
     if city == "storm":
         out.alerts.append(Alert(kind="storm"))  # a default changed in place, its item's detail unset
     return out
 
 
-def test_an_optional_output_field_left_unset_is_absent_not_null() -> None:
+def test_an_optional_output_field_left_unset_or_set_to_none_is_absent_not_null() -> None:
     """A review of the diff: the output model's optional fields (``str | None = None``, as the
     generator writes them) were dumped as null, which the outputSchema refuses for a string; what
-    the handler did not set is now absent (and an explicit None still refused, as the schema says)."""
+    the handler did not set is now absent. A fresh user's review: one set to None (which the type
+    allows and mypy passes) failed the call; where the schema lets it be absent but not null, it
+    is absent too."""
     app = App("forecasts", surface="no_surface")
     app.tool(ToolSpec(FORECAST_OUT, Open, ForecastOut))(forecast)
 
@@ -332,4 +334,32 @@ def test_an_optional_output_field_left_unset_is_absent_not_null() -> None:
     # every unset field lost them, and a required field with a default failed the schema)
     assert unset["structuredContent"] == {"temp": 1.0, "units": "c", "alerts": []}, unset
     assert storm["structuredContent"] == {"temp": 1.0, "units": "c", "alerts": [{"kind": "storm"}]}, storm
-    assert explicit["isError"] and "None is not of type 'string'" in explicit["content"][0]["text"], explicit
+    assert explicit["structuredContent"] == {"temp": 1.0, "units": "c", "alerts": [{"kind": "fog"}]}, explicit
+
+
+def test_only_nulls_the_schema_refuses_and_lets_be_absent_are_dropped() -> None:
+    from mcpgen._runtime.server.authoring.specs import refused_nones_dropped
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "gone": {"type": "string"},
+            "nullable": {"type": ["string", "null"]},
+            "either": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "needed": {"type": "string"},
+            "any": {},
+            "point": {"$ref": "#/$defs/Point"},
+        },
+        "required": ["needed"],
+        "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"enum": [1, 2]}}}},
+    }
+    data = {"gone": None, "nullable": None, "either": None, "needed": None, "any": None, "extra": None}
+    data["point"] = {"x": None, "y": None}
+    assert refused_nones_dropped(data, schema, schema) == {
+        "nullable": None,
+        "either": None,
+        "needed": None,  # required: left for the schema check to refuse
+        "any": None,
+        "extra": None,  # not described: the schema's own rule judges it
+        "point": {},
+    }

@@ -135,6 +135,70 @@ def unset_nones_dropped(value: Any, dumped: Any) -> Any:
     return dumped
 
 
+def refused_nones_dropped(data: Any, schema: Any, root: Mapping[str, Any]) -> Any:
+    """``data`` without the members that are null where ``schema`` lets them be absent but not null
+    (an optional field the generated model types ``X | None``, set to None by the handler: the
+    type allowed it, the outputSchema refused it; absent is the one way to send it). ``root``:
+    the schema ``$ref``s point into. Anything else is left for the schema check to judge."""
+    schema = _resolved(schema, root)
+    if not isinstance(schema, Mapping):
+        return data
+    if isinstance(data, dict):
+        properties = schema.get("properties")
+        if not isinstance(properties, Mapping):
+            return data
+        required = schema.get("required")
+        required = required if isinstance(required, list) else []
+        out = {}
+        for key, item in data.items():
+            sub = properties.get(key)
+            if sub is None:
+                out[key] = item
+            elif item is None and key not in required and not _allows_null(sub, root, 0):
+                continue
+            else:
+                out[key] = refused_nones_dropped(item, sub, root)
+        return out
+    items = schema.get("items")
+    if isinstance(data, list) and isinstance(items, Mapping):
+        return [refused_nones_dropped(item, items, root) for item in data]
+    return data
+
+
+def _resolved(schema: Any, root: Mapping[str, Any], depth: int = 0) -> Any:
+    """``schema`` with its local ``$ref`` followed (a cycle or a miss: None, judged by nobody)."""
+    while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
+        ref = schema["$ref"]
+        if not ref.startswith("#") or depth > 32:
+            return None
+        target: Any = root
+        for part in ref[1:].split("/")[1:]:
+            part = part.replace("~1", "/").replace("~0", "~")
+            target = target.get(part) if isinstance(target, Mapping) else None
+        schema, depth = target, depth + 1
+    return schema
+
+
+def _allows_null(schema: Any, root: Mapping[str, Any], depth: int) -> bool:
+    """Whether ``schema`` might take null (True when unsure: nothing is dropped then)."""
+    schema = _resolved(schema, root)
+    if not isinstance(schema, Mapping) or depth > 32:
+        return True
+    kind = schema.get("type")
+    if (isinstance(kind, str) and kind != "null") or (isinstance(kind, list) and "null" not in kind):
+        return False
+    if "const" in schema and schema["const"] is not None:
+        return False
+    if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
+        return False
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and branches and not any(_allows_null(b, root, depth + 1) for b in branches):
+            return False
+    branches = schema.get("allOf")
+    return not (isinstance(branches, list) and not all(_allows_null(b, root, depth + 1) for b in branches))
+
+
 class SpecOutput:
     """The result validated by the spec's output model (when it has one) and sent as structured content."""
 
@@ -153,6 +217,8 @@ class SpecOutput:
         try:
             validated = self.adapter.validate_python(value)
             data = unset_nones_dropped(validated, self.adapter.dump_python(validated, mode="json", by_alias=True))
+            if self.schema is not None:
+                data = refused_nones_dropped(data, self.schema, self.schema)
         except ValidationError as exc:
             raise OutputError("; ".join(f"{f}: {m}" for f, m in validation_problems(exc, whole="(result)"))) from None
         problems = self.check.problems(data) if self.check is not None else []
