@@ -520,8 +520,8 @@ class Point(BaseModel):
 
 def test_outputs_a_model_instance_hides_are_checked_as_they_are_written(capsys: pytest.CaptureFixture[str]) -> None:
     """Found by an authoring review: pydantic takes a model instance as it is, so one changed after
-    it was built went out as a success against its outputSchema; bytes that are not UTF-8, or a
-    value with no JSON form, were a -32603 instead of the tool's error."""
+    it was built went out as a success against its outputSchema; a value with no JSON form was a
+    -32603 instead of the tool's error."""
     app = App("outputs", surface="tests.authoring.no_such_surface")
 
     @app.tool
@@ -531,20 +531,39 @@ def test_outputs_a_model_instance_hides_are_checked_as_they_are_written(capsys: 
         return point
 
     @app.tool
-    def raw() -> bytes:
-        return b"\xff"
-
-    @app.tool
     def opaque() -> dict[str, Any]:
         return {"a": object()}
 
     async def go() -> list[Any]:
         async with Driver(app) as d:
-            return [await d.call(name) for name in ("changed", "raw", "opaque")]
+            return [await d.call(name) for name in ("changed", "opaque")]
 
     for result in run(go()):
         assert result["isError"] is True and "structuredContent" not in result, result
     capsys.readouterr()
+
+
+class Blob(BaseModel):
+    name: str
+    data: list[bytes]
+
+
+def raw() -> bytes:
+    return b"\x89PNG\xff"
+
+
+def raw_inside() -> Blob:
+    return Blob(name="x", data=[b"\xff"])
+
+
+@pytest.mark.parametrize("function", [raw, raw_inside])
+def test_a_return_type_holding_bytes_is_refused_at_declaration(function: Any) -> None:
+    """A fresh user's review: ``-> bytes`` was declared (outputSchema ``format: binary``) and every
+    call failed for bytes that are not UTF-8 text (a PNG): JSON carries bytes only as text."""
+    app = App("bytes", surface="tests.authoring.no_such_surface")
+    app.add_tool(function)
+    with pytest.raises(DeclarationError, match="its return type holds bytes, which JSON carries only as text"):
+        app.describe()
 
 
 def test_outputs_with_no_json_form_are_the_tools_errors(capsys: pytest.CaptureFixture[str]) -> None:

@@ -377,6 +377,17 @@ class Arguments:
 UNSTRUCTURED, STRUCTURED, RESULT = "unstructured", "structured", "result"
 
 
+def holds_raw_bytes(schema: Any) -> bool:
+    """A JSON Schema pydantic wrote for ``bytes`` anywhere in ``schema`` (``format: binary``)."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "string" and schema.get("format") == "binary":
+            return True
+        return any(holds_raw_bytes(value) for value in schema.values())
+    if isinstance(schema, list):
+        return any(holds_raw_bytes(value) for value in schema)
+    return False
+
+
 def holds_non_finite(value: Any) -> bool:
     """A NaN or an infinity anywhere in ``value`` (dicts, lists, tuples and sets of plain data)."""
     if isinstance(value, float):
@@ -415,6 +426,11 @@ class Output:
                 raise DeclarationError(
                     f"{declared_at(fn)}: its return type has no JSON Schema: {exc}"
                 ) from None
+            if holds_raw_bytes(schema):  # written as UTF-8 text: any other bytes failed every call
+                raise DeclarationError(
+                    f"{declared_at(fn)}: its return type holds bytes, which JSON carries only as text: "
+                    "return str (base64 text, say) or an image, audio or embedded resource content block"
+                )
             if schema.get("type") != "object":
                 self.wrapped = True
                 wrapper = create_model("Output", result=(self.annotation, ...))
