@@ -363,3 +363,16 @@ def test_only_nulls_the_schema_refuses_and_lets_be_absent_are_dropped() -> None:
         "extra": None,  # not described: the schema's own rule judges it
         "point": {},
     }
+
+
+def test_a_number_is_int_or_float_so_an_integer_stays_one(project: Path) -> None:
+    """``number`` was ``float``: a handler's ``highs=[20]`` went out as ``[20.0]``."""
+    assert "highs: list[int | float]" in (project / "declared.py").read_text()
+    sys.path.insert(0, str(project))
+    try:
+        declared = __import__("declared")
+        assert declared.GetForecastOutput(city="x", highs=[20, 2.5]).model_dump()["highs"] == [20, 2.5]
+        assert type(declared.GetForecastOutput(city="x", highs=[20]).highs[0]) is int
+    finally:
+        sys.path.remove(str(project))
+        sys.modules.pop("declared", None)

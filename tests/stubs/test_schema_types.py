@@ -21,7 +21,8 @@ TYPES: list[tuple[str, Any, str, str | None]] = [
     # (id, property schema, parameter annotation, why it is Any)
     ("string", {"type": "string"}, "str", None),
     ("integer", {"type": "integer"}, "int", None),
-    ("number", {"type": "number"}, "float", None),
+    ("number", {"type": "number"}, "int | float", None),
+    ("integer or number", {"type": ["integer", "number"]}, "int | float", None),
     ("boolean", {"type": "boolean"}, "bool", None),
     ("null", {"type": "null"}, "None", None),
     ("no type", {}, "Any", None),
@@ -37,7 +38,7 @@ TYPES: list[tuple[str, Any, str, str | None]] = [
     ("array", {"type": "array", "items": {"type": "integer"}}, "list[int]", None),
     ("array of anything", {"type": "array"}, "list[Any]", None),
     ("tuple", {"type": "array", "prefixItems": [{"type": "string"}]}, "Any", "Any: tuple-shaped array items"),
-    ("map", {"type": "object", "additionalProperties": {"type": "number"}}, "dict[str, float]", None),
+    ("map", {"type": "object", "additionalProperties": {"type": "number"}}, "dict[str, int | float]", None),
     ("open object", {"type": "object"}, "dict[str, Any]", None),
     ("object", OBJ, "TArg", None),
     ("$ref", {"$ref": "#/$defs/Place"}, "Place", None),
@@ -499,3 +500,15 @@ def test_a_map_tool_said_to_take_any_keys_takes_the_mapping(open_keys: Any) -> N
     schema = {"type": "object", "additionalProperties": open_keys}
     assert TypeBuilder().parameters(schema, "T", frozenset()) == ([], "its input schema takes keys of its own choosing")
     assert TypeBuilder().parameters({"type": "object"}, "T", frozenset()) == ([], None)  # a tool without arguments
+
+
+def test_a_number_keeps_an_integer_an_integer(tmp_path: Any) -> None:
+    """A number was typed ``float``: a server's ``{"sum": 5}`` became ``sum=5.0`` and a big integer
+    lost digits; ``number`` is ``int | float`` as in the protocol models."""
+    schema = {"type": "object", "properties": {"sum": {"type": "number", "minimum": 0}}, "required": ["sum"]}
+    model = output_model(tmp_path, schema)
+    five, half, big = (model.model_validate({"sum": v}).sum for v in (5, 2.5, 10**30))
+    assert (type(five), five) == (int, 5) and (type(half), half) == (float, 2.5) and big == 10**30
+    assert model.model_validate({"sum": 5.0}).sum.__class__ is float
+    with pytest.raises(ValueError):
+        model.model_validate({"sum": -1})  # the bound still holds

@@ -375,7 +375,9 @@ class TypeBuilder:
         if kind == "integer":
             return _constrained(PyType(Code("int"), frozenset({"int"})), schema, _NUMERIC, constrained)
         if kind == "number":
-            return _constrained(PyType(Code("float"), frozenset({"float"})), schema, _NUMERIC, constrained)
+            # int | float, as the protocol models: pydantic keeps 5 an int and 5.0 a float, so an
+            # integer stays one (and a big one keeps every digit) where ``float`` made 5 into 5.0
+            return _constrained(PyType(Code("int | float"), frozenset({"int", "float"})), schema, _NUMERIC, constrained)
         if kind == "boolean":
             return PyType(Code("bool"), frozenset({"bool"}))
         if kind == "null":
