@@ -223,6 +223,12 @@ def _check_command(
         print(change)
     for rel in report.stale:
         print(f"stale: {rel} does not match {report.baseline}")
+    if current is None:  # no source: only the files were compared, which a passing gate must not hide
+        print(
+            f"mcp-codegen: no server compared, only the generated files against {report.baseline} "
+            "(give --from-server TARGET or --from-snapshot FILE to compare the tools)",
+            file=sys.stderr,
+        )
     if not report.failed(fail_on):
         return 0
     breaking = len(report.breaking)
