@@ -1019,6 +1019,32 @@ def test_diff_reports_a_kept_definitions_own_changes(tmp_path: Path) -> None:
     ]
 
 
+def test_diff_takes_union_branches_in_another_order_as_no_change(tmp_path: Path) -> None:
+    """Reordering ``anyOf`` changes nothing that validates, yet ``diff`` (and ``regen``'s report)
+    listed ``~ ContentBlock: [...] -> [...]`` and a field's union as a type change (exit 1)."""
+
+    def reorder(document: dict[str, Any]) -> None:
+        defs = document["$defs"]
+        defs["ContentBlock"]["anyOf"].reverse()
+        defs["CompleteRequestParams"]["properties"]["ref"]["anyOf"].reverse()
+
+    path = new_revision(tmp_path, "2026-09-30", reorder)
+    done = run("diff", "2026-07-28", str(path), "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+    assert json.loads(done.stdout)["changed"] is False
+    # a branch really removed is still one, whatever the order of the rest
+
+    def reorder_and_remove(document: dict[str, Any]) -> None:
+        reorder(document)
+        blocks = document["$defs"]["ContentBlock"]["anyOf"]
+        document["$defs"]["ContentBlock"]["anyOf"] = [b for b in blocks if "EmbeddedResource" not in str(b)]
+
+    path = new_revision(tmp_path / "2", "2026-09-30", reorder_and_remove)
+    done = run("diff", "2026-07-28", str(path), cwd=tmp_path)
+    assert done.returncode == 1 and "  ~ ContentBlock: branch removed EmbeddedResource" in done.stdout.splitlines()
+    assert "CompleteRequestParams" not in done.stdout, done.stdout
+
+
 def test_diff_and_regen_say_what_a_server_of_the_new_revision_refuses_of_older_clients(tmp_path: Path) -> None:
     """Found by a review of the spec-change path: a field a revision newly requires in a request's
     params made a server regenerated to it refuse every request of older clients (-32602), and

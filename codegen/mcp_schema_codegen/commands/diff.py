@@ -111,6 +111,25 @@ def _strip(node: JSON) -> JSON:
     return node
 
 
+UNORDERED = ("anyOf", "oneOf")  # branches whose order changes nothing that validates
+
+
+def _canonical(node: JSON) -> JSON:
+    """A stripped ``node`` with its union branches in one order, to decide whether it changed:
+    reordering ``anyOf`` changes nothing that validates (a repeated branch stays: ``oneOf``
+    counts it). The report still shows the schema's own order."""
+    if isinstance(node, dict):
+        return {
+            k: sorted((_canonical(b) for b in v), key=lambda b: json.dumps(b, sort_keys=True))
+            if k in UNORDERED and isinstance(v, list)
+            else _canonical(v)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_canonical(v) for v in node]
+    return node
+
+
 def _definition_ref(ref: JSON) -> JSON:
     if isinstance(ref, str):
         for container in ("#/$defs/", "#/definitions/"):
@@ -214,7 +233,7 @@ def _field_changes(name_old: str, name_new: str, old: JSON, new: JSON) -> list[F
             req = "required" if prop in rb else "optional"
             changes.append(FieldChange(label, prop, "added", None, f"{type_text(pb[prop])} ({req})"))
         else:
-            if _strip(pa[prop]) != _strip(pb[prop]):
+            if _canonical(_strip(pa[prop])) != _canonical(_strip(pb[prop])):
                 old_text, new_text = type_text(pa[prop]), type_text(pb[prop])
                 if old_text == new_text:  # same type, other keywords (maxItems, format, minimum...)
                     old_text = json.dumps(_strip(pa[prop]), sort_keys=True)
@@ -254,7 +273,7 @@ def _definition_changes(name_old: str, name_new: str, old: JSON, new: JSON) -> l
     """What changed in a kept definition besides its fields: enum values and union branches one by
     one (a client's exhaustive match breaks on either), anything else as the keywords' JSON."""
     a, b = _own(old), _own(new)
-    if a == b:
+    if _canonical(a) == _canonical(b):
         return []
     label = name_new if name_old == name_new else f"{name_old}->{name_new}"
     changes = []
@@ -264,12 +283,23 @@ def _definition_changes(name_old: str, name_new: str, old: JSON, new: JSON) -> l
         ("oneOf", "branch", type_text),
     ):
         if isinstance(a.get(key), list) and isinstance(b.get(key), list):
-            before, after = [text(v) for v in a.pop(key)], [text(v) for v in b.pop(key)]
+            old_members, new_members = a.pop(key), b.pop(key)
+            before, after = [text(v) for v in old_members], [text(v) for v in new_members]
             changes += [DefinitionChange(label, f"{what} removed", v) for v in before if v not in after]
             changes += [DefinitionChange(label, f"{what} added", None, v) for v in after if v not in before]
-            if not changes and before != after:  # the same members in another order
+            if changes:
+                continue
+            if key in UNORDERED:  # branches in another order are the same union; others changed inside
+                old_set, new_set = _canonical({key: old_members})[key], _canonical({key: new_members})[key]
+                if old_set != new_set:
+                    changes.append(
+                        DefinitionChange(
+                            label, "shape", json.dumps(old_set, sort_keys=True), json.dumps(new_set, sort_keys=True)
+                        )
+                    )
+            elif before != after:  # the same values in another order
                 changes.append(DefinitionChange(label, "shape", json.dumps(before), json.dumps(after)))
-    if a != b:
+    if _canonical(a) != _canonical(b):
         changes.append(DefinitionChange(label, "shape", json.dumps(a, sort_keys=True), json.dumps(b, sort_keys=True)))
     return changes
 
@@ -367,8 +397,8 @@ def diff_sides(old: Side, new: Side) -> SchemaDiff:
     removed = sorted(set(old.defs) - set(new.defs))
     added = sorted(set(new.defs) - set(old.defs))
     for name in list(removed):  # a rename keeps the structure
-        shape = json.dumps(_strip(old.defs[name]), sort_keys=True)
-        twins = [n for n in added if json.dumps(_strip(new.defs[n]), sort_keys=True) == shape]
+        shape = json.dumps(_canonical(_strip(old.defs[name])), sort_keys=True)
+        twins = [n for n in added if json.dumps(_canonical(_strip(new.defs[n])), sort_keys=True) == shape]
         if len(twins) == 1:
             result.definitions_renamed.append((name, twins[0]))
             removed.remove(name)
