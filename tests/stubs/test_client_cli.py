@@ -78,6 +78,18 @@ def test_check_a_package_against_a_changed_snapshot_and_hand_edits(tmp_path: Pat
     assert cli("client", "sdk", "--check", "--out", str(tmp_path))[0] == 0
 
 
+def test_the_summary_counts_in_the_singular_and_the_plural(tmp_path: Path) -> None:
+    """It said "1 prompts" and "1 resource templates"."""
+    status, stdout, _ = cli("client", "sdk", "--from-snapshot", str(SDK_SNAPSHOT), "--out", str(tmp_path))
+    assert status == 0 and ": 16 tools, 1 prompt, 1 resource template (server " in stdout, stdout
+    data = json.loads(SDK_SNAPSHOT.read_text(encoding="utf-8"))
+    data["tools"], data["prompts"], data["resourceTemplates"] = data["tools"][:1], [], []
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(data), encoding="utf-8")
+    status, stdout, _ = cli("client", "one", "--from-snapshot", str(one), "--out", str(tmp_path))
+    assert status == 0 and ": 1 tool, 0 prompts, 0 resource templates (server " in stdout, stdout
+
+
 def test_snapshot_text_is_canonical(tmp_path: Path) -> None:
     """Key order and list order do not matter: the same surface gives the same bytes."""
     data = json.loads(SDK_SNAPSHOT.read_text(encoding="utf-8"))

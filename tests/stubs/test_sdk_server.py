@@ -48,7 +48,7 @@ def generated(sdk_tools_url: str, tmp_path_factory: pytest.TempPathFactory) -> P
     out = tmp_path_factory.mktemp("sdk-live")
     status, stdout, stderr = cli("client", "sdk_tools", "--from-server", sdk_tools_url, "--out", str(out))
     assert status == 0, stderr
-    assert "16 tools, 1 prompts, 1 resource templates" in stdout
+    assert "16 tools, 1 prompt, 1 resource template (server" in stdout
     return out
 
 

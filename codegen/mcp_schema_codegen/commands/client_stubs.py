@@ -14,6 +14,7 @@ import keyword
 import shutil
 import sys
 import tempfile
+from collections.abc import Sized
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -186,11 +187,16 @@ def client_command(
         raise GeneratorError("say where the tools come from: --from-server TARGET or --from-snapshot FILE")
     target = generate_client(snapshot, name, out, runtime)
     print(
-        f"{target}: {len(snapshot.tools)} tools, {len(snapshot.prompts)} prompts, "
-        f"{len(snapshot.resource_templates)} resource templates "
+        f"{target}: {counted(snapshot.tools, 'tool')}, {counted(snapshot.prompts, 'prompt')}, "
+        f"{counted(snapshot.resource_templates, 'resource template')} "
         f"(server {snapshot.server_name!r}, MCP {snapshot.protocol_version})"
     )
     return 0
+
+
+def counted(items: Sized, noun: str) -> str:
+    """``1 tool``, ``2 tools``, ``0 tools``."""
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
 
 
 def _check_command(
