@@ -387,6 +387,28 @@ def test_regen_outside_a_project_is_a_one_line_error(tmp_path: Path, capsys: pyt
     assert "has no [tool.mcp-codegen]" in capsys.readouterr().err
 
 
+def test_regen_inside_a_project_names_its_root_as_check_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """From a project's subdirectory regen said ``. has no pyproject.toml``, where check named the
+    project and the way to reach it; both say so now, in one line."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.mcp-codegen]\napp = "x.server:app"\n')
+    inside = tmp_path / "x" / "sub"
+    inside.mkdir(parents=True)
+    monkeypatch.chdir(inside)
+    for command in ("regen", "check"):
+        capsys.readouterr()
+        assert main([command]) == 2
+        err = capsys.readouterr().err
+        assert err == (
+            f"mcp-codegen: error: {inside} is inside the project {tmp_path.resolve()}, not at its root "
+            f"(run `mcp-codegen {command}` in {tmp_path.resolve()}, or pass --project {tmp_path.resolve()})\n"
+        ), err
+    (inside / "pyproject.toml").write_text('[project]\nname = "sub"\n')  # a pyproject of no project of ours
+    assert main(["regen"]) == 2
+    assert f"is inside the project {tmp_path.resolve()}, not at its root" in capsys.readouterr().err
+
+
 def test_check_names_the_command_that_brings_the_tree_up_to_date(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

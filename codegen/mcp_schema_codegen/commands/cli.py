@@ -351,7 +351,7 @@ def check(
     from mcp_schema_codegen.commands.app_surface import check_surface
     from mcp_schema_codegen.commands.check import check as run
     from mcp_schema_codegen.commands.config import load_config
-    from mcp_schema_codegen.commands.scaffold import enclosing_project, project_config
+    from mcp_schema_codegen.commands.scaffold import not_at_root, project_config
 
     if project is not None:
         if out is not None or package is not None:
@@ -362,12 +362,9 @@ def check(
         if not (config.package_configured or config.app or out or package or Path("generated", "mcpgen").exists()):
             # nothing here to check: inside a project's package, the project is what was meant
             # (--out/--package there would check the tree and skip the app's surface)
-            above = enclosing_project(Path.cwd())
-            if above is not None:
-                raise GeneratorError(
-                    f"{Path.cwd()} is inside the project {above}, not at its root",
-                    hint=f"run `mcp-codegen check` in {above}, or pass --project {shlex.quote(str(above))}",
-                )
+            inside = not_at_root(Path.cwd(), "check")
+            if inside is not None:
+                raise inside
     status = EXIT_OK
     if config.app is None or config.package_configured or versions or out or package:
         options = _options(

@@ -22,6 +22,7 @@ import contextlib
 import keyword
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -356,21 +357,37 @@ class RegenResult:
         return out
 
 
-def project_config(root: Path, command: str = "regen") -> Config:
+def project_config(root: Path, command: str = "regen", *, look_above: bool = False) -> Config:
     """The [tool.mcp-codegen] of the project in ``root``, which must have one (``command``: the
-    command the hints name)."""
+    command the hints name); ``look_above``: a ``root`` inside a project's package says so."""
     if not (root / "pyproject.toml").is_file():
+        if look_above and (inside := not_at_root(root, command)):
+            raise inside
         raise GeneratorError(
             f"{root} has no pyproject.toml",
             hint=f"run `mcp-codegen {command}` in the project's directory, or pass --project",
         )
     config = load_config(root)
     if not config.package_configured and config.app is None:
+        if look_above and (inside := not_at_root(root, command)):
+            raise inside
         raise GeneratorError(
             f"{root / 'pyproject.toml'} has no [tool.mcp-codegen] with versions, out and package, or an app",
             hint=f"run `mcp-codegen {command}` in a project made by `mcp-codegen scaffold`",
         )
     return config
+
+
+def not_at_root(directory: Path, command: str) -> GeneratorError | None:
+    """The error for ``command`` run in ``directory`` inside a project instead of at its root
+    (None when no project encloses it)."""
+    above = enclosing_project(directory)
+    if above is None:
+        return None
+    return GeneratorError(
+        f"{directory.absolute()} is inside the project {above}, not at its root",
+        hint=f"run `mcp-codegen {command}` in {above}, or pass --project {shlex.quote(str(above))}",
+    )
 
 
 def enclosing_project(directory: Path) -> Path | None:
@@ -389,7 +406,7 @@ def enclosing_project(directory: Path) -> Path | None:
 def regen(root: Path, version: str | None = None, schema_dir: Path | None = None, force: bool = False) -> RegenResult:
     """Regenerate the project's generated package (at ``version``, or the one it has), then the
     surface module of its app when it names one."""
-    config = project_config(root)
+    config = project_config(root, look_above=True)
     if config.app is not None:
         parse_app(config.app)  # a malformed app fails before anything is touched
     if not config.package_configured:
