@@ -174,6 +174,44 @@ def test_vendored_scaffold_carries_the_runtime_and_its_dependencies(
     assert main(["check", "--full"]) == 0, capsys.readouterr()
 
 
+def test_a_runtime_vendored_later_serves_legacy_clients_and_regen_keeps_it(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``generate --vendor-runtime`` in a project on ``mcpgen`` wrote the runtime and only the
+    project's revision: with no registry to chain to, a 2025-11-25 ``initialize`` got -32601. And a
+    plain ``regen`` then went back to importing ``mcpgen``, though the package's manifest records
+    the vendored layout (which a pyproject that does not say decides, as for ``generate``)."""
+    root = copy_project(project, tmp_path)
+    package = root / f"{MODULE}_mcp"
+    monkeypatch.chdir(root)
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+    }
+
+    def answers() -> dict[str, object]:
+        done = subprocess.run(
+            [sys.executable, "-m", MODULE],
+            input=(json.dumps(initialize) + "\n").encode(),
+            capture_output=True,
+            cwd=root,
+            env=env(),
+            timeout=60,
+        )
+        return replies(done.stdout)[1]
+
+    for command in (["generate", "--vendor-runtime"], ["regen"]):
+        assert main(command) == 0, capsys.readouterr().err
+        assert (package / "_runtime" / "jsonrpc.py").is_file(), command
+        assert sorted(p.name for p in package.glob("v20*")) == [f"v{v.replace('-', '_')}" for v in VERSIONS], command
+        answer = answers()
+        assert answer.get("result", {}).get("protocolVersion") == "2025-11-25", (command, answer)  # type: ignore[union-attr]
+        capsys.readouterr()
+        assert main(["check"]) == 0, capsys.readouterr()
+
+
 def test_scaffold_refuses_a_non_empty_directory(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scaffold", NAME, "--dir", str(project.parent)]) == 2
     assert "not empty" in capsys.readouterr().err

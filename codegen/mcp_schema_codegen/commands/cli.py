@@ -128,6 +128,12 @@ def _options(
         vendor_runtime = config.vendor_runtime if config.vendor_runtime_set else vendored
     if config.current_modules_set:
         current_modules = config.current_modules
+    if vendor_runtime and not versions and not all_ and config.package_configured:
+        if out == config.out and package == config.package:  # the project's package: what it serves
+            from mcp_schema_codegen.commands.scaffold import served_versions
+            from mcp_schema_codegen.frontend.lock import load_lock
+
+            chosen = served_versions(load_lock(_schema_dir(project=project)), chosen, config, vendor_runtime)
     return Options(
         schema_dir=_schema_dir(project=project),
         out=out,

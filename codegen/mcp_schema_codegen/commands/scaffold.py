@@ -26,7 +26,7 @@ import shlex
 import shutil
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,7 +54,7 @@ from mcp_schema_codegen.output.format import ruff_binary, ruff_failure
 from mcp_schema_codegen.output.manifest import file_hashes, read_manifest
 from mcp_schema_codegen.output.tree import exclusive, restored_on_failure, staged_directory
 from mcp_schema_codegen.paths import bundled_schema_dir, default_schema_dir, templates_dir
-from mcp_schema_codegen.pipeline import Options, generate, render_package, shadows
+from mcp_schema_codegen.pipeline import Options, generate, layout_of, render_package, shadows
 
 SCAFFOLD = "scaffold"
 REQUIRED_HANDLERS = ("list_tools", "call_tool")  # the scaffold's example tool needs both
@@ -212,6 +212,16 @@ def project_versions(lock: Lock, version: str, vendored: bool) -> list[str]:
     project generates every locked revision up to ``version`` (legacy clients included).
     """
     return [v for v in sorted(lock.revisions) if v <= version] if vendored else [version]
+
+
+def served_versions(lock: Lock, versions: Sequence[str], config: Config, vendored: bool) -> list[str]:
+    """The revisions a project's package holds: ``versions`` as [tool.mcp-codegen] lists them,
+    and, when its runtime is vendored (by a flag or its manifest) though the file does not say so,
+    every locked revision up to its latest as well, as a vendored scaffold has (no registry to chain
+    to: a 2025-11-25 ``initialize`` got -32601)."""
+    if not vendored or config.vendor_runtime or not versions:
+        return list(versions)
+    return sorted(set(versions) | set(project_versions(lock, max(versions), True)))
 
 
 # -- regen ----------------------------------------------------------------------------------------
@@ -444,7 +454,16 @@ def regen_package(
     lock = load_lock(schema_dir)
     overlay = overlay_for(schema_dir)
     old_versions = list(config.versions)
-    versions = project_versions(lock, version, config.vendor_runtime) if version else old_versions
+    # what the file does not say about the layout, the package's manifest does (as for generate)
+    vendored, current_modules = layout_of(config.out / config.package) or (False, False)
+    if config.vendor_runtime_set:
+        vendored = config.vendor_runtime
+    if config.current_modules_set:
+        current_modules = config.current_modules
+    if version:
+        versions = project_versions(lock, version, vendored)
+    else:
+        versions = served_versions(lock, old_versions, config, vendored)
     for v in versions:
         lock.revision(v)  # an unknown revision fails before anything is touched
     options = Options(
@@ -453,8 +472,8 @@ def regen_package(
         package=config.package,
         versions=versions,
         templates=config.templates,
-        vendor_runtime=config.vendor_runtime,
-        current_modules=config.current_modules,
+        vendor_runtime=vendored,
+        current_modules=current_modules,
         keep_others=False,
     )
     package_dir = options.out / options.package
