@@ -67,6 +67,13 @@ def make_app() -> App:
         return answer.action
 
     @app.tool
+    async def grouped(ctx: Context) -> str:
+        async with asyncio.TaskGroup() as group:  # questions asked in tasks: a group of InputRequired
+            first = group.create_task(ctx.elicit("Name?", Name))
+            second = group.create_task(ctx.elicit("Other?", Name))
+        return f"{first.result().action} {second.result().action}"
+
+    @app.tool
     async def keyed(x: int, ctx: Context) -> str:
         answer = await ctx.elicit("Name?", Name, key="user_name")
         return f"{x} {answer.data.name if answer.data else answer.action}"
@@ -121,6 +128,22 @@ def test_a_question_asked_inside_except_exception_still_reaches_the_client() -> 
     first, done = run(go())
     assert first["resultType"] == "input_required" and list(first["inputRequests"]) == ["elicit-1"]
     assert done["content"] == [{"type": "text", "text": "decline"}]
+
+
+def test_questions_asked_in_a_task_group_end_the_call_with_input_required() -> None:
+    """A review of the diff: with InputRequired a BaseException, a TaskGroup's group of them was
+    caught by nothing and the request was never answered."""
+
+    async def go() -> tuple[Any, Any]:
+        async with Driver(make_app()) as d:
+            first = await d.call("grouped", **ELICIT)
+            no = {"action": "decline"}
+            retry = {"name": "grouped", "arguments": {}, "inputResponses": {"elicit-1": no, "elicit-2": no}}
+            return first, await d.result("tools/call", {**retry, "requestState": first["requestState"]}, **ELICIT)
+
+    first, done = run(go())
+    assert first["resultType"] == "input_required" and sorted(first["inputRequests"]) == ["elicit-1", "elicit-2"]
+    assert done["content"] == [{"type": "text", "text": "decline decline"}]
 
 
 def test_several_rounds_carry_earlier_answers_in_the_state() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import functools
 import json
 import os
@@ -20,7 +21,7 @@ import pytest
 from mcpgen._runtime.codec import MAX_REPORTED_ERRORS
 from mcpgen._runtime.server.authoring.signatures import DeclarationError, UriTemplate
 from mcpgen.v2026_07_28.server import App, Context, Server, ToolError
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, Base64Bytes, BaseModel, ConfigDict, Field, PlainSerializer
 
 from tests.authoring.apps import CALLS, Driver, make_app, run
 from tests.server.servers import request
@@ -564,6 +565,45 @@ def test_a_return_type_holding_bytes_is_refused_at_declaration(function: Any) ->
     app.add_tool(function)
     with pytest.raises(DeclarationError, match="its return type holds bytes, which JSON carries only as text"):
         app.describe()
+
+
+class Documented(BaseModel):
+    blob: str = Field(json_schema_extra={"format": "binary"})  # text, whatever the schema says
+    data: Base64Bytes
+
+
+class Hexed(BaseModel):
+    model_config = ConfigDict(ser_json_bytes="hex")
+    data: bytes
+
+
+def written_as_text() -> Documented:
+    return Documented(blob="aGk=", data=base64.b64encode(b"\x89PNG"))
+
+
+def hexed() -> Annotated[bytes, PlainSerializer(lambda b: b.hex())]:
+    return b"\x89PNG"
+
+
+def hexed_by_config() -> Hexed:
+    return Hexed(data=b"\x89PNG")
+
+
+def test_bytes_with_a_serializer_of_their_own_are_served() -> None:
+    """A review of the diff: the first check read the JSON Schema, refusing a ``str`` documented
+    as ``format: binary`` and bytes with a serializer of their own."""
+    app = App("bytes", surface="tests.authoring.no_such_surface")
+    for function in (written_as_text, hexed, hexed_by_config):
+        app.add_tool(function)
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            return [await d.call(name) for name in ("written_as_text", "hexed", "hexed_by_config")]
+
+    text, hexed_result, by_config = run(go())
+    assert text["structuredContent"] == {"blob": "aGk=", "data": "iVBORw=="}, text
+    assert hexed_result["structuredContent"] == {"result": "89504e47"}, hexed_result
+    assert by_config["structuredContent"] == {"data": "89504e47"}, by_config
 
 
 def test_outputs_with_no_json_form_are_the_tools_errors(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1257,3 +1257,67 @@ def test_a_call_after_close_says_the_client_is_closed(versions: list[str] | None
             await client.call_tool(name="steps", arguments={"n": 1})
 
     run(scenario)
+
+
+SLOW_SERVER = """
+import asyncio
+from mcpgen.v2026_07_28.server import App, Context
+app = App("slow", surface="no_such_surface")
+@app.tool
+async def slow() -> str:
+    await asyncio.sleep(30)
+    return "done"
+app.run_stdio()
+"""
+
+
+@pytest.mark.parametrize("versions", [None, ["2025-11-25"]], ids=["modern", "legacy"])
+def test_a_call_cancelled_just_before_close_is_still_told_to_the_server(versions: list[str] | None) -> None:
+    """A review of the diff: with notify refusing a closed client, the cancellation close waits
+    for (set closed first) was refused: a stop button's cancel-then-close never told the server."""
+    sent: list[Any] = []
+
+    async def scenario() -> None:
+        client = await connect(
+            [sys.executable, "-c", SLOW_SERVER], cache=None, timeout=20, versions=versions, stderr=subprocess.DEVNULL
+        )
+        session = client.session
+        send = session.transport.send
+
+        async def recorded(message: Any, *args: Any, **kwargs: Any) -> None:
+            sent.append(message.get("method"))
+            await send(message, *args, **kwargs)
+
+        session.transport.send = recorded  # type: ignore[method-assign]
+        call = asyncio.create_task(session.request("tools/call", {"name": "slow", "arguments": {}}))
+        await asyncio.sleep(0.3)
+        call.cancel()
+        await asyncio.sleep(0)  # the call takes its cancellation: the telling is begun
+        await client.aclose()
+
+    run(scenario)
+    assert sent == ["tools/call", "notifications/cancelled"], sent
+
+
+@pytest.mark.parametrize("versions", [None, ["2025-11-25"]], ids=["modern", "legacy"])
+def test_a_progress_callback_that_never_ends_holds_the_call_no_longer_than_its_timeout(
+    versions: list[str] | None,
+) -> None:
+    """A review of the diff: the call waited for its progress callback without a bound."""
+
+    async def stuck(params: Any) -> None:
+        await asyncio.Event().wait()
+
+    async def scenario() -> None:
+        command = [sys.executable, "-c", STEPPING_SERVER]
+        async with await connect(
+            command, cache=None, timeout=20, versions=versions, stderr=subprocess.DEVNULL
+        ) as client:
+            started = time.monotonic()
+            result = await client.request(
+                "tools/call", {"name": "steps", "arguments": {"n": 2}}, timeout=2, on_progress=stuck
+            )
+            took = time.monotonic() - started
+            assert result.content[0].text == "done" and took < 10, took
+
+    run(scenario)

@@ -878,6 +878,15 @@ def test_a_request_naming_no_served_revision_is_minus_32022_before_its_method_an
     assert MODERN in error["data"]["supported"]
 
 
+def test_a_body_version_apart_from_its_header_is_a_mismatch_even_when_not_served() -> None:
+    """The conformance suite (SEP-2575): header and ``_meta`` naming different versions is 400
+    -32020, whether or not the body's version is served (the check above ran first: -32022)."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {}}
+    body = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}}
+    answer = run(call(Demo().asgi_app(), body, {"mcp-protocol-version": MODERN, "mcp-method": "tools/list"}))
+    assert (answer.status, answer.json()["error"]["code"]) == (400, -32020), answer.body
+
+
 @pytest.mark.parametrize("method", ["ping", "tools/list"])
 def test_a_protocol_version_header_naming_no_served_revision_is_minus_32022(method: str) -> None:
     """streamable-http.mdx: a version the server does not implement is 400 with -32022 and the

@@ -82,6 +82,14 @@ def error_reply(id: RequestId | None, error: ProtocolError, *, null_id: bool = F
     return Reply(dumps(error_envelope(id, error, null_id=null_id)), error.code)
 
 
+def first_leaf(group: BaseExceptionGroup[Any]) -> Any:
+    """The first exception in ``group`` that is not itself a group."""
+    first: BaseException = group
+    while isinstance(first, BaseExceptionGroup):
+        first = first.exceptions[0]
+    return first
+
+
 def rejection_reply(error: ProtocolError, *, null_id: bool = False) -> Reply:
     """The reply to a message a codec refused: an error response when the peer expects one
     (``null_id``: its revision writes an unreadable id as null)."""
@@ -203,6 +211,14 @@ class Kernel:
             except InputRequired as asked:
                 self.check_may_ask(method)
                 result = asked.round.result()
+            except BaseExceptionGroup as group:  # questions asked in an asyncio.TaskGroup's tasks
+                asked_all, rest = group.split(InputRequired)
+                if asked_all is None:
+                    raise  # (an ExceptionGroup is the author's bug below; any other, the process's)
+                if rest is not None:  # questions beside a failure: the failure, the author's bug
+                    raise internal_error(method) from None
+                self.check_may_ask(method)
+                result = first_leaf(asked_all).round.result()  # one round: every question of the request
             finally:  # answered, failed or cancelled: what a task it left running sends is dropped
                 ctx.finished = True
             if type(result) not in self._complete and self.is_input_required(result):

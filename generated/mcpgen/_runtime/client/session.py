@@ -274,12 +274,15 @@ class ClientSession:
         (a client review: an awaiting callback got 1, 2, 3 after the call had returned)."""
         pending = self._pending.get(rid)
         token = pending.progress_token if pending is not None else None
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         result = await self._awaited(rid, future, timeout, limit)
         run = self._progress_runs.get(token) if token is not None else None
-        if run is not None:
-            await asyncio.wait(
-                {run}
-            )  # the caller may give up waiting; the callback is not cut short
+        if run is not None:  # within what is left of the request's time (a callback that never
+            # ends, or waits on the caller, would hold the call for ever: a review of the diff);
+            # past it, or when the caller gives up, the callback goes on, not cut short
+            left = None if timeout is None else max(0.0, timeout - (loop.time() - started))
+            await asyncio.wait({run}, timeout=left)
         return result
 
     async def _awaited(
@@ -376,6 +379,10 @@ class ClientSession:
         cannot hold the caller: ``RequestTimeout``)."""
         if self._closed:
             raise TransportError(f"{method}: the client is closed")
+        await self._notify(method, params)
+
+    async def _notify(self, method: str, params: JSONObject | None) -> None:
+        """``notify`` on a closing session too: the cancellations ``close`` waits for go out."""
         message = self.codec.encode_notification(method, params)
         limit = self.options.timeout
         scope = asyncio.timeout(limit)
@@ -433,7 +440,7 @@ class ClientSession:
             if reason:
                 params["reason"] = reason
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.notify("notifications/cancelled", params), within)
+                await asyncio.wait_for(self._notify("notifications/cancelled", params), within)
         with contextlib.suppress(Exception):
             await self.transport.abort(rid)
 

@@ -337,14 +337,22 @@ class Arguments:
 UNSTRUCTURED, STRUCTURED, RESULT = "unstructured", "structured", "result"
 
 
-def holds_raw_bytes(schema: Any) -> bool:
-    """A JSON Schema pydantic wrote for ``bytes`` anywhere in ``schema`` (``format: binary``)."""
-    if isinstance(schema, dict):
-        if schema.get("type") == "string" and schema.get("format") == "binary":
+def holds_raw_bytes(core: Any) -> bool:
+    """``bytes`` in a pydantic core schema that JSON would write as UTF-8 text: with no serializer
+    of its own above it (``Base64Bytes``, a ``PlainSerializer``) nor a config writing bytes as
+    base64 or hex. Read from the core schema, not the JSON Schema: a ``str`` field an author
+    documents as ``format: binary`` is text (a review of the diff)."""
+    if isinstance(core, dict):
+        if "serialization" in core:
+            return False
+        config = core.get("config")
+        if isinstance(config, dict) and config.get("ser_json_bytes", "utf8") != "utf8":
+            return False
+        if core.get("type") == "bytes":
             return True
-        return any(holds_raw_bytes(value) for value in schema.values())
-    if isinstance(schema, list):
-        return any(holds_raw_bytes(value) for value in schema)
+        return any(holds_raw_bytes(value) for key, value in core.items() if key != "metadata")
+    if isinstance(core, list | tuple):
+        return any(holds_raw_bytes(value) for value in core)
     return False
 
 
@@ -378,7 +386,7 @@ class Output:
                 schema = inline_root(self.adapter.json_schema(mode="serialization", schema_generator=ToolSchema))
             except Exception as exc:
                 raise DeclarationError(f"{declared_at(fn)}: its return type has no JSON Schema: {exc}") from None
-            if holds_raw_bytes(schema):  # written as UTF-8 text: any other bytes failed every call
+            if holds_raw_bytes(self.adapter.core_schema):  # as UTF-8 text: other bytes failed every call
                 raise DeclarationError(
                     f"{declared_at(fn)}: its return type holds bytes, which JSON carries only as text: "
                     "return str (base64 text, say) or an image, audio or embedded resource content block"

@@ -660,9 +660,10 @@ class HttpApp:
             try:
                 if not modern:  # a body without _meta: its header is the only version named
                     self.check_header_version(headers)
-                elif "id" in obj:  # a request naming a revision not served: that is the answer, before
-                    # its headers and method are judged by a revision it did not ask for (versioning.mdx)
-                    self.check_body_version(obj)
+                elif "id" in obj:  # a request naming a revision not served, header and body alike: that
+                    # is the answer, before its other headers and method are judged by a revision it did
+                    # not ask for (versioning.mdx); header and body apart are -32020 (conformance: SEP-2575)
+                    self.check_body_version(obj, headers)
                 check_headers(obj, headers, modern)
                 if modern and obj.get("method") == "tools/call":
                     params = obj["params"]
@@ -691,10 +692,11 @@ class HttpApp:
             if conn is not None:
                 await self.router.release(conn)
 
-    def check_body_version(self, obj: dict[str, Any]) -> None:
-        """-32022 when a modern request's ``_meta`` names a revision not served here."""
+    def check_body_version(self, obj: dict[str, Any], headers: Headers) -> None:
+        """-32022 when a modern request's ``_meta`` and ``MCP-Protocol-Version`` name one revision,
+        not served here."""
         version = obj["params"]["_meta"][PROTOCOL_VERSION_KEY]
-        if type(version) is str and version not in self.router.served:
+        if type(version) is str and version not in self.router.served and headers.get(PROTOCOL_VERSION) == version:
             raise unsupported_protocol_version(self.router.served, version)
 
     def check_header_version(self, headers: Headers) -> None:
