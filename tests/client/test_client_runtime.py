@@ -1321,3 +1321,48 @@ def test_a_progress_callback_that_never_ends_holds_the_call_no_longer_than_its_t
             assert result.content[0].text == "done" and took < 10, took
 
     run(scenario)
+
+
+LOGGING_SERVER = """
+from mcpgen.v2026_07_28.server import App, Context
+app = App("logging", surface="no_such_surface")
+@app.tool
+async def chatty(ctx: Context) -> str:
+    await ctx.log("debug", "too fine")
+    await ctx.log("warning", "disk almost full", logger="disk")
+    return "ok"
+app.run_stdio()
+"""
+
+
+@pytest.mark.parametrize("versions", [None, ["2025-11-25"]], ids=["modern", "legacy"])
+def test_log_messages_reach_on_log_at_the_level_asked(versions: list[str] | None) -> None:
+    """A client review: a server's notifications/message had no public way in (``handlers`` are
+    for the server's requests, ``listen`` takes list changes), and a modern client sent no
+    logLevel, so a 2026-07-28 server logged nothing to it."""
+    seen: list[tuple[str, Any, Any]] = []
+
+    def on_log(params: Any) -> None:
+        seen.append((params.level, params.logger, params.data))
+
+    async def scenario() -> None:
+        command = [sys.executable, "-c", LOGGING_SERVER]
+        async with await connect(
+            command,
+            cache=None,
+            timeout=20,
+            versions=versions,
+            on_log=on_log,
+            log_level="info",
+            stderr=subprocess.DEVNULL,
+        ) as client:
+            await client.call_tool(name="chatty", arguments={})
+            for _ in range(100):
+                if seen:
+                    break
+                await asyncio.sleep(0.02)
+        with pytest.raises(ValueError, match="log_level must be one of debug, info"):
+            await connect(command, log_level="loud")
+
+    run(scenario)
+    assert seen == [("warning", "disk", "disk almost full")], seen

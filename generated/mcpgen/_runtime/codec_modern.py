@@ -35,6 +35,10 @@ from .jsonrpc import (
 )
 from .method_table import MethodSpec
 
+LOG_LEVEL_KEY = (
+    "io.modelcontextprotocol/logLevel"  # a request's level of log messages wanted (logging.mdx)
+)
+
 
 class ModernCodec(Codec):
     """2026-07-28 and later: stateless. Every request carries the ``_meta`` envelope; results
@@ -63,8 +67,10 @@ class ModernCodec(Codec):
         ttl_ms: int = 0,
         cache_scope: Literal["public", "private"] = "private",
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        log_level: str | None = None,
     ) -> None:
         super().__init__(revision, side, max_message_size=max_message_size)
+        self.log_level = log_level  # a client's: stamped on every request it sends (logging.mdx)
         self.supported_versions = tuple(supported_versions or (revision.version,))
         self.client_info = dump(client_info)
         self.client_capabilities = (
@@ -115,6 +121,8 @@ class ModernCodec(Codec):
             params["_meta"] = request_meta(
                 self.version, self.client_capabilities, self.client_info, params.get("_meta"), meta
             )
+            if self.log_level is not None:  # (a level the caller's own _meta names wins)
+                params["_meta"].setdefault(LOG_LEVEL_KEY, self.log_level)
 
         return stamp
 
@@ -133,7 +141,7 @@ class ModernCodec(Codec):
     def request_sent_as_is(self, params: BaseModel, meta: Mapping[str, Any] | None) -> bool:
         # a validated params model always holds the two required _meta keys
         given = getattr(params, "meta", MISSING)
-        if meta is not None or given is MISSING:
+        if meta is not None or given is MISSING or self.log_level is not None:
             return False
         return self.client_info is None or getattr(given, "client_info", MISSING) is not MISSING
 

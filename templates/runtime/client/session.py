@@ -48,6 +48,9 @@ LISTEN_BACKLOG = 10000  # notifications a listener may fall behind; past it, its
 ERROR_MESSAGE_LIMIT = 16 * 1024  # characters of a server's error message a ServerError keeps
 CANCEL_GRACE = 0.25  # s a timed-out or cancelled request waits for its notifications/cancelled to go out
 Handler = Callable[[Any], Awaitable[Any]]
+LogCallback = Callable[[Any], Awaitable[None] | None]
+"""Called with each ``notifications/message`` params (typed: ``level``, ``logger``, ``data``)."""
+LOG_TURN = "\x00log"  # the log callback's turn key beside the progress tokens (never a token of ours)
 """Answers a server's request: typed params in, a result (model or dict) out."""
 
 CLOSED = object()
@@ -75,6 +78,8 @@ class ClientOptions:
     max_input_rounds: int = 10  # MRTR rounds before giving up
     cached_results: int = 256  # fresh results a modern client keeps (client/cache.py); 0: none
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE  # bytes of one message the client takes at most
+    on_log: LogCallback | None = None  # the server's notifications/message, one at a time, in order
+    log_level: str | None = None  # the least severe level wanted (2026-07-28: every request's _meta)
 
     def client_capabilities(self, methods: MethodTable | None = None) -> JSONObject:
         """The capabilities this client declares: ``capabilities`` as given, else one per handler
@@ -542,6 +547,8 @@ class ClientSession:
             pending.future.set_result(result)
 
     def _notification(self, note: Notification) -> None:
+        if note.method == "notifications/message" and self.options.on_log is not None:
+            self._progressed(LOG_TURN, self.options.on_log, note.params)  # (and to listeners, as before)
         if note.method == "notifications/progress":
             token = getattr(note.params, "progress_token", None)
             callback = self._progress.get(token) if isinstance(token, str) else None

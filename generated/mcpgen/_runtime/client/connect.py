@@ -22,7 +22,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict
 
-from ..codec import DEFAULT_MAX_MESSAGE_SIZE, Codec, shortened
+from ..codec import DEFAULT_MAX_MESSAGE_SIZE, Codec, dump, shortened
 from ..codec_legacy import LegacyCodec
 from ..codec_modern import ModernCodec
 from ..jsonrpc import (
@@ -31,12 +31,13 @@ from ..jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
 )
+from ..log_levels import RANKS
 from ..versions import VersionRegistry, negotiate
 from .base import BaseClient, _field
 from .errors import AuthorizationError, ResourceMetadataNotFound, ServerError, TransportError
 from .legacy import LegacyClientSession, initialize, initialize_facts
 from .modern import ModernClientSession, discover_facts
-from .session import ClientOptions, ClientSession, Handler
+from .session import ClientOptions, ClientSession, Handler, LogCallback
 from .stdio import StdioTransport
 from .transport import Transport
 
@@ -70,6 +71,8 @@ class ConnectOptions(TypedDict, total=False):
     max_input_rounds: int
     cached_results: int
     max_message_size: int
+    on_log: LogCallback | None
+    log_level: str | None
     env: Mapping[str, str] | None
     cwd: str | os.PathLike[str] | None
     stderr: IO[Any] | int | None
@@ -95,6 +98,7 @@ class Revisions:
                 client_info=dict(self.options.client_info),
                 client_capabilities=self.options.client_capabilities(revision.methods),
                 max_message_size=self.options.max_message_size,
+                log_level=self.options.log_level,
             )
         return LegacyCodec(revision, "client", max_message_size=self.options.max_message_size)
 
@@ -116,6 +120,8 @@ async def connect(
     max_input_rounds: int = 10,
     cached_results: int = 256,
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    on_log: LogCallback | None = None,
+    log_level: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
     stderr: IO[Any] | int | None = None,
@@ -135,6 +141,10 @@ async def connect(
     ``max_message_size``: bytes of one message from the server the client takes at most (16 MiB
     by default); a larger answer fails its request (``TransportError``, or ``InvalidAnswer``
     naming the size) and the connection carries on.
+    ``on_log`` receives the server's log messages (``notifications/message`` params), one at a
+    time, in order; ``log_level`` asks for those at that level and above: on 2026-07-28 in every
+    request's ``_meta`` (a server sends none without it), on a legacy session by
+    ``logging/setLevel`` after ``initialize`` when the server declares ``logging``.
     Use the result as an async context manager. Narrow it with
     ``isinstance(client, <package>.v2026_07_28.client.Client)``.
     """
@@ -142,6 +152,8 @@ async def connect(
         raise ValueError(
             f"max_message_size must be an int of at least {MIN_MESSAGE_SIZE} bytes, not {max_message_size!r}"
         )
+    if log_level is not None and log_level not in RANKS:
+        raise ValueError(f"log_level must be one of {', '.join(RANKS)}, not {log_level!r}")
     wanted = list(versions) if versions is not None else list(registry)
     for version in wanted:
         registry.entry(version)  # KeyError naming the known revisions
@@ -155,6 +167,8 @@ async def connect(
         max_input_rounds=max_input_rounds,
         cached_results=cached_results,
         max_message_size=max_message_size,
+        on_log=on_log,
+        log_level=log_level,
     )
     revisions = Revisions(registry, options)
 
@@ -323,6 +337,12 @@ async def open_legacy(
         await (
             channel.open_event_stream()
         )  # legacy HTTP: the server's own requests and notifications
+        if options.log_level is not None and isinstance(
+            dump(_field(result, "capabilities")).get("logging"), dict
+        ):
+            await session.request(
+                "logging/setLevel", {"level": options.log_level}, timeout=options.timeout
+            )
     except BaseException:
         with contextlib.suppress(Exception):
             await session.close()
