@@ -22,7 +22,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict
 
-from ..codec import DEFAULT_MAX_MESSAGE_SIZE, Codec, dump, shortened
+from ..codec import DEFAULT_MAX_MESSAGE_SIZE, Codec, shortened
 from ..codec_legacy import LegacyCodec
 from ..codec_modern import ModernCodec
 from ..jsonrpc import (
@@ -35,7 +35,7 @@ from ..log_levels import RANKS
 from ..versions import VersionRegistry, negotiate
 from .base import BaseClient, _field
 from .errors import AuthorizationError, ResourceMetadataNotFound, ServerError, TransportError
-from .legacy import LegacyClientSession, initialize, initialize_facts
+from .legacy import LegacyClientSession, ask_log_level, initialize, initialize_facts
 from .modern import ModernClientSession, discover_facts
 from .session import ClientOptions, ClientSession, Handler, LogCallback
 from .stdio import StdioTransport
@@ -337,12 +337,7 @@ async def open_legacy(
         await (
             channel.open_event_stream()
         )  # legacy HTTP: the server's own requests and notifications
-        if options.log_level is not None and isinstance(
-            dump(_field(result, "capabilities")).get("logging"), dict
-        ):
-            await session.request(
-                "logging/setLevel", {"level": options.log_level}, timeout=options.timeout
-            )
+        await ask_log_level(session, result, options.timeout)
     except BaseException:
         with contextlib.suppress(Exception):
             await session.close()

@@ -48,6 +48,14 @@ async def initialize(
     return await session.request("initialize", params, timeout=timeout)
 
 
+async def ask_log_level(session: ClientSession, result: Any, timeout: float | None) -> None:
+    """``logging/setLevel`` to the options' ``log_level`` once initialized, when the server's
+    ``initialize`` result declares ``logging`` (a new session, after the server lost the old one, too)."""
+    level = session.options.log_level
+    if level is not None and isinstance(dump(_field(result, "capabilities")).get("logging"), dict):
+        await session.request("logging/setLevel", {"level": level}, timeout=timeout)
+
+
 def initialize_facts(result: Any) -> dict[str, Any]:
     return {
         "server_info": _field(result, "server_info"),
@@ -106,6 +114,7 @@ class LegacyClient(BaseClient):
         self.instructions, self.discovered = facts["instructions"], facts["discovered"]
         await self.session.notify("notifications/initialized")
         await self.session.transport.open_event_stream()
+        await ask_log_level(self.session, result, timeout)
         await self._subscribe_again(timeout)
 
     def _open_subscriptions(self) -> dict[str, list[asyncio.Queue[Any]]]:
