@@ -48,10 +48,10 @@ LISTEN_BACKLOG = 10000  # notifications a listener may fall behind; past it, its
 ERROR_MESSAGE_LIMIT = 16 * 1024  # characters of a server's error message a ServerError keeps
 CANCEL_GRACE = 0.25  # s a timed-out or cancelled request waits for its notifications/cancelled to go out
 Handler = Callable[[Any], Awaitable[Any]]
+"""Answers a server's request: typed params in, a result (model or dict) out."""
 LogCallback = Callable[[Any], Awaitable[None] | None]
 """Called with each ``notifications/message`` params (typed: ``level``, ``logger``, ``data``)."""
 LOG_TURN = "\x00log"  # the log callback's turn key beside the progress tokens (never a token of ours)
-"""Answers a server's request: typed params in, a result (model or dict) out."""
 
 CLOSED = object()
 

@@ -59,12 +59,12 @@ CANCEL_GRACE = (
     0.25  # s a timed-out or cancelled request waits for its notifications/cancelled to go out
 )
 Handler = Callable[[Any], Awaitable[Any]]
+"""Answers a server's request: typed params in, a result (model or dict) out."""
 LogCallback = Callable[[Any], Awaitable[None] | None]
 """Called with each ``notifications/message`` params (typed: ``level``, ``logger``, ``data``)."""
 LOG_TURN = (
     "\x00log"  # the log callback's turn key beside the progress tokens (never a token of ours)
 )
-"""Answers a server's request: typed params in, a result (model or dict) out."""
 
 CLOSED = object()
 
