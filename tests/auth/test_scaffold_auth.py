@@ -49,7 +49,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_protected_scaffold_passes_its_own_tests(project: Path) -> None:
     done = project_tests(project)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "10 passed" in done.stdout  # 8 over HTTP with tokens (one with DPoP), stdio, ruff
+    assert "11 passed" in done.stdout  # 8 over HTTP with tokens (one with DPoP), stdio, the surface, ruff
 
 
 def test_the_protected_scaffold_is_typed_strictly(project: Path, mypy_cache: list[str]) -> None:
@@ -106,7 +106,7 @@ def test_a_protected_scaffold_regenerated_to_a_legacy_revision_with_a_vendored_r
     )
     done = project_tests(root)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "10 passed" in done.stdout  # the legacy conversation: initialize with the token, then the call
+    assert "11 passed" in done.stdout  # the legacy conversation: initialize with the token, then the call
     # its runtime is no mcpgen distribution: a missing dependency is named as such, not as mcpgen's extra
     code = "import sys; sys.modules['joserfc'] = None; import old_notes_mcp._runtime.server.auth"
     missing = run(root, "-c", code)

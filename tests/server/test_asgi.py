@@ -115,6 +115,7 @@ def test_header_body_mismatch_is_32020() -> None:
             {k: v for k, v in good.items() if k != "mcp-protocol-version"},
             {**good, "mcp-method": "tools/list"},
             {**good, "mcp-method": "TOOLS/CALL"},
+            {k: v for k, v in good.items() if k != "mcp-method"},
             {**good, "mcp-name": "other"},
             {k: v for k, v in good.items() if k != "mcp-name"},
         ]
@@ -125,6 +126,15 @@ def test_header_body_mismatch_is_32020() -> None:
     *bad, encoded = run(go())
     for reply in bad:
         assert (reply.status, reply.json()["error"]["code"], reply.json()["id"]) == (400, -32020, 1)
+    # a header left out is said to be missing (a fresh user read "does not match" for one never sent)
+    assert [reply.json()["error"]["message"] for reply in bad] == [
+        "MCP-Protocol-Version header is missing (_meta names a protocolVersion)",
+        "Mcp-Method header does not match the body's method",
+        "Mcp-Method header does not match the body's method",
+        "Mcp-Method header is missing",
+        "Mcp-Name header does not match params.name",
+        "Mcp-Name header is missing (params.name is given)",
+    ]
     assert encoded.status == 200, encoded.body
 
 

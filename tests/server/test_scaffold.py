@@ -42,13 +42,13 @@ def env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
-def project_tests(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+def project_tests(root: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
     """``pytest`` in a scaffolded project, with only the plugins the project declares (none): the
     ones this environment has for its own suite (hypothesis, xdist, ...) are not the project's, and
     loading them costs a second or two."""
     environment = {**env(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **extra}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
         cwd=root,
         capture_output=True,
         text=True,
@@ -84,7 +84,7 @@ def entry_point(root: Path, module: str) -> Iterator[Callable[[list[str]], None]
 def test_fresh_scaffold_passes_its_own_test_and_ruff_in_one_command(project: Path) -> None:
     done = project_tests(project)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "2 passed" in done.stdout  # the server test and the ruff test both ran
+    assert "3 passed" in done.stdout  # the server test, the surface test and the ruff test all ran
 
 
 def test_scaffold_layout_dependencies_and_manifest(project: Path) -> None:
@@ -238,6 +238,23 @@ def test_regen_rewrites_generated_files_and_never_user_files(
     assert user_file.read_text().endswith("# mine\n")
 
 
+def test_a_signature_changed_without_regen_fails_the_projects_own_tests(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fresh user's review: the project's tests stayed green while ``tools/list`` served schemas
+    built at start-up (only ``check`` and a line on stderr told); now its surface test fails, naming
+    the tool and the command, until ``regen``."""
+    root = copy_project(project, tmp_path)
+    server = root / MODULE / "server.py"
+    server.write_text(server.read_text().replace("async def add(a: int, b: int,", "async def add(a: int, b: float,"))
+    stale = project_tests(root, "-k", "surface")
+    assert stale.returncode == 1, stale.stdout[-3000:]
+    assert "run `mcp-codegen regen`: 'tool add' changed" in stale.stdout, stale.stdout[-3000:]
+    assert main(["regen", "--project", str(root)]) == 0, capsys.readouterr().err
+    current = project_tests(root, "-k", "surface")
+    assert current.returncode == 0 and "1 passed" in current.stdout, current.stdout[-3000:]
+
+
 def test_regen_refuses_to_overwrite_a_hand_edited_generated_file(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -295,7 +312,7 @@ def test_regen_inside_the_project_moves_the_revision_and_keeps_imports_working(
     assert done.stdout.strip() == f"2025-11-25 {MODULE}_mcp.v2025_11_25.server"
     # the project's own test talks through the generated client, which speaks the new revision too
     tests = project_tests(root)
-    assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout[-3000:] + tests.stderr[-2000:]
+    assert tests.returncode == 0 and "3 passed" in tests.stdout, tests.stdout[-3000:] + tests.stderr[-2000:]
 
 
 def test_a_regen_waiting_for_another_reads_the_project_as_the_other_left_it(

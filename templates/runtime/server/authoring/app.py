@@ -425,6 +425,16 @@ class App:
                 file=stderr(),
             )
 
+    def surface_drift(self) -> list[str]:
+        """What the generated surface module no longer says of the functions, one line each
+        (``'add' changed``, ``'x' is new``, ``'y' is gone``, or the module missing while something
+        is declared); empty when it is current. A scaffolded project's own test asserts it is
+        empty, so a signature changed without ``mcp-codegen regen`` fails the project's tests too."""
+        self.freeze()
+        if self._surface is None:
+            return [f"no generated surface module {self.surface_module!r}"] if self.declarations() else []
+        return list(self.stale)
+
     def listing(self, kind: str) -> list[JSON]:
         if self._listings is None:
             self.freeze()

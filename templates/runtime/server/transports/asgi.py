@@ -228,15 +228,21 @@ def check_headers(obj: Any, headers: Headers, modern: bool) -> None:
         return  # not a modern message: the codec refuses it on its own terms
     params = obj["params"]
     version = headers.get(PROTOCOL_VERSION)
-    if version is None or safe_header("MCP-Protocol-Version", version) != params["_meta"][PROTOCOL_VERSION_KEY]:
+    if version is None:
+        raise ProtocolError(HEADER_MISMATCH, "MCP-Protocol-Version header is missing (_meta names a protocolVersion)")
+    if safe_header("MCP-Protocol-Version", version) != params["_meta"][PROTOCOL_VERSION_KEY]:
         raise ProtocolError(HEADER_MISMATCH, "MCP-Protocol-Version header does not match _meta protocolVersion")
     method = headers.get("mcp-method")
-    if method is None or safe_header("Mcp-Method", method) != obj["method"]:
+    if method is None:
+        raise ProtocolError(HEADER_MISMATCH, "Mcp-Method header is missing")
+    if safe_header("Mcp-Method", method) != obj["method"]:
         raise ProtocolError(HEADER_MISMATCH, "Mcp-Method header does not match the body's method")
     key = TARGET_PARAM.get(obj["method"]) if type(obj["method"]) is str else None
     if key is not None and key in params:
         target = headers.get("mcp-name")
-        if target is None or header_value(safe_header("Mcp-Name", target)) != params[key]:
+        if target is None:
+            raise ProtocolError(HEADER_MISMATCH, f"Mcp-Name header is missing (params.{key} is given)")
+        if header_value(safe_header("Mcp-Name", target)) != params[key]:
             raise ProtocolError(HEADER_MISMATCH, f"Mcp-Name header does not match params.{key}")
 
 
