@@ -21,6 +21,16 @@ class Name(BaseModel):
     name: str
 
 
+class Place(BaseModel):
+    city: Name  # an object: no form field
+    tags: list[str] = []
+
+
+class Picks(BaseModel):
+    sizes: list[Literal["s", "m", "l"]]
+    note: str | None = None
+
+
 def make_app() -> App:
     app = App("asking", surface="tests.authoring.no_such_surface")
 
@@ -72,6 +82,16 @@ def make_app() -> App:
             first = group.create_task(ctx.elicit("Name?", Name))
             second = group.create_task(ctx.elicit("Other?", Name))
         return f"{first.result().action} {second.result().action}"
+
+    @app.tool
+    async def nested(ctx: Context) -> str:
+        answer = await ctx.elicit("Where?", Place)
+        return answer.action
+
+    @app.tool
+    async def picks(ctx: Context) -> str:
+        answer = await ctx.elicit("Which?", Picks)
+        return f"{answer.action}: {answer.data}"
 
     @app.tool
     async def keyed(x: int, ctx: Context) -> str:
@@ -564,3 +584,28 @@ def test_form_answers_are_read_as_json_schema_reads_them() -> None:
     ]
     for content, problem in misfits:
         assert form_problem(content, form) == problem, content
+
+
+def test_a_form_that_is_not_flat_fails_the_tool_in_the_authors_code_naming_the_field() -> None:
+    """An author's review: a model with an object field went out as an elicitation the revision
+    has no form for (-32603 naming 31 schema errors on 2026-07-28; "no MCP 2025-11-25 form" on a
+    legacy session); ``ctx.elicit`` raises at once, so the call is the tool's error naming the field."""
+
+    async def go() -> tuple[Any, Any]:
+        async with Driver(make_app()) as d:
+            return await d.call("nested", {}, **ELICIT), await d.call("picks", {}, **ELICIT)
+
+    nested, picks = run(go())
+    assert nested["isError"] is True, nested
+    assert nested["content"][0]["text"] == (
+        "Place.city cannot be asked in an elicitation form: its fields are strings, numbers, integers, "
+        "booleans, enums or lists of enum values (a form is flat)"
+    )
+    # a list of enum values is a form field (a multi-select): asked, not refused
+    assert picks.get("isError") is not True and picks["resultType"] == "input_required", picks
+    schema = picks["inputRequests"][next(iter(picks["inputRequests"]))]["params"]["requestedSchema"]
+    assert schema["properties"]["sizes"] == {
+        "items": {"enum": ["s", "m", "l"], "type": "string"},
+        "title": "Sizes",
+        "type": "array",
+    }

@@ -20,6 +20,7 @@ import jsonschema
 import pytest
 from mcpgen._runtime.codec import MAX_REPORTED_ERRORS
 from mcpgen._runtime.server.authoring.signatures import DeclarationError, UriTemplate
+from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28.server import App, Context, Server, ToolError
 from pydantic import AfterValidator, Base64Bytes, BaseModel, ConfigDict, Field, PlainSerializer
 
@@ -1229,3 +1230,30 @@ def test_a_resource_value_with_no_json_form_is_an_error_not_invalid_json(capsys:
     (contents,) = words_read["result"]["contents"]
     assert json.loads(contents["text"]) == {"NaN": "Infinity"} and contents["mimeType"] == "application/json"
     capsys.readouterr()
+
+
+def test_a_list_of_text_and_content_blocks_is_unstructured() -> None:
+    """An author's review: ``list[str | ImageContent]`` became structured output (its schema the
+    image's, the image sent as base64 text), though a list of strings and blocks is content."""
+    app = App("mixed")
+
+    @app.tool
+    def captioned() -> list[str | m.ImageContent]:
+        return ["a caption", m.ImageContent(type="image", data="AAAA", mime_type="image/png")]
+
+    @app.tool
+    def words() -> list[str]:  # strings alone stay structured, as before
+        return ["a", "b"]
+
+    async def go() -> tuple[Any, Any, Any]:
+        async with Driver(app) as d:
+            return schemas(await d.result("tools/list")), await d.call("captioned"), await d.call("words")
+
+    listed, mixed, strings = run(go())
+    assert "outputSchema" not in listed["captioned"] and "outputSchema" in listed["words"]
+    assert mixed["content"] == [
+        {"type": "text", "text": "a caption"},
+        {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+    ]
+    assert "structuredContent" not in mixed
+    assert strings["structuredContent"] == {"result": ["a", "b"]}

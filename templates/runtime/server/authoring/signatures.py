@@ -474,10 +474,14 @@ def is_json(text: bytes) -> bool:
 
 
 def is_content(tp: Any, types: RevisionTypes) -> bool:
+    """A content block, or a sequence of them, strings among them (each a text block, as
+    ``content_blocks`` writes it; a sequence of strings alone is structured output)."""
     if isinstance(tp, type):
         return any(issubclass(tp, c) for c in types.content)
     if get_origin(tp) in (list, tuple, Sequence):
-        return all(is_content(m, types) for arg in get_args(tp) if arg is not Ellipsis for m in members(arg))
+        items = [m for arg in get_args(tp) if arg is not Ellipsis for m in members(arg)]
+        blocks = [m for m in items if m is not str]
+        return bool(blocks) and all(is_content(m, types) for m in blocks)
     return False
 
 

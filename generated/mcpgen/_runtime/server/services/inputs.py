@@ -230,17 +230,50 @@ def form_schema(schema: type[BaseModel] | Mapping[str, Any]) -> dict[str, Any]:
                 prop = {**given[0], **{k: v for k, v in prop.items() if k != "anyOf"}}
                 if "default" in prop and prop["default"] is None:
                     del prop["default"]
-        ref = prop.get("$ref") if isinstance(prop, dict) else None
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):  # an enum class: inline it
-            prop = {
-                **defs.get(ref[len("#/$defs/") :], {}),
-                **{k: v for k, v in prop.items() if k != "$ref"},
-            }
+        prop = inlined(prop, defs)  # an enum class
+        items = prop.get("items") if isinstance(prop, dict) else None
+        if isinstance(items, dict):  # a list of an enum class's values
+            prop = {**prop, "items": inlined(items, defs)}
+        if not is_form_field(prop):
+            raise TypeError(
+                f"{schema.__name__}.{name} cannot be asked in an elicitation form: its fields are strings, "
+                "numbers, integers, booleans, enums or lists of enum values (a form is flat)"
+            )
         properties[name] = prop
     out: dict[str, Any] = {"type": "object", "properties": properties}
     if full.get("required"):
         out["required"] = list(full["required"])
     return out
+
+
+def inlined(prop: Any, defs: Mapping[str, Any]) -> Any:
+    """``prop`` with a ``$ref`` to one of ``defs`` replaced by the definition, its own keys kept."""
+    ref = prop.get("$ref") if isinstance(prop, dict) else None
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return {
+            **defs.get(ref[len("#/$defs/") :], {}),
+            **{k: v for k, v in prop.items() if k != "$ref"},
+        }
+    return prop
+
+
+PRIMITIVE_TYPES = ("string", "number", "integer", "boolean")
+
+
+def is_form_field(prop: Any) -> bool:
+    """A property every revision's elicitation form can carry: a primitive (an enum among them),
+    or (2025-11-25 on) a list of enum values; an object or a list of anything else is not one
+    (the request had no form in the revision, and the call failed as the server's fault)."""
+    if not isinstance(prop, dict) or "properties" in prop or "$ref" in prop:
+        return False
+    if prop.get("type") in PRIMITIVE_TYPES:
+        return "items" not in prop
+    items = prop.get("items")
+    return (
+        prop.get("type") == "array"
+        and isinstance(items, dict)
+        and ("enum" in items or "anyOf" in items)
+    )
 
 
 def elicitation(answer: Any, schema: type[BaseModel] | Mapping[str, Any]) -> Elicitation[Any]:
