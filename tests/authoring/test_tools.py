@@ -822,6 +822,10 @@ def test_what_an_authors_function_does_to_its_call_stays_in_its_call(capsys: pyt
     async def exits() -> str:
         sys.exit(3)
 
+    @app.tool
+    async def interrupts() -> str:
+        raise KeyboardInterrupt  # the function's own (an author review: it ended a stdio server)
+
     def logged(fn: Any) -> Any:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -849,14 +853,16 @@ def test_what_an_authors_function_does_to_its_call_stays_in_its_call(capsys: pyt
             first = [
                 await d.call("parses", {"argv": ["--bogus"]}),
                 await d.call("exits"),
+                await d.call("interrupts"),
                 await d.call("fetched", {"url": "u"}),
                 await d.call("validated", {"n": 1}),
             ]
             return first + list(await asyncio.gather(*(d.call("meets") for _ in range(8))))
 
-    parsed, exited, fetched_result, refused, *met = run(go())
+    parsed, exited, interrupted, fetched_result, refused, *met = run(go())
     assert parsed["isError"] is True and "exited (SystemExit: 2)" in parsed["content"][0]["text"], parsed
     assert exited["isError"] is True and "exited (SystemExit: 3)" in exited["content"][0]["text"], exited
+    assert interrupted["isError"] is True and "raised KeyboardInterrupt" in interrupted["content"][0]["text"]
     assert fetched_result["content"] == [{"type": "text", "text": "fetched u"}], fetched_result
     assert refused["isError"] is True and "Invalid arguments for tool 'validated'" in refused["content"][0]["text"]
     assert [r["content"][0]["text"] for r in met] == ["met"] * 8, met

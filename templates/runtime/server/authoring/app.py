@@ -500,8 +500,9 @@ class App:
         except SystemExit as exc:
             raise FunctionExited(f"{describe_function(fn)} exited (SystemExit: {exc.code!r})") from exc
         except KeyboardInterrupt as exc:
-            if asynchronous:
-                raise  # on the loop: the process's own interrupt
+            # the function's own: asyncio.run turns the process's SIGINT into a cancellation of
+            # its main task, never an exception inside a coroutine (an async tool's ended a stdio
+            # server with status 0, unsaid, its requests in flight unanswered; an author review)
             raise FunctionExited(f"{describe_function(fn)} raised KeyboardInterrupt") from exc
         return value
 
