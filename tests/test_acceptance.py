@@ -153,7 +153,7 @@ def test_the_three_jobs_from_a_pip_install_in_an_empty_directory(fresh: Fresh) -
     project = work / "weather"
     fresh.pip("install", "--no-build-isolation", "--find-links", str(fresh.dist), str(project))
     tests = fresh.run(str(fresh.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=project)
-    assert "2 passed" in tests.stdout
+    assert "3 passed" in tests.stdout
 
     # the official client, auto mode
     assert asyncio.run(call_add(fresh, project)) == ("2026-07-28", "5")
