@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, settings
 
 from mcp_schema_codegen.backend.cache import CACHE_DIR
 from mcp_schema_codegen.frontend.lock import Lock, load_lock
+from tests.revisions import VERSIONS as LOCKED_VERSIONS
 from tests.scale.redis_server import RedisServer, start_redis
 from tests.shared import shared_root
 
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
 SCHEMA_DIR = ROOT / "schema"
 EXAMPLES = SCHEMA_DIR / "2026-07-28" / "examples"
-VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+VERSIONS = LOCKED_VERSIONS  # every revision schema/lock.json locks, oldest first
 pytest_plugins = ["tests.codec.goldens"]  # --update-goldens
 
 if str(GENERATED) not in sys.path:

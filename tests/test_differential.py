@@ -65,11 +65,12 @@ from mcp_schema_codegen.frontend.load import LoadedSchema, load  # noqa: E402
 from mcp_schema_codegen.frontend.lock import load_lock  # noqa: E402
 from mcp_schema_codegen.frontend.patches import apply_patches  # noqa: E402
 from tests.conftest import kept_between_runs  # noqa: E402
+from tests.revisions import VERSIONS as LOCKED_VERSIONS  # noqa: E402
 
 JSON = Any
 InstancePath = tuple[str | int, ...]
 
-VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+VERSIONS: Final = LOCKED_VERSIONS  # every revision schema/lock.json locks
 RULES_FILE: Final = Path(__file__).with_name("differential_disagreements.json")
 
 VALID_PER_DEFINITION: Final = 8

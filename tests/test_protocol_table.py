@@ -1,4 +1,5 @@
-"""The derived method table matches research/spec-eras.md section 2.2 for all five revisions."""
+"""The derived method table matches research/spec-eras.md section 2.2 for the revisions it covers;
+the overlay and the log levels are checked for every revision schema/lock.json locks."""
 
 from __future__ import annotations
 
@@ -56,10 +57,11 @@ notifications/elicitation/complete       -     -     -     S>C   -
 """
 ARROWS = {"C>S": "client_to_server", "S>C": "server_to_client", "C<>S": "both", "MRTR": "server_to_client"}
 COUNTS = {"2024-11-05": 24, "2025-03-26": 24, "2025-06-18": 25, "2025-11-25": 31, "2026-07-28": 21}
+TRANSCRIBED = tuple(COUNTS)  # the revisions section 2.2 covers, the columns of MATRIX in order
 
 
 def _expected(version: str) -> dict[str, tuple[str, bool, bool]]:
-    column = VERSIONS.index(version)
+    column = TRANSCRIBED.index(version)
     rows = {}
     for line in MATRIX.strip().splitlines():
         method, *cells = line.split()
@@ -77,7 +79,7 @@ def protocols(lock: Lock) -> dict[str, Protocol]:
     return {v: analyze_revision(lock, v, overlay).protocol for v in VERSIONS}
 
 
-@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("version", TRANSCRIBED)
 def test_method_table_matches_section_2_2(protocols: dict[str, Protocol], version: str) -> None:
     protocol = protocols[version]
     got = {m.name: (m.direction, m.embedded, m.deprecated) for m in protocol.methods}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from typing import Any
@@ -11,6 +12,8 @@ import pytest
 from mcpgen._runtime.versions import RevisionEntry, VersionRegistry, negotiate, newest_first, version_key
 
 from tests.conftest import ROOT
+from tests.revisions import VERSIONS, of_era
+from tests.revisions import newest_first as by_date_newest_first
 
 LEGACY = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 ALL = ["2026-07-28", *LEGACY]
@@ -90,12 +93,14 @@ def entry(version: str, era: str = "modern") -> RevisionEntry:
 
 
 def test_registry_holds_every_revision_newest_first_and_chains_to_a_parent() -> None:
-    assert mcpgen.REGISTRY.versions == tuple(ALL)
-    assert mcpgen.REGISTRY.of_era("legacy") == tuple(LEGACY)
+    locked = by_date_newest_first(VERSIONS)  # every revision schema/lock.json locks
+    assert mcpgen.REGISTRY.versions == locked
+    assert mcpgen.REGISTRY.of_era("legacy") == of_era("legacy")
+    assert mcpgen.REGISTRY.of_era("modern") == of_era("modern")
     assert mcpgen.REGISTRY.entry("2025-03-26").batching and not mcpgen.REGISTRY.entry("2025-06-18").batching
     assert mcpgen.REGISTRY.up_to("2025-06-18") == ("2025-06-18", "2025-03-26", "2024-11-05")
     project = VersionRegistry([entry("2027-03-01"), entry("2026-07-28")], parent=mcpgen.REGISTRY)
-    assert project.versions == ("2027-03-01", *ALL)
+    assert project.versions == by_date_newest_first(["2027-03-01", *locked])
     assert project.entry("2026-07-28").package == "somewhere.v2026_07_28"  # its own entry wins
     assert project.entry("2025-11-25").package == "mcpgen.v2025_11_25"  # the rest from the parent
 
@@ -107,7 +112,8 @@ def test_registry_refuses_bad_entries_and_names_the_known_ones() -> None:
         VersionRegistry([entry("2026-07-28", "future")])
     with pytest.raises(ValueError, match="listed twice"):
         VersionRegistry([entry("2026-07-28"), entry("2026-07-28")])
-    with pytest.raises(KeyError, match="unknown MCP revision '2025-05-01'; known: 2026-07-28, 2025-11-25"):
+    known = re.escape(", ".join(by_date_newest_first(VERSIONS)))
+    with pytest.raises(KeyError, match=f"unknown MCP revision '2025-05-01'; known: {known}"):
         mcpgen.REGISTRY.era("2025-05-01")
 
 

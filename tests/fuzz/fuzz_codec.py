@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "generated") not in sys.path:
     sys.path.insert(0, str(ROOT / "generated"))
 
-VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+from tests.revisions import VERSIONS  # noqa: E402  (every revision schema/lock.json locks)
+
 EXAMPLES = ROOT / "schema" / "2026-07-28" / "examples"
 CONVERSATIONS = ROOT / "tests" / "codec" / "conversations"
 WIRE_SUFFIXES = ("Request", "Notification", "ResultResponse", "Error")

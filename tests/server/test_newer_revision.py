@@ -21,6 +21,7 @@ from typing import Any
 import mcpgen
 import pytest
 
+from tests.revisions import VERSIONS, newest_first, of_era
 from tests.server.revisions import made_up_revision
 from tests.server.servers import Stdio, everything_stdio_command, free_port, request, stop, wait_http
 
@@ -28,8 +29,8 @@ pytestmark = pytest.mark.interop  # real peers: npm packages, the official SDK, 
 
 NEW = "2027-03-01"
 BASE = "2026-07-28"
-LEGACY = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
-SERVED = [NEW, BASE, *LEGACY]
+LEGACY = list(of_era("legacy"))  # every locked legacy revision, newest first
+SERVED = list(newest_first([NEW, *VERSIONS]))  # the new revision and every one mcpgen's registry holds
 TIMEOUT = 60
 
 SERVER = f"""
@@ -256,7 +257,7 @@ def test_connect_picks_the_highest_mutual_revision(future: Path, http_url: str) 
     assert seen["category"] == {"category": "social"}
     assert seen["new"] == (NEW, "futuremcp.v2027_03_01.client")
     assert seen["greeting"] == "hi typed"
-    assert seen["legacy"] == "2025-11-25"
+    assert seen["legacy"] == LEGACY[0]  # the newest legacy revision both speak
 
 
 def test_a_newer_client_takes_the_revision_an_older_server_lists(future: Path) -> None:

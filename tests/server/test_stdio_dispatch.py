@@ -13,9 +13,9 @@ from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
 
 from tests.hostile.probe import initialize
+from tests.revisions import VERSIONS, newest_first
 from tests.server.servers import MODERN, Demo, Stdio, meta, request, run
 
-LEGACY = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 LEGACY_INIT = {
     "jsonrpc": "2.0",
     "id": 0,
@@ -92,7 +92,8 @@ def test_required_meta_version_and_capability_errors() -> None:
     missing, partial, version, capability, parse = run(go())
     assert missing["error"]["code"] == partial["error"]["code"] == -32602
     assert version["error"]["code"] == -32022
-    assert version["error"]["data"] == {"supported": [MODERN, *LEGACY], "requested": "2099-01-01"}
+    served = list(newest_first(v for v in VERSIONS if v <= MODERN))  # every locked revision up to its own
+    assert version["error"]["data"] == {"supported": served, "requested": "2099-01-01"}
     assert capability["error"]["code"] == -32021
     assert capability["error"]["data"] == {"requiredCapabilities": {"elicitation": {}}}
     assert parse["error"]["code"] == -32700
