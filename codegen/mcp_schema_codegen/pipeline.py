@@ -256,21 +256,23 @@ def build_revision(
     return Revision(analysed.schema, protocol, files)
 
 
-def batching_revisions(lock: Lock, overlay: Overlay, analysed: dict[str, Protocol], versions: list[str]) -> list[str]:
-    """Which of ``versions`` define JSON-RPC batches (recorded in the package's version registry).
+def registry_protocols(
+    lock: Lock, overlay: Overlay, analysed: dict[str, Protocol], versions: list[str]
+) -> dict[str, Protocol]:
+    """The protocols of ``versions`` whose facts the package's version registry records (batches,
+    log levels).
 
     Revisions not generated in this run (kept from the previous tree) are analysed too when
-    their schema is synced; one that is not synced counts as without batches.
+    their schema is synced; one that is not synced is left out (no batches, no log levels).
     """
-    found = []
+    found = {}
     for version in versions:
         protocol = analysed.get(version)
         if protocol is None:
             if not lock.schema_path(version).exists():
                 continue
             protocol = analyze_revision(lock, version, overlay).protocol
-        if protocol.batching:
-            found.append(version)
+        found[version] = protocol
     return found
 
 
@@ -347,9 +349,15 @@ def render_package(
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
     present = sorted(entries)
-    batching = batching_revisions(lock, overlay, {r.protocol.version: r.protocol for r in revisions}, present)
+    facts = registry_protocols(lock, overlay, {r.protocol.version: r.protocol for r in revisions}, present)
     (dest / "__init__.py").write_text(
-        renderer.package_init({v: lock.revisions[v].era for v in present}, frozenset(batching), overlay, target),
+        renderer.package_init(
+            {v: lock.revisions[v].era for v in present},
+            frozenset(v for v, protocol in facts.items() if protocol.batching),
+            overlay,
+            target,
+            log_levels={v: protocol.log_levels for v, protocol in facts.items()},
+        ),
         encoding="utf-8",
     )
     if options.current_modules:

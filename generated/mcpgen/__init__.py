@@ -47,7 +47,21 @@ LATEST = "2026-07-28"
 REGISTRY = VersionRegistry(
     [
         RevisionEntry(
-            "2024-11-05", "legacy", "mcpgen.v2024_11_05", batching=False, resource_not_found=-32002
+            "2024-11-05",
+            "legacy",
+            "mcpgen.v2024_11_05",
+            batching=False,
+            resource_not_found=-32002,
+            log_levels=(
+                "debug",
+                "info",
+                "notice",
+                "warning",
+                "error",
+                "critical",
+                "alert",
+                "emergency",
+            ),
         ),
         RevisionEntry(
             "2025-03-26",
@@ -56,9 +70,33 @@ REGISTRY = VersionRegistry(
             batching=True,
             headerless_http=True,
             resource_not_found=-32002,
+            log_levels=(
+                "debug",
+                "info",
+                "notice",
+                "warning",
+                "error",
+                "critical",
+                "alert",
+                "emergency",
+            ),
         ),
         RevisionEntry(
-            "2025-06-18", "legacy", "mcpgen.v2025_06_18", batching=False, resource_not_found=-32002
+            "2025-06-18",
+            "legacy",
+            "mcpgen.v2025_06_18",
+            batching=False,
+            resource_not_found=-32002,
+            log_levels=(
+                "debug",
+                "info",
+                "notice",
+                "warning",
+                "error",
+                "critical",
+                "alert",
+                "emergency",
+            ),
         ),
         RevisionEntry(
             "2025-11-25",
@@ -67,8 +105,33 @@ REGISTRY = VersionRegistry(
             batching=False,
             sse_priming=True,
             resource_not_found=-32002,
+            log_levels=(
+                "debug",
+                "info",
+                "notice",
+                "warning",
+                "error",
+                "critical",
+                "alert",
+                "emergency",
+            ),
         ),
-        RevisionEntry("2026-07-28", "modern", "mcpgen.v2026_07_28", batching=False),
+        RevisionEntry(
+            "2026-07-28",
+            "modern",
+            "mcpgen.v2026_07_28",
+            batching=False,
+            log_levels=(
+                "debug",
+                "info",
+                "notice",
+                "warning",
+                "error",
+                "critical",
+                "alert",
+                "emergency",
+            ),
+        ),
     ],
 )
 """Every revision a server or client of this package may speak; the runtime loads them from here."""

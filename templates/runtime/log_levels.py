@@ -3,8 +3,10 @@ the level a client asked for (``Context.logs``).
 
 The schema lists the levels but states no order; ``schema/overlay.json``'s ``log_levels`` does,
 and each generated revision package hands its ranking to the runtime when it is imported
-(``Revision.log_levels``), so a level a new revision adds needs no change here. Until then, and
-for packages generated before, RFC 5424's order.
+(``Revision.log_levels``), so a level a new revision adds needs no change here. A client ranks
+the levels its registry's entries declare (``RevisionEntry.log_levels``) before it checks the
+level it is asked for, as no revision is imported by then. Until then, and for packages generated
+before, RFC 5424's order.
 """
 
 from __future__ import annotations

@@ -79,8 +79,10 @@ def negotiate(
 class RevisionEntry:
     """One revision a generated package provides: version, era, the dotted name of its revision
     package (``mcpgen.v2025_11_25``), whether it has JSON-RPC batches, whether a legacy
-    session's SSE streams open with a priming event (the overlay's ``sse_priming``), and whether
-    an HTTP request naming no revision is taken for this one (the overlay's ``headerless_http``)."""
+    session's SSE streams open with a priming event (the overlay's ``sse_priming``), whether
+    an HTTP request naming no revision is taken for this one (the overlay's ``headerless_http``),
+    and its ``LoggingLevel`` values least severe first (the overlay's ``log_levels``): data, so a
+    client checks a level before any revision package is imported."""
 
     version: str
     era: Era
@@ -89,6 +91,7 @@ class RevisionEntry:
     sse_priming: bool = False  # a legacy session's SSE streams open with a priming event (2025-11-25)
     headerless_http: bool = False  # an HTTP request without MCP-Protocol-Version is of this revision (2025-03-26)
     resource_not_found: int = -32602  # the error code of resources/read for an unknown URI (-32002 before 2026)
+    log_levels: tuple[str, ...] = ()  # LoggingLevel's values, least severe first; () from older packages
 
 
 class VersionRegistry:
@@ -148,6 +151,11 @@ class VersionRegistry:
         """``version`` and every older version, newest first: what a handler of ``version`` serves."""
         key = version_key(self.entry(version).version)
         return tuple(v for v in self._entries if version_key(v) <= key)
+
+    def log_levels(self) -> tuple[tuple[str, ...], ...]:
+        """The log level rankings the revisions declare (``RevisionEntry.log_levels``), newest first;
+        read from the entries, so no revision package is imported."""
+        return tuple(entry.log_levels for entry in self._entries.values() if entry.log_levels)
 
     def module(self, version: str, name: str) -> ModuleType:
         """A module of a revision's package (``codec``, ``client``, ``server``), imported on first use."""

@@ -1335,6 +1335,40 @@ app.run_stdio()
 """
 
 
+def test_a_log_level_a_revision_adds_is_taken_before_its_codec_is_built() -> None:
+    """A spec-change review: a level a new revision added through the overlay ("trace") was
+    refused by ``connect(log_level=)`` until some codec of that revision had been built (only a
+    ``Revision`` ranked its levels, and revisions load lazily, after the check). The registry
+    entry carries the levels as data: here a revision whose package cannot even be imported."""
+    from mcpgen._runtime.client.connect import connect as connect_with
+    from mcpgen._runtime.log_levels import RANKS
+    from mcpgen._runtime.versions import RevisionEntry, VersionRegistry
+
+    assert "trace" not in RANKS
+    order = ("trace", *sorted(RANKS, key=RANKS.__getitem__))
+    registry = VersionRegistry([RevisionEntry("2099-01-01", "modern", "nowhere.v2099_01_01", log_levels=order)])
+    assert registry.log_levels() == (order,)
+    assert mcpgen.REGISTRY.log_levels()  # the generated entries carry the overlay's ranking
+    command = [sys.executable, "-c", "pass"]
+    kept = dict(RANKS)
+
+    async def scenario() -> None:
+        # past the level check: the first thing after it that needs the revision is its import
+        with pytest.raises(ModuleNotFoundError, match="nowhere"):
+            await connect_with(command, registry=registry, log_level="trace", cache=None, timeout=5)
+        assert RANKS["trace"] < RANKS["debug"] < RANKS["emergency"]
+        with pytest.raises(ValueError) as refused:
+            await connect_with(command, registry=registry, log_level="loud", cache=None, timeout=5)
+        assert str(refused.value) == f"log_level must be one of {', '.join(order)}, not 'loud'"
+
+    try:
+        run(scenario)
+    finally:
+        RANKS.clear()
+        RANKS.update(kept)
+    assert "nowhere" not in sys.modules
+
+
 @pytest.mark.parametrize("versions", [None, ["2025-11-25"]], ids=["modern", "legacy"])
 def test_log_messages_reach_on_log_at_the_level_asked(versions: list[str] | None) -> None:
     """A client review: a server's notifications/message had no public way in (``handlers`` are

@@ -147,5 +147,12 @@ class Renderer:
         """An app's surface module (before formatting and its header line)."""
         return self.render("surface.py", **views.surface_context(described, module, attribute))
 
-    def package_init(self, eras: Mapping[str, str], batching: frozenset[str], overlay: Overlay, target: Target) -> str:
-        return self.render("package_init.py", **views.package_context(eras, batching, overlay, target))
+    def package_init(
+        self,
+        eras: Mapping[str, str],
+        batching: frozenset[str],
+        overlay: Overlay,
+        target: Target,
+        log_levels: Mapping[str, Sequence[str]] | None = None,
+    ) -> str:
+        return self.render("package_init.py", **views.package_context(eras, batching, overlay, target, log_levels))

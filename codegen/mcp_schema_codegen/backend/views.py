@@ -103,6 +103,12 @@ def literal(value: object) -> Code:
         raise RenderError(f"`| py`: {exc}") from None
 
 
+def tuple_literal(values: Sequence[object]) -> Code:
+    """A tuple of JSON values as a Python literal: ``("a", "b")``, ``("a",)``."""
+    items = [literal(value) for value in values]
+    return Code(f"({', '.join(items)}{',' if len(items) == 1 else ''})")
+
+
 def finalize(value: object) -> object:
     """Jinja's ``finalize``: ``tools.pysource.finalize`` (only ``Code`` may be printed), failing as a RenderError."""
     try:
@@ -498,15 +504,22 @@ class VersionRow:
     headerless_http: bool
     resource_not_found: int | None  # the code of resources/read for an unknown URI, None: -32602
     package: str  # dotted name of the revision package: printed with `| py`
+    log_levels: Code | None = None  # LoggingLevel's values ranked (the overlay's order), a tuple literal; None: none
 
 
 def package_context(
-    eras: Mapping[str, str], batching: frozenset[str], overlay: Overlay, target: Target
+    eras: Mapping[str, str],
+    batching: frozenset[str],
+    overlay: Overlay,
+    target: Target,
+    log_levels: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, object]:
     """The package index: the revisions generated here (``eras``: version -> era) as the runtime's
     version registry (chained to the runtime distribution's registry when the runtime is not in the
-    package), with each revision's facts from the schema (``batching``) and the overlay, and the
-    generator version the runtime is checked against at import."""
+    package), with each revision's facts from the schema (``batching``; ``log_levels``: its
+    LoggingLevel values in the overlay's order, so a client checks a level without importing the
+    revision) and the overlay, and the generator version the runtime is checked against at import."""
+    levels = log_levels or {}
     rows = [
         VersionRow(
             Word(v),
@@ -516,6 +529,7 @@ def package_context(
             headerless_http=v in overlay.headerless_http,
             resource_not_found=overlay.resource_not_found.get(v),
             package=f"{target.package}.v{v.replace('-', '_')}",
+            log_levels=tuple_literal(levels[v]) if levels.get(v) else None,
         )
         for v in sorted(eras)
     ]

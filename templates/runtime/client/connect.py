@@ -25,7 +25,7 @@ from ..codec import DEFAULT_MAX_MESSAGE_SIZE, Codec, shortened
 from ..codec_legacy import LegacyCodec
 from ..codec_modern import ModernCodec
 from ..jsonrpc import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION, ProtocolError
-from ..log_levels import RANKS
+from ..log_levels import RANKS, rank
 from ..versions import VersionRegistry, negotiate
 from .base import BaseClient, _field
 from .errors import AuthorizationError, ResourceMetadataNotFound, ServerError, TransportError
@@ -144,6 +144,8 @@ async def connect(
         raise ValueError(
             f"max_message_size must be an int of at least {MIN_MESSAGE_SIZE} bytes, not {max_message_size!r}"
         )
+    for order in registry.log_levels():  # revisions load lazily: a level one adds is ranked from its entry
+        rank(order)
     if log_level is not None and log_level not in RANKS:
         raise ValueError(f"log_level must be one of {', '.join(RANKS)}, not {log_level!r}")
     wanted = list(versions) if versions is not None else list(registry)
