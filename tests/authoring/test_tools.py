@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import enum
 import functools
 import json
 import os
@@ -14,7 +15,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import jsonschema
 import pytest
@@ -1263,3 +1264,55 @@ def test_a_list_of_text_and_content_blocks_is_unstructured() -> None:
     ]
     assert "structuredContent" not in mixed
     assert strings["structuredContent"] == {"result": ["a", "b"]}
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class Setting(BaseModel):
+    level: Level
+    weights: dict[str, Literal[0, 1]] = {}
+
+
+def kinds_app() -> App:
+    app = App("kinds", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def pick(
+        choice: Literal[1, 2, "a"] = 1,
+        level: Level = Level.LOW,
+        flag: Literal[True] = True,
+        nested: list[Setting] | None = None,
+    ) -> str:
+        return repr((choice, level, flag, nested))
+
+    return app
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        ({"choice": True}, "- choice: Input should be 1, 2 or 'a'"),
+        ({"level": True}, "- level: Input should be 1 or 2"),
+        ({"flag": 1}, "- flag: Input should be True"),
+        ({"nested": [{"level": 2}, {"level": True}]}, "- nested.1.level: Input should be 1 or 2"),
+        ({"nested": [{"level": 2, "weights": {"w": False}}]}, "- nested.0.weights.w: Input should be 0 or 1"),
+    ],
+)
+def test_a_boolean_is_not_taken_for_a_number_nor_a_number_for_a_boolean(arguments: dict[str, Any], said: str) -> None:
+    """An author's review: pydantic's strict JSON mode took ``true`` for ``Literal[1, ...]`` and an
+    ``IntEnum`` (``true == 1``) and ``1`` for ``Literal[True]``, which the advertised ``enum`` and
+    ``const`` refuse (what passes is what the schema advertises)."""
+
+    async def go() -> tuple[Any, Any, Any]:
+        async with Driver(kinds_app()) as d:
+            listed = schemas(await d.result("tools/list"))
+            taken = await d.call("pick", {"choice": 2, "level": 2, "flag": True, "nested": [{"level": 1}]})
+            return listed, await d.call("pick", arguments), taken
+
+    listed, refused, taken = run(go())
+    assert not jsonschema.Draft202012Validator(listed["pick"]["inputSchema"]).is_valid(arguments)
+    assert refused.get("isError") is True and said in refused["content"][0]["text"], refused
+    assert taken["content"][0]["text"] == "(2, <Level.HIGH: 2>, True, [Setting(level=<Level.LOW: 1>, weights={})])"

@@ -308,6 +308,116 @@ def with_the_rest_counted(problems: list[tuple[str, str]], total: int) -> list[t
     return problems
 
 
+# -- JSON kinds pydantic does not tell apart --------------------------------------------------
+#
+# pydantic's strict JSON mode compares a literal's or an int enum's values with ``==``: it takes
+# ``true`` for ``Literal[1]`` or an ``IntEnum`` member 1, and ``1`` for ``Literal[True]``, which
+# the advertised JSON Schema (``enum``, ``const``) refuses. A model's validator is the one it
+# was built with (pydantic-core reuses it for every model node), so the kinds are checked here,
+# over the JSON arguments, after pydantic accepted them, for a declaration whose schema has such
+# a choice at all.
+
+KindProblem = tuple[str, str]
+
+
+def numeric_choices(core: Any) -> bool:
+    """Whether the core schema ``core`` has a literal with a number or a boolean, or a numeric enum."""
+    if isinstance(core, list):
+        return any(numeric_choices(item) for item in core)
+    if not isinstance(core, dict):
+        return False
+    kind = core.get("type")
+    if kind == "literal" and any(type(e) in (bool, int, float) for e in core.get("expected", ())):
+        return True
+    if kind == "enum" and core.get("sub_type") in ("int", "float"):
+        return True
+    return any(
+        numeric_choices(value) for key, value in core.items() if key not in ("cls", "metadata")
+    )
+
+
+def _one_of(values: Sequence[Any]) -> str:
+    shown = [repr(v) for v in values]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _kind_of_choice(value: Any, expected: Sequence[Any], where: str) -> list[KindProblem]:
+    if type(value) is bool:
+        wrong = not any(type(e) is bool for e in expected)
+    else:
+        wrong = type(value) in (int, float) and not any(type(e) in (int, float) for e in expected)
+    return [(where, f"Input should be {_one_of(expected)}")] if wrong else []
+
+
+def kind_problems(
+    value: Any, core: Any, refs: dict[str, Any], where: str = ""
+) -> list[KindProblem]:
+    """Where ``value`` (JSON data pydantic accepted for ``core``) is a boolean for a numeric choice
+    or a number for a boolean one, by its place in the value (``a.0.b``)."""
+    if not isinstance(core, dict):
+        return []
+    kind = core.get("type")
+    at = where.lstrip(".")
+    if kind == "definitions":
+        for definition in core.get("definitions", ()):
+            refs[definition["ref"]] = definition
+        return kind_problems(value, core["schema"], refs, where)
+    if kind == "definition-ref":
+        return kind_problems(value, refs.get(core["schema_ref"]), refs, where)
+    if kind == "literal":
+        return _kind_of_choice(value, core.get("expected", ()), at)
+    if kind == "enum" and core.get("sub_type") in ("int", "float"):
+        return _kind_of_choice(value, [member.value for member in core.get("members", ())], at)
+    if value is None and kind in ("nullable", "default"):
+        return []
+    if kind in ("model-fields", "typed-dict") and isinstance(value, dict):
+        found: list[KindProblem] = []
+        for name, field in core.get("fields", {}).items():
+            key = field.get("validation_alias", name)
+            if isinstance(key, str) and key in value:
+                found += kind_problems(value[key], field.get("schema"), refs, f"{where}.{key}")
+        return found
+    if kind == "dataclass-args" and isinstance(value, dict):
+        found = []
+        for field in core.get("fields", ()):
+            key = field.get("validation_alias", field.get("name"))
+            if isinstance(key, str) and key in value:
+                found += kind_problems(value[key], field.get("schema"), refs, f"{where}.{key}")
+        return found
+    if kind in ("list", "set", "frozenset") and isinstance(value, list):
+        items = core.get("items_schema")
+        return [
+            p
+            for i, item in enumerate(value)
+            for p in kind_problems(item, items, refs, f"{where}.{i}")
+        ]
+    if kind == "tuple" and isinstance(value, list):
+        schemas = core.get("items_schema", [])
+        variadic = core.get("variadic_item_index")
+        found = []
+        for i, item in enumerate(value):
+            index = i if variadic is None or i < variadic else variadic
+            if index < len(schemas):
+                found += kind_problems(item, schemas[index], refs, f"{where}.{i}")
+        return found
+    if kind == "dict" and isinstance(value, dict):
+        values = core.get("values_schema")
+        return [
+            p
+            for key, item in value.items()
+            for p in kind_problems(item, values, refs, f"{where}.{key}")
+        ]
+    if kind in ("union", "tagged-union"):
+        choices = core.get("choices", ())
+        branches = list(choices.values()) if isinstance(choices, dict) else list(choices)
+        results = [
+            kind_problems(value, b[0] if isinstance(b, tuple) else b, refs, where) for b in branches
+        ]
+        return [] if not results or any(not r for r in results) else results[0]
+    inner = core.get("schema")
+    return kind_problems(value, inner, refs, where) if isinstance(inner, dict) else []
+
+
 class Arguments:
     """The validator of one function's arguments: a pydantic model of its parameters."""
 
@@ -345,6 +455,9 @@ class Arguments:
                 f"{declared_at(fn)}: its parameters cannot be validated: {exc}"
             ) from None
         self.strict = strict
+        self._kinds: bool | None = (
+            None  # its schema has a numeric or boolean choice (found on first use)
+        )
         self.function = describe_function(fn)
         self.fn = fn  # (where it is defined is looked up only for an error: declared_at)
 
@@ -365,6 +478,16 @@ class Arguments:
         try:
             if self.strict:  # JSON arguments, checked as the JSON Schema reads them
                 instance = self.model.model_validate_json(to_json(arguments), strict=True)
+                if self._kinds is None:
+                    self._kinds = numeric_choices(self.model.__pydantic_core_schema__)
+                if self._kinds:
+                    problems = kind_problems(
+                        dict(arguments), self.model.__pydantic_core_schema__, {}
+                    )
+                    if problems:
+                        raise ArgumentsError(
+                            with_the_rest_counted(problems[:MAX_REPORTED_ERRORS], len(problems))
+                        )
             else:  # strings from a URI or prompt arguments, converted to the annotations
                 instance = self.model.model_validate(arguments)
         except ValidationError as exc:
