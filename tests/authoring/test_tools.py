@@ -23,7 +23,7 @@ from mcpgen._runtime.codec import MAX_REPORTED_ERRORS
 from mcpgen._runtime.server.authoring.signatures import DeclarationError, UriTemplate
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28.server import App, Context, Server, ToolError
-from pydantic import AfterValidator, Base64Bytes, BaseModel, ConfigDict, Field, PlainSerializer
+from pydantic import AfterValidator, Base64Bytes, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from tests.authoring.apps import CALLS, Driver, make_app, run
 from tests.server.servers import request
@@ -1266,6 +1266,11 @@ def test_a_list_of_text_and_content_blocks_is_unstructured() -> None:
     assert strings["structuredContent"] == {"result": ["a", "b"]}
 
 
+class Shade(enum.Enum):  # a plain Enum of numbers
+    DARK = 1
+    LIGHT = 2
+
+
 class Level(enum.IntEnum):
     LOW = 1
     HIGH = 2
@@ -1285,6 +1290,8 @@ def kinds_app() -> App:
         level: Level = Level.LOW,
         flag: Literal[True] = True,
         nested: list[Setting] | None = None,
+        shade: Shade = Shade.DARK,
+        converted: Annotated[Literal[0, 1], BeforeValidator(int)] = 0,
     ) -> str:
         return repr((choice, level, flag, nested))
 
@@ -1297,6 +1304,7 @@ def kinds_app() -> App:
         ({"choice": True}, "- choice: Input should be 1, 2 or 'a'"),
         ({"level": True}, "- level: Input should be 1 or 2"),
         ({"flag": 1}, "- flag: Input should be True"),
+        ({"shade": False}, "- shade: Input should be 1 or 2"),
         ({"nested": [{"level": 2}, {"level": True}]}, "- nested.1.level: Input should be 1 or 2"),
         ({"nested": [{"level": 2, "weights": {"w": False}}]}, "- nested.0.weights.w: Input should be 0 or 1"),
     ],
@@ -1309,7 +1317,8 @@ def test_a_boolean_is_not_taken_for_a_number_nor_a_number_for_a_boolean(argument
     async def go() -> tuple[Any, Any, Any]:
         async with Driver(kinds_app()) as d:
             listed = schemas(await d.result("tools/list"))
-            taken = await d.call("pick", {"choice": 2, "level": 2, "flag": True, "nested": [{"level": 1}]})
+            # a validator of the author's before pydantic's may turn a boolean into the number it wants
+            taken = await d.call("pick", {"choice": 2, "level": 2, "nested": [{"level": 1}], "converted": True})
             return listed, await d.call("pick", arguments), taken
 
     listed, refused, taken = run(go())

@@ -305,7 +305,7 @@ def numeric_choices(core: Any) -> bool:
     kind = core.get("type")
     if kind == "literal" and any(type(e) in (bool, int, float) for e in core.get("expected", ())):
         return True
-    if kind == "enum" and core.get("sub_type") in ("int", "float"):
+    if kind == "enum" and any(type(member.value) in (bool, int, float) for member in core.get("members", ())):
         return True
     return any(numeric_choices(value) for key, value in core.items() if key not in ("cls", "metadata"))
 
@@ -325,7 +325,11 @@ def _kind_of_choice(value: Any, expected: Sequence[Any], where: str) -> list[Kin
 
 def kind_problems(value: Any, core: Any, refs: dict[str, Any], where: str = "") -> list[KindProblem]:
     """Where ``value`` (JSON data pydantic accepted for ``core``) is a boolean for a numeric choice
-    or a number for a boolean one, by its place in the value (``a.0.b``)."""
+    or a number for a boolean one, by its place in the value (``a.0.b``). One pass over the value,
+    none over a union's branches (which branch pydantic took is not known here, and walking each
+    costs as much again at every level of a recursive union) nor under a validator of the
+    author's that runs before pydantic's own (it may turn a boolean into the number it wants):
+    those stay as pydantic judged them."""
     if not isinstance(core, dict):
         return []
     kind = core.get("type")
@@ -338,9 +342,9 @@ def kind_problems(value: Any, core: Any, refs: dict[str, Any], where: str = "") 
         return kind_problems(value, refs.get(core["schema_ref"]), refs, where)
     if kind == "literal":
         return _kind_of_choice(value, core.get("expected", ()), at)
-    if kind == "enum" and core.get("sub_type") in ("int", "float"):
+    if kind == "enum":
         return _kind_of_choice(value, [member.value for member in core.get("members", ())], at)
-    if value is None and kind in ("nullable", "default"):
+    if (value is None and kind in ("nullable", "default")) or kind in ("function-before", "function-wrap"):
         return []
     if kind in ("model-fields", "typed-dict") and isinstance(value, dict):
         found: list[KindProblem] = []
@@ -371,11 +375,6 @@ def kind_problems(value: Any, core: Any, refs: dict[str, Any], where: str = "") 
     if kind == "dict" and isinstance(value, dict):
         values = core.get("values_schema")
         return [p for key, item in value.items() for p in kind_problems(item, values, refs, f"{where}.{key}")]
-    if kind in ("union", "tagged-union"):
-        choices = core.get("choices", ())
-        branches = list(choices.values()) if isinstance(choices, dict) else list(choices)
-        results = [kind_problems(value, b[0] if isinstance(b, tuple) else b, refs, where) for b in branches]
-        return [] if not results or any(not r for r in results) else results[0]
     inner = core.get("schema")
     return kind_problems(value, inner, refs, where) if isinstance(inner, dict) else []
 
