@@ -362,3 +362,30 @@ def test_a_list_the_server_declares_but_does_not_implement_is_empty_and_said(tmp
     failing.write_text("import sys\nprint('config error: API_KEY is not set', file=sys.stderr)\nsys.exit(1)\n")
     status, _, err = cli("client", "bad_client", "--from-server", shlex.join([sys.executable, str(failing)]))
     assert status == 2 and "config error: API_KEY is not set" in err, err
+
+
+def test_an_interrupt_a_library_wrapped_is_still_the_interrupt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seen in CI: SIGTERM landed while pydantic-core built a serializer for the client; it raised
+    the CLI's interrupt inside that build, which pydantic-core wrapped in a ``SchemaError``, and
+    the snapshot said "cannot snapshot the server: SchemaError ... Interrupted: 15" with status 2.
+    A failure with a signal received is the interrupt (143 and "interrupted", as the CLI says)."""
+    from mcp_schema_codegen import interrupts
+    from mcp_schema_codegen.tools import snapshot
+
+    async def wrapped(*args: Any) -> Any:
+        interrupts.SIGNALLED.append(15)  # what the CLI's handler records before it raises
+        raise RuntimeError("Error building `literal` serializer: Interrupted: 15")
+
+    monkeypatch.setattr(snapshot, "_take", wrapped)
+    monkeypatch.setattr(interrupts, "SIGNALLED", [])
+    with pytest.raises(interrupts.Signalled) as caught:
+        snapshot.take_snapshot("unused", {}, timeout=1)
+    assert caught.value.signum == 15
+
+    async def failed(*args: Any) -> Any:
+        raise RuntimeError("the server's own failure")
+
+    interrupts.SIGNALLED.clear()  # a failure with no signal received stays the server's
+    monkeypatch.setattr(snapshot, "_take", failed)
+    with pytest.raises(snapshot.GeneratorError, match="cannot snapshot the server"):
+        snapshot.take_snapshot("unused", {}, timeout=1)

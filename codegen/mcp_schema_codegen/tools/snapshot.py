@@ -24,6 +24,7 @@ from typing import Any
 from mcp_schema_codegen import __version__
 from mcp_schema_codegen.digest import sha256_hex
 from mcp_schema_codegen.errors import GeneratorError
+from mcp_schema_codegen.interrupts import commit_point
 from mcp_schema_codegen.jsondata import load_json
 
 JSON = Any
@@ -186,6 +187,9 @@ def take_snapshot(
             message = f"cannot start the server {_describe(target)}: {exc.strerror}: {exc.filename}"
             raise GeneratorError(message) from None
         except Exception as exc:  # the runtime's TransportError, ServerError, ProtocolError, OSError
+            # or the CLI's interrupt, raised inside a library that wrapped it (pydantic-core: the
+            # SchemaError of the serializer it was building): the command is interrupted
+            commit_point()
             message = f"cannot snapshot the server {_describe(target)}: {type(exc).__name__}: {exc}{_before(warned)}"
             raise GeneratorError(message.replace("\n", " ")) from None
 
