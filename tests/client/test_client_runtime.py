@@ -1400,3 +1400,39 @@ def test_log_messages_reach_on_log_at_the_level_asked(versions: list[str] | None
 
     run(scenario)
     assert seen == [("warning", "disk", "disk almost full")], seen
+
+
+def test_a_write_to_a_server_that_has_exited_says_it_exited() -> None:
+    """Seen in CI under load: a server that printed a line and exited was told, at the client's
+    first write, as "the server process closed its input: ConnectionResetError(...)" (the write
+    came before asyncio had reaped it); it is told as the reader tells an exit, with its code."""
+    from mcpgen._runtime.client.stdio import StdioTransport
+
+    class Quiet:
+        async def receive(self, data: bytes, answer_to: Any = None, stream_of: Any = None) -> None:
+            pass
+
+        def awaiting(self, request_id: Any) -> bool:
+            return False
+
+        def transport_failed(self, request_id: Any, error: Any) -> None:
+            pass
+
+        def unreadable(self, what: str) -> None:
+            pass
+
+    async def go() -> str:
+        transport = StdioTransport([sys.executable, "-c", "import sys; sys.stdin.close()"])
+        await transport.start(Quiet())
+        time.sleep(1.5)  # the loop blocked: the process exits and is not reaped yet
+        message = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}
+        try:
+            for _ in range(50):  # a pipe's buffer may take the first writes
+                await transport.send(message)
+        except TransportError as exc:
+            return str(exc)
+        finally:
+            await transport.close()
+        return "every write was taken"
+
+    assert asyncio.run(go()) == "the server process exited (code 0)"

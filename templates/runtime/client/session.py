@@ -220,6 +220,8 @@ class ClientSession:
             await self.transport.send(message, headers=self.headers_for(message))
         except BaseException as exc:
             self.forget(rid)
+            if future.done() and not future.cancelled():  # failed meanwhile too (the reader saw the exit):
+                future.exception()  # this raise tells it, so asyncio does not log it as never retrieved
             if isinstance(exc, asyncio.CancelledError):
                 # given up (a timeout, the caller) while it was written: its bytes may reach the
                 # server (a pipe's buffer took them), so it is cancelled behind them, whichever

@@ -203,6 +203,11 @@ class StdioTransport(Transport):
             process.stdin.write(to_json(message) + b"\n")
             await process.stdin.drain()
         except (BrokenPipeError, ConnectionResetError) as exc:
+            # most often it has exited (a loaded machine runs it to its end before this write):
+            # told as the reader tells an exit, its code and stderr, not as the broken pipe
+            code = await _wait(process, 1.0)
+            if code is not None:
+                raise TransportError(await self._exit_said(code)) from exc
             raise TransportError(f"the server process closed its input: {exc!r}") from exc
 
     async def close(self) -> None:
