@@ -282,6 +282,41 @@ def test_a_prompt_lists_its_arguments_as_get_validates_them() -> None:
     assert missing["error"]["code"] == -32602 and "topic: Field required" in missing["error"]["message"], missing
 
 
+class Audience(BaseModel):
+    level: Literal["novice", "expert"]
+
+
+def test_a_prompt_argument_a_string_cannot_be_is_read_as_json() -> None:
+    """Prompt arguments are strings on the wire: a parameter a string can never be (a list, a
+    model, ``None``) takes the JSON the string holds; it was -32602 for
+    any value (an author review). A string that is not such JSON, or whose JSON does not fit, is
+    still -32602, naming what the JSON got wrong; a value a string already is stays that string."""
+    app = App("prompted", surface="tests.authoring.no_such_surface")
+
+    @app.prompt
+    def brief(topic: str, tags: list[str] | None, audience: Audience | None = None, count: int = 1) -> str:
+        return f"{topic} {tags} {audience.level if audience else '-'} {count}"
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            calls = [
+                {"topic": '["x"]', "tags": '["tides", "moon"]', "audience": '{"level": "expert"}', "count": "3"},
+                {"topic": "null", "tags": "null"},
+                {"topic": "t", "tags": "tides"},
+                {"topic": "t", "tags": '["tides", 2]'},
+                {"topic": "t", "tags": "[]", "audience": '{"level": "guru"}'},
+            ]
+            return [await d.send("prompts/get", {"name": "brief", "arguments": a}) for a in calls]
+
+    both, nulls, plain, wrong_item, wrong_model = run(go())
+    assert both["result"]["messages"][0]["content"]["text"] == "[\"x\"] ['tides', 'moon'] expert 3"
+    assert nulls["result"]["messages"][0]["content"]["text"] == "null None - 1"
+    assert plain["error"]["code"] == -32602 and "tags: Input should be a valid list" in plain["error"]["message"]
+    assert wrong_item["error"]["code"] == -32602
+    assert "tags.1: Input should be a valid string" in wrong_item["error"]["message"], wrong_item
+    assert wrong_model["error"]["code"] == -32602 and "audience.level" in wrong_model["error"]["message"]
+
+
 AMOUNT = Field(json_schema_extra={"x-mcp-header": "Amount"})
 BAD_NAME = Field(json_schema_extra={"x-mcp-header": "Bad Name"})
 

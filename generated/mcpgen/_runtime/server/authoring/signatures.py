@@ -491,10 +491,31 @@ class Arguments:
                             with_the_rest_counted(problems[:MAX_REPORTED_ERRORS], len(problems))
                         )
             else:  # strings from a URI or prompt arguments, converted to the annotations
-                instance = self.model.model_validate(arguments)
+                instance = self.from_strings(arguments)
         except ValidationError as exc:
             raise ArgumentsError(validation_problems(exc)) from None
         return {name: getattr(instance, field) for field, name in self.names}
+
+    def from_strings(self, arguments: Mapping[str, Any]) -> BaseModel:
+        """The model from string arguments (a prompt's, a URI template's), each converted to its
+        annotation; a string its parameter refused (a list, a model, ``None``: no string is one)
+        is read again as the JSON it holds, the only way a client can send such an argument. What
+        a string already validates as stays the string; a string that is no JSON keeps its error."""
+        try:
+            return self.model.model_validate(arguments)
+        except ValidationError as exc:
+            retried = dict(arguments)
+            for error in exc.errors(include_url=False):
+                name = error["loc"][0] if error["loc"] else None
+                if not isinstance(name, str):
+                    continue
+                value = arguments.get(name)
+                if isinstance(value, str) and retried[name] is value:
+                    with contextlib.suppress(ValueError):
+                        retried[name] = from_json(value)
+            if all(retried[name] is arguments[name] for name in arguments):
+                raise
+            return self.model.model_validate(retried)
 
 
 # -- tool results -------------------------------------------------------------------------------
