@@ -33,23 +33,28 @@ def assert_graceful_end(reply: dict[str, Any]) -> None:
     assert reply["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "sub-1"
 
 
-def test_sigterm_ends_a_stdio_listen_stream_with_its_result() -> None:
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 0), (signal.SIGINT, 128 + signal.SIGINT)])
+def test_a_signal_ends_a_stdio_listen_stream_with_its_result(signum: int, status: int) -> None:
+    """SIGTERM and Ctrl-C (SIGINT) stop a stdio server alike: streams end with their result and
+    the requests in flight are answered. Ctrl-C then ends it with 130, silently, as the HTTP
+    runner; it ended with 0, as at the end of its input."""
     proc = subprocess.Popen(
         [sys.executable, str(EVERYTHING), "--stdio"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT / "generated")},
     )
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
         proc.stdin.write(json.dumps(LISTEN).encode() + b"\n")
         proc.stdin.flush()
         ack = json.loads(proc.stdout.readline())
         assert ack["method"] == "notifications/subscriptions/acknowledged"
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signum)
         replies = [json.loads(line) for line in proc.stdout]  # until the server closes stdout
-        assert proc.wait(10) == 0
+        assert proc.wait(10) == status
+        assert proc.stderr.read() == b""
         assert len(replies) == 2
         cancelled, answer = replies
         assert cancelled["method"] == "notifications/cancelled" and cancelled["params"]["requestId"] == "sub-1"

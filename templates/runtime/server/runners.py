@@ -83,8 +83,9 @@ def _dropped(data: bytes) -> None:
     pass
 
 
-async def serve_stdio(router: Router) -> None:
-    """Serve ``router`` on this process's stdin and stdout until EOF or a signal.
+async def serve_stdio(router: Router) -> int | None:
+    """Serve ``router`` on this process's stdin and stdout until EOF or a signal; the signal that
+    stopped it (SIGTERM or SIGINT, the first), if one did.
 
     Each may be a pipe, a terminal, a socket, ``/dev/null`` or a regular file (``python -m server
     < requests.jsonl > replies.jsonl``): pipes and terminals go through the event loop's pipe
@@ -98,7 +99,7 @@ async def serve_stdio(router: Router) -> None:
     takes; the first signal stops the reading as on a pipe, a second one ends the process.
     """
     with protocol_stdout() as stdout:
-        await _serve_stdio(router, stdout)
+        return await _serve_stdio(router, stdout)
 
 
 @contextlib.contextmanager
@@ -139,7 +140,7 @@ def protocol_stdout() -> Iterator[int]:
         os.close(saved)
 
 
-async def _serve_stdio(router: Router, stdout: int) -> None:
+async def _serve_stdio(router: Router, stdout: int) -> int | None:
     loop = asyncio.get_running_loop()
     stdin = sys.stdin.buffer.fileno()
     reader = asyncio.StreamReader(limit=READ_CHUNK)  # what is buffered before stdin is paused
@@ -152,6 +153,11 @@ async def _serve_stdio(router: Router, stdout: int) -> None:
     # replies the client has not read are kept up to one maximal line before input is paused
     high = router.limits.max_line_bytes
     signals = (signal.SIGTERM, signal.SIGINT)
+    received: list[int] = []
+
+    def stop_on(signum: int) -> None:
+        received.append(signum)
+        shut_down()
 
     def shut_down() -> None:  # SIGTERM/SIGINT: end listen streams, stop reading, let requests finish
         router.services.subscriptions.close()
@@ -203,7 +209,7 @@ async def _serve_stdio(router: Router, stdout: int) -> None:
 
     for signum in signals:
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, shut_down)
+            loop.add_signal_handler(signum, stop_on, signum)
     out = Coalescer(loop, write)  # what the client has not read is still counted by ``drain``
     try:
         await serve(router, reader, out.write, drain, from_file=file_reader is not None)
@@ -212,6 +218,7 @@ async def _serve_stdio(router: Router, stdout: int) -> None:
         if file_reader is not None:
             file_reader.cancel()
         await close()  # replies still buffered are written before the loop ends
+    return received[0] if received else None
 
 
 SHUTDOWN_FLUSH = 10.0  # seconds the runner waits at exit for buffered replies to be written
@@ -369,12 +376,16 @@ def end_without_a_last_collection() -> None:
 
 
 def run_stdio(router: Router) -> None:
-    """Serve ``router`` on stdin/stdout until EOF (blocking)."""
+    """Serve ``router`` on stdin/stdout until EOF (blocking). Ctrl-C (SIGINT) stops it as SIGTERM
+    does (the requests in flight are answered first), then ends the process with status 130 (128 +
+    SIGINT) and no traceback, as the HTTP runner does; it ended with 0, as at EOF."""
     end_without_a_last_collection()
     try:
-        asyncio.run(serve_stdio(router))
-    except KeyboardInterrupt:
-        pass
+        stopped_by = asyncio.run(serve_stdio(router))
+    except KeyboardInterrupt:  # before the loop's handlers are set, or a second one (file input)
+        stopped_by = signal.SIGINT
+    if stopped_by == signal.SIGINT:
+        raise SystemExit(128 + signal.SIGINT)
 
 
 def uvicorn_config(app: HttpApp, host: str, port: int) -> uvicorn.Config:
