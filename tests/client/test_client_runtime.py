@@ -1402,6 +1402,36 @@ def test_log_messages_reach_on_log_at_the_level_asked(versions: list[str] | None
     assert seen == [("warning", "disk", "disk almost full")], seen
 
 
+@pytest.mark.parametrize("versions", [None, ["2025-11-25"]], ids=["modern", "legacy"])
+def test_log_messages_sent_before_an_answer_reach_on_log_before_the_call_returns(versions: list[str] | None) -> None:
+    """The server logs during a call, then answers: a slow ``on_log`` had its messages after the
+    call returned (the answer resolved the call at once; noted at the last stop). The official
+    SDK hands them over first; so does this client, within the call's time."""
+    seen: list[str] = []
+    when_returned: list[str] = []
+
+    async def on_log(params: Any) -> None:
+        await asyncio.sleep(0.2)
+        seen.append(params.data)
+
+    async def scenario() -> None:
+        command = [sys.executable, "-c", LOGGING_SERVER]
+        async with await connect(
+            command,
+            cache=None,
+            timeout=20,
+            versions=versions,
+            on_log=on_log,
+            log_level="debug",
+            stderr=subprocess.DEVNULL,
+        ) as client:
+            await client.call_tool(name="chatty", arguments={})
+            when_returned.extend(seen)
+
+    run(scenario)
+    assert when_returned == ["too fine", "disk almost full"]
+
+
 def test_a_write_to_a_server_that_has_exited_says_it_exited() -> None:
     """Seen in CI under load: a server that printed a line and exited was told, at the client's
     first write, as "the server process closed its input: ConnectionResetError(...)" (the write

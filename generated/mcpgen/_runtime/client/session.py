@@ -136,6 +136,7 @@ class _Pending:
     meanwhile: str | None = (
         None  # what the server sent that no request could be told from (_unmatched)
     )
+    logs_before: int = 0  # the server's log messages received before the answer (``_settle``)
 
 
 class ClientSession:
@@ -164,6 +165,10 @@ class ClientSession:
         self._progress_runs: dict[
             str, asyncio.Task[None]
         ] = {}  # token -> the task handing them over
+        # log messages received, and handed to ``on_log`` (or dropped behind a slow one), so far;
+        # a call waits for those received before its answer (``_logs_through``)
+        self._logs_received = self._logs_handed = 0
+        self._log_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._routes: dict[RequestId, asyncio.Queue[Any]] = {}  # subscription id -> its queue
         # unrouted notifications, each listener with what it takes (None: everything)
         self._listeners: dict[asyncio.Queue[Any], Callable[[Any], bool] | None] = {}
@@ -296,7 +301,38 @@ class ClientSession:
             # past it, or when the caller gives up, the callback goes on, not cut short
             left = None if timeout is None else max(0.0, timeout - (loop.time() - started))
             await asyncio.wait({run}, timeout=left)
+        if (
+            pending is not None and self._logs_handed < pending.logs_before
+        ):  # the same for ``on_log``
+            left = None if timeout is None else max(0.0, timeout - (loop.time() - started))
+            await self._logs_through(pending.logs_before, left)
         return result
+
+    async def _logs_through(self, count: int, timeout: float | None) -> None:
+        """Wait (``timeout`` s at most) until ``on_log`` has had the first ``count`` log messages
+        of the server: the log messages a call's answer came after are seen before it returns,
+        as progress is (the answer resolved the call at once, and a slow ``on_log`` had them
+        after). Those dropped behind a slow callback count as had."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._log_waiters.append((count, waiter))
+        try:
+            await asyncio.wait({waiter}, timeout=timeout)
+        finally:
+            if not waiter.done():
+                waiter.cancel()
+                self._log_waiters.remove((count, waiter))
+
+    def _logs_handed_over(self, count: int) -> None:
+        """``count`` more log messages had by ``on_log`` (or dropped): the calls waiting for them go on."""
+        self._logs_handed += count
+        still = []
+        for target, waiter in self._log_waiters:
+            if target <= self._logs_handed:
+                if not waiter.done():
+                    waiter.set_result(None)
+            else:
+                still.append((target, waiter))
+        self._log_waiters[:] = still
 
     async def _awaited(
         self,
@@ -640,6 +676,7 @@ class ClientSession:
             return
         if pending.future.done():
             return
+        pending.logs_before = self._logs_received
         if exception is not None:
             pending.future.set_exception(exception)
         else:
@@ -647,6 +684,7 @@ class ClientSession:
 
     def _notification(self, note: Notification) -> None:
         if note.method == "notifications/message" and self.options.on_log is not None:
+            self._logs_received += 1
             self._progressed(
                 LOG_TURN, self.options.on_log, note.params
             )  # (and to listeners, as before)
@@ -781,8 +819,11 @@ class ClientSession:
         """Hand ``params`` to the request's callback after those before it, one at a time: a task
         per notification ran them at once and out of order (progress went backwards), as many as
         a server sent. A callback slower than the server sees the latest ``PROGRESS_BACKLOG``."""
+        logs = token == LOG_TURN
         backlog = self._progressing.get(token)
         if backlog is not None:
+            if logs and len(backlog) == backlog.maxlen:  # the oldest goes: counted as had
+                self._logs_handed_over(1)
             backlog.append(params)
             return
         backlog = self._progressing[token] = collections.deque([params], maxlen=PROGRESS_BACKLOG)
@@ -790,10 +831,17 @@ class ClientSession:
         async def run() -> None:
             try:
                 while backlog:
-                    await _call(callback, backlog.popleft())
+                    try:
+                        await _call(callback, backlog.popleft())
+                    finally:
+                        if logs:
+                            self._logs_handed_over(1)
             finally:
                 self._progressing.pop(token, None)
                 self._progress_runs.pop(token, None)
+                if logs and backlog:  # cancelled (the session closed): nobody waits for the rest
+                    self._logs_handed_over(len(backlog))
+                    backlog.clear()
 
         self._progress_runs[token] = self._spawn(run())
 
