@@ -139,6 +139,20 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     assert "log_levels: 'trace' is a LoggingLevel value in no locked schema" in problems
 
 
+def test_a_revision_hands_on_only_its_own_log_levels_in_the_overlays_order(lock: Lock, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A spec-change review: a level the overlay ranks for a newer revision ("trace") went into
+    every older package's ``REVISION.log_levels`` (regenerating them all), and a client then took
+    it for a level their servers have. Each package hands on its ``LoggingLevel`` values only."""
+    raw = json.loads((SCHEMA_DIR / "overlay.json").read_text())
+    raw["log_levels"]["order"].insert(0, "trace")
+    path = tmp_path / "overlay.json"
+    path.write_text(json.dumps(raw))
+    overlay = load_overlay(path)
+    for version in VERSIONS:
+        levels = analyze_revision(lock, version, overlay).protocol.log_levels
+        assert levels == tuple(raw["log_levels"]["order"][1:]), version
+
+
 def test_the_runtime_ranks_log_levels_as_the_overlay_orders_them() -> None:
     """The schema lists LoggingLevel's values but not their order: the overlay holds it, and the
     runtime's LOG_LEVELS (which ranks a message against a client's level) must agree with it."""

@@ -1370,6 +1370,55 @@ def test_a_log_level_a_revision_adds_is_taken_before_its_codec_is_built() -> Non
 
 
 @pytest.mark.parametrize("versions", [None, ["2025-11-25"]], ids=["modern", "legacy"])
+def test_a_log_level_the_server_revision_lacks_asks_for_the_nearest_it_has(versions: list[str] | None) -> None:
+    """A spec-change review: with a level a newer revision adds ("trace", ranked below "debug"),
+    ``connect(log_level="trace")`` to a server of a revision without it failed every request
+    with a local -32602 (2026-07-28 stamps the level on each) or was refused by the server
+    (``logging/setLevel``). The client asks for the level of the server's revision nearest to
+    it, never less verbose: here "debug"."""
+    from mcpgen._runtime.log_levels import RANKS, nearest
+
+    kept = dict(RANKS)
+    order = ("trace", *sorted(RANKS, key=RANKS.__getitem__))
+    seen: list[tuple[str, Any]] = []
+
+    def on_log(params: Any) -> None:
+        seen.append((params.level, params.data))
+
+    async def scenario() -> None:
+        command = [sys.executable, "-c", LOGGING_SERVER]
+        async with await connect(
+            command,
+            cache=None,
+            timeout=20,
+            versions=versions,
+            on_log=on_log,
+            log_level="trace",
+            stderr=subprocess.DEVNULL,
+        ) as client:
+            await client.call_tool(name="chatty", arguments={})
+
+    def rank_all(levels: tuple[str, ...]) -> None:
+        RANKS.clear()
+        RANKS.update({level: index for index, level in enumerate(levels)})
+
+    try:
+        rank_all(order)  # as a package of the newer revision, imported, does
+        levels = ("debug", "info", "warning", "error")
+        assert [nearest(level, levels) for level in ("trace", "debug", "notice", "emergency")] == [
+            "debug",
+            "debug",
+            "info",
+            "error",
+        ]
+        run(scenario)
+    finally:
+        RANKS.clear()
+        RANKS.update(kept)
+    assert seen == [("debug", "too fine"), ("warning", "disk almost full")], seen
+
+
+@pytest.mark.parametrize("versions", [None, ["2025-11-25"]], ids=["modern", "legacy"])
 def test_log_messages_reach_on_log_at_the_level_asked(versions: list[str] | None) -> None:
     """A client review: a server's notifications/message had no public way in (``handlers`` are
     for the server's requests, ``listen`` takes list changes), and a modern client sent no

@@ -152,10 +152,15 @@ class _Analyzer:
         return GeneratorError(message, version=self.schema.version, definition=definition, pointer=pointer)
 
     def log_levels(self) -> tuple[str, ...]:
-        """The overlay's ranking, least severe first, when the revision has ``LoggingLevel`` (each of
-        its values is ranked there: ``check_log_levels``); handed to the runtime by the package."""
+        """The revision's ``LoggingLevel`` values in the overlay's ranking, least severe first (each
+        is ranked there: ``check_log_levels``); handed to the runtime by the package. Only its own:
+        a level the overlay ranks for a newer revision changes no older package, and a client asks
+        an older server for the nearest level it has (``log_levels.nearest``)."""
         levels = self.defs.get("LoggingLevel")
-        return tuple(self.overlay.log_levels) if isinstance(levels, dict) and levels.get("enum") else ()
+        values = levels.get("enum") if isinstance(levels, dict) else None
+        if not isinstance(values, list) or not values:
+            return ()
+        return tuple(level for level in self.overlay.log_levels if level in values)
 
     def check_modern(self, methods: list[Method]) -> None:
         """What the runtime reads of every modern message, which the schema must still say (a

@@ -33,6 +33,7 @@ from .jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
 )
+from .log_levels import nearest
 from .method_table import MethodSpec
 
 LOG_LEVEL_KEY = (
@@ -70,7 +71,9 @@ class ModernCodec(Codec):
         log_level: str | None = None,
     ) -> None:
         super().__init__(revision, side, max_message_size=max_message_size)
-        self.log_level = log_level  # a client's: stamped on every request it sends (logging.mdx)
+        # a client's: stamped on every request it sends (logging.mdx); a level this revision lacks
+        # (one a newer revision adds) as the nearest it has
+        self.log_level = nearest(log_level, revision.log_levels) if log_level is not None else None
         self.supported_versions = tuple(supported_versions or (revision.version,))
         self.client_info = dump(client_info)
         self.client_capabilities = (

@@ -34,3 +34,17 @@ def rank(order: Sequence[str]) -> None:
         ranked = {level: index for index, level in enumerate(order)}
         RANKS.clear()
         RANKS.update(ranked)
+
+
+def nearest(level: str, levels: Sequence[str]) -> str:
+    """The level of ``levels`` (a revision's) to ask for in place of ``level``: itself when the
+    revision has it, else the most severe of its levels ranked at or below it (whatever ``level``
+    lets through still reaches the client), else its least severe. A client asked for a level a
+    newer revision adds ("trace") asks a server of an older one for "debug"."""
+    if not levels or level in levels or level not in RANKS:
+        return level
+    ranked = [known for known in levels if known in RANKS]
+    below = [known for known in ranked if RANKS[known] <= RANKS[level]]
+    if below:
+        return max(below, key=RANKS.__getitem__)
+    return min(ranked, key=RANKS.__getitem__) if ranked else level

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..codec import dump
 from ..jsonrpc import METHOD_NOT_FOUND, Notification
+from ..log_levels import nearest
 from .base import BaseClient, Subscription, _field
 from .errors import ServerError, TransportError
 from .session import ClientOptions, ClientSession, ProgressCallback
@@ -50,6 +51,7 @@ async def ask_log_level(session: ClientSession, result: Any, timeout: float | No
     ``initialize`` result declares ``logging`` (a new session, after the server lost the old one, too)."""
     level = session.options.log_level
     if level is not None and isinstance(dump(_field(result, "capabilities")).get("logging"), dict):
+        level = nearest(level, session.codec.revision.log_levels)  # one this revision lacks: its nearest
         await session.request("logging/setLevel", {"level": level}, timeout=timeout)
 
 
