@@ -299,6 +299,7 @@ def test_a_prompt_argument_a_string_cannot_be_is_read_as_json() -> None:
 
     async def go() -> list[Any]:
         async with Driver(app) as d:
+            listed.append(await d.result("prompts/list"))
             calls = [
                 {"topic": '["x"]', "tags": '["tides", "moon"]', "audience": '{"level": "expert"}', "count": "3"},
                 {"topic": "null", "tags": "null"},
@@ -308,7 +309,20 @@ def test_a_prompt_argument_a_string_cannot_be_is_read_as_json() -> None:
             ]
             return [await d.send("prompts/get", {"name": "brief", "arguments": a}) for a in calls]
 
+    listed: list[Any] = []
     both, nulls, plain, wrong_item, wrong_model = run(go())
+    # the listing says which arguments are JSON (prompt arguments have no type): with the schema
+    # when it is short and needs no definitions
+    assert listed[0]["prompts"][0]["arguments"] == [
+        {"name": "topic", "required": True},
+        {
+            "name": "tags",
+            "description": 'Given as JSON: {"anyOf":[{"items":{"type":"string"},"type":"array"},{"type":"null"}]}',
+            "required": True,
+        },
+        {"name": "audience", "description": "Given as JSON", "required": False},
+        {"name": "count", "required": False},
+    ]
     assert both["result"]["messages"][0]["content"]["text"] == "[\"x\"] ['tides', 'moon'] expert 3"
     assert nulls["result"]["messages"][0]["content"]["text"] == "null None - 1"
     assert plain["error"]["code"] == -32602 and "tags: Input should be a valid list" in plain["error"]["message"]

@@ -706,18 +706,66 @@ def content_blocks(value: Any, types: RevisionTypes) -> list[JSON]:
 # -- prompts --------------------------------------------------------------------------------
 
 
+JSON_HINT = "given as JSON"  # what a prompt argument no string can be is described with
+JSON_HINT_SCHEMA = 200  # characters of its JSON Schema the description quotes, at most
+
+
 def prompt_arguments(arguments: Arguments) -> list[dict[str, JSON]]:
     """A prompt's ``arguments`` as its validator reads them: required and described as each field
-    is (a default of ``Field(description=...)`` is required, and described)."""
+    is (a default of ``Field(description=...)`` is required, and described). An argument no
+    string can be (a list, an object: read as the JSON its string holds, ``from_strings``) says so
+    in its description, with its schema when short and self-contained: prompt arguments are
+    strings, and the listing has no other place for a type."""
+    try:
+        whole = arguments.schema()
+    except DeclarationError:  # a type with no JSON Schema: nothing to say of it
+        whole = {}
+    properties, definitions = whole.get("properties", {}), whole.get("$defs", {})
     out = []
     for field, name in arguments.names:
         info = arguments.model.model_fields[field]
         argument: dict[str, JSON] = {"name": name}
-        if info.description:
-            argument["description"] = info.description
+        description = info.description or ""
+        schema = properties.get(name) if isinstance(properties, dict) else None
+        if isinstance(schema, dict) and takes_json(
+            schema, definitions if isinstance(definitions, dict) else {}
+        ):
+            shown = to_json(
+                {k: v for k, v in schema.items() if k not in ("description", "default")}
+            ).decode()
+            hint = (
+                f"{JSON_HINT}: {shown}"
+                if len(shown) <= JSON_HINT_SCHEMA and "$ref" not in shown
+                else JSON_HINT
+            )
+            description = (
+                f"{description} ({hint})" if description else f"{hint[0].upper()}{hint[1:]}"
+            )
+        if description:
+            argument["description"] = description
         argument["required"] = info.is_required()
         out.append(argument)
     return out
+
+
+def takes_json(schema: dict[str, Any], definitions: dict[str, Any], depth: int = 0) -> bool:
+    """Whether a value of ``schema`` may be an array or an object (one of its branches, or the
+    definition it refers to), which a prompt's string argument gives as JSON."""
+    if depth > 8:
+        return False
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = definitions.get(ref[len("#/$defs/") :])
+        return isinstance(target, dict) and takes_json(target, definitions, depth + 1)
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    if "array" in kinds or "object" in kinds:
+        return True
+    return any(
+        isinstance(branch, dict) and takes_json(branch, definitions, depth + 1)
+        for key in ("anyOf", "oneOf", "allOf")
+        for branch in schema.get(key, ()) or ()
+    )
 
 
 def prompt_messages(value: Any, types: RevisionTypes) -> list[JSON]:
