@@ -1481,6 +1481,42 @@ def test_log_messages_sent_before_an_answer_reach_on_log_before_the_call_returns
     assert when_returned == ["too fine", "disk almost full"]
 
 
+@pytest.mark.parametrize("versions", [None, ["2025-11-25"]], ids=["modern", "legacy"])
+def test_on_notification_has_every_notification_of_the_server_in_order_before_the_call_returns(
+    versions: list[str] | None,
+) -> None:
+    """A spec-change review: a client had no public way to receive a notification it has no
+    dedicated callback for (only ``on_log``, ``on_progress``), such as one a newer revision adds.
+    ``on_notification`` has each as ``(method, params)``, in order, one at a time, beside
+    ``on_log``, and a call returns once it has had those sent before the answer."""
+    seen: list[tuple[str, Any]] = []
+    logged: list[Any] = []
+    when_returned: list[tuple[str, Any]] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        await asyncio.sleep(0.1)
+        seen.append((method, params.data))
+
+    async def scenario() -> None:
+        command = [sys.executable, "-c", LOGGING_SERVER]
+        async with await connect(
+            command,
+            cache=None,
+            timeout=20,
+            versions=versions,
+            on_log=lambda params: logged.append(params.data),
+            on_notification=on_notification,
+            log_level="debug",
+            stderr=subprocess.DEVNULL,
+        ) as client:
+            await client.call_tool(name="chatty", arguments={})
+            when_returned.extend(seen)
+
+    run(scenario)
+    assert when_returned == [("notifications/message", "too fine"), ("notifications/message", "disk almost full")]
+    assert logged == ["too fine", "disk almost full"]
+
+
 def test_a_write_to_a_server_that_has_exited_says_it_exited() -> None:
     """Seen in CI under load: a server that printed a line and exited was told, at the client's
     first write, as "the server process closed its input: ConnectionResetError(...)" (the write

@@ -31,7 +31,7 @@ from .base import BaseClient, _field
 from .errors import AuthorizationError, ResourceMetadataNotFound, ServerError, TransportError
 from .legacy import LegacyClientSession, ask_log_level, initialize, initialize_facts
 from .modern import ModernClientSession, discover_facts
-from .session import ClientOptions, ClientSession, Handler, LogCallback
+from .session import ClientOptions, ClientSession, Handler, LogCallback, NotificationCallback
 from .stdio import StdioTransport
 from .transport import Transport
 
@@ -64,6 +64,7 @@ class ConnectOptions(TypedDict, total=False):
     cached_results: int
     max_message_size: int
     on_log: LogCallback | None
+    on_notification: NotificationCallback | None
     log_level: str | None
     env: Mapping[str, str] | None
     cwd: str | os.PathLike[str] | None
@@ -113,6 +114,7 @@ async def connect(
     cached_results: int = 256,
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     on_log: LogCallback | None = None,
+    on_notification: NotificationCallback | None = None,
     log_level: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
@@ -137,6 +139,10 @@ async def connect(
     time, in order; ``log_level`` asks for those at that level and above: on 2026-07-28 in every
     request's ``_meta`` (a server sends none without it), on a legacy session by
     ``logging/setLevel`` after ``initialize`` when the server declares ``logging``.
+    ``on_notification`` receives every notification of the server as ``(method, params)``, one
+    at a time, in order, after the client's own handling (progress, logs, list changes): also
+    one a newer revision adds. A call returns once both callbacks have had what the server sent
+    before its answer (within the call's time).
     Use the result as an async context manager. Narrow it with
     ``isinstance(client, <package>.v2026_07_28.client.Client)``.
     """
@@ -162,6 +168,7 @@ async def connect(
         cached_results=cached_results,
         max_message_size=max_message_size,
         on_log=on_log,
+        on_notification=on_notification,
         log_level=log_level,
     )
     revisions = Revisions(registry, options)

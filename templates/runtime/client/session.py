@@ -52,6 +52,9 @@ Handler = Callable[[Any], Awaitable[Any]]
 LogCallback = Callable[[Any], Awaitable[None] | None]
 """Called with each ``notifications/message`` params (typed: ``level``, ``logger``, ``data``)."""
 LOG_TURN = "\x00log"  # the log callback's turn key beside the progress tokens (never a token of ours)
+NOTE_TURN = "\x00note"  # the notification callback's
+SHARED_TURNS = (LOG_TURN, NOTE_TURN)  # callbacks of the session, not of a request: counted (``_turns_through``)
+NotificationCallback = Callable[[str, Any], Awaitable[None] | None]
 
 CLOSED = object()
 
@@ -79,6 +82,9 @@ class ClientOptions:
     cached_results: int = 256  # fresh results a modern client keeps (client/cache.py); 0: none
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE  # bytes of one message the client takes at most
     on_log: LogCallback | None = None  # the server's notifications/message, one at a time, in order
+    # every notification of the server (method, params), one at a time, in order, after the
+    # session's own handling: one a newer revision adds, request-scoped or not, too
+    on_notification: NotificationCallback | None = None
     log_level: str | None = None  # the least severe level wanted (2026-07-28: every request's _meta)
 
     def client_capabilities(self, methods: MethodTable | None = None) -> JSONObject:
@@ -105,7 +111,8 @@ class _Pending:
     future: asyncio.Future[Any]
     progress_token: str | None = None
     meanwhile: str | None = None  # what the server sent that no request could be told from (_unmatched)
-    logs_before: int = 0  # the server's log messages received before the answer (``_settle``)
+    # per shared turn, the notifications for it received before the answer (``_settle``)
+    turns_before: dict[str, int] | None = None
 
 
 class ClientSession:
@@ -128,10 +135,16 @@ class ClientSession:
         self._progress: dict[str, ProgressCallback] = {}
         self._progressing: dict[str, collections.deque[Any]] = {}  # token -> params its callback has yet to see
         self._progress_runs: dict[str, asyncio.Task[None]] = {}  # token -> the task handing them over
-        # log messages received, and handed to ``on_log`` (or dropped behind a slow one), so far;
-        # a call waits for those received before its answer (``_logs_through``)
-        self._logs_received = self._logs_handed = 0
-        self._log_waiters: list[tuple[int, asyncio.Future[None]]] = []
+        # per shared turn (``on_log``, ``on_notification``), notifications received and handed to
+        # the callback (or dropped behind a slow one) so far; a call waits for those received
+        # before its answer (``_turns_through``)
+        self._received: dict[str, int] = dict.fromkeys(SHARED_TURNS, 0)
+        self._handed: dict[str, int] = dict.fromkeys(SHARED_TURNS, 0)
+        self._turn_waiters: list[tuple[str, int, asyncio.Future[None]]] = []
+        on_notification = self.options.on_notification
+        self._on_note: ProgressCallback | None = (
+            None if on_notification is None else lambda note: on_notification(note.method, note.params)
+        )
         self._routes: dict[RequestId, asyncio.Queue[Any]] = {}  # subscription id -> its queue
         # unrouted notifications, each listener with what it takes (None: everything)
         self._listeners: dict[asyncio.Queue[Any], Callable[[Any], bool] | None] = {}
@@ -252,36 +265,41 @@ class ClientSession:
             # past it, or when the caller gives up, the callback goes on, not cut short
             left = None if timeout is None else max(0.0, timeout - (loop.time() - started))
             await asyncio.wait({run}, timeout=left)
-        if pending is not None and self._logs_handed < pending.logs_before:  # the same for ``on_log``
-            left = None if timeout is None else max(0.0, timeout - (loop.time() - started))
-            await self._logs_through(pending.logs_before, left)
+        if pending is not None and pending.turns_before:  # the same for ``on_log``, ``on_notification``
+            for turn, count in pending.turns_before.items():
+                if self._handed[turn] < count:
+                    left = None if timeout is None else max(0.0, timeout - (loop.time() - started))
+                    await self._turns_through(turn, count, left)
         return result
 
-    async def _logs_through(self, count: int, timeout: float | None) -> None:
-        """Wait (``timeout`` s at most) until ``on_log`` has had the first ``count`` log messages
-        of the server: the log messages a call's answer came after are seen before it returns,
+    async def _turns_through(self, turn: str, count: int, timeout: float | None) -> None:
+        """Wait (``timeout`` s at most) until the callback of ``turn`` has had the first ``count``
+        notifications of its kind: those a call's answer came after are seen before it returns,
         as progress is (the answer resolved the call at once, and a slow ``on_log`` had them
         after). Those dropped behind a slow callback count as had."""
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._log_waiters.append((count, waiter))
+        entry = (turn, count, waiter)
+        self._turn_waiters.append(entry)
         try:
             await asyncio.wait({waiter}, timeout=timeout)
         finally:
             if not waiter.done():
                 waiter.cancel()
-                self._log_waiters.remove((count, waiter))
+                self._turn_waiters.remove(entry)
 
-    def _logs_handed_over(self, count: int) -> None:
-        """``count`` more log messages had by ``on_log`` (or dropped): the calls waiting for them go on."""
-        self._logs_handed += count
+    def _handed_over(self, turn: str, count: int) -> None:
+        """``count`` more notifications had by the callback of ``turn`` (or dropped): the calls
+        waiting for them go on."""
+        self._handed[turn] += count
         still = []
-        for target, waiter in self._log_waiters:
-            if target <= self._logs_handed:
+        for entry in self._turn_waiters:
+            waited, target, waiter = entry
+            if waited == turn and target <= self._handed[turn]:
                 if not waiter.done():
                     waiter.set_result(None)
             else:
-                still.append((target, waiter))
-        self._log_waiters[:] = still
+                still.append(entry)
+        self._turn_waiters[:] = still
 
     async def _awaited(
         self, rid: RequestId, future: asyncio.Future[Any], timeout: float | None, limit: float | None = None
@@ -577,15 +595,19 @@ class ClientSession:
             return
         if pending.future.done():
             return
-        pending.logs_before = self._logs_received
+        if self.options.on_log is not None or self._on_note is not None:
+            pending.turns_before = dict(self._received)
         if exception is not None:
             pending.future.set_exception(exception)
         else:
             pending.future.set_result(result)
 
     def _notification(self, note: Notification) -> None:
+        if self._on_note is not None:
+            self._received[NOTE_TURN] += 1
+            self._progressed(NOTE_TURN, self._on_note, note)
         if note.method == "notifications/message" and self.options.on_log is not None:
-            self._logs_received += 1
+            self._received[LOG_TURN] += 1
             self._progressed(LOG_TURN, self.options.on_log, note.params)  # (and to listeners, as before)
         if note.method == "notifications/progress":
             token = getattr(note.params, "progress_token", None)
@@ -707,11 +729,11 @@ class ClientSession:
         """Hand ``params`` to the request's callback after those before it, one at a time: a task
         per notification ran them at once and out of order (progress went backwards), as many as
         a server sent. A callback slower than the server sees the latest ``PROGRESS_BACKLOG``."""
-        logs = token == LOG_TURN
+        shared = token in SHARED_TURNS
         backlog = self._progressing.get(token)
         if backlog is not None:
-            if logs and len(backlog) == backlog.maxlen:  # the oldest goes: counted as had
-                self._logs_handed_over(1)
+            if shared and len(backlog) == backlog.maxlen:  # the oldest goes: counted as had
+                self._handed_over(token, 1)
             backlog.append(params)
             return
         backlog = self._progressing[token] = collections.deque([params], maxlen=PROGRESS_BACKLOG)
@@ -722,13 +744,13 @@ class ClientSession:
                     try:
                         await _call(callback, backlog.popleft())
                     finally:
-                        if logs:
-                            self._logs_handed_over(1)
+                        if shared:
+                            self._handed_over(token, 1)
             finally:
                 self._progressing.pop(token, None)
                 self._progress_runs.pop(token, None)
-                if logs and backlog:  # cancelled (the session closed): nobody waits for the rest
-                    self._logs_handed_over(len(backlog))
+                if shared and backlog:  # cancelled (the session closed): nobody waits for the rest
+                    self._handed_over(token, len(backlog))
                     backlog.clear()
 
         self._progress_runs[token] = self._spawn(run())
