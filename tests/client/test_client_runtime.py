@@ -1483,7 +1483,7 @@ def test_log_messages_sent_before_an_answer_reach_on_log_before_the_call_returns
 
 @pytest.mark.parametrize("versions", [None, ["2025-11-25"]], ids=["modern", "legacy"])
 def test_on_notification_has_every_notification_of_the_server_in_order_before_the_call_returns(
-    versions: list[str] | None,
+    versions: list[str] | None, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A spec-change review: a client had no public way to receive a notification it has no
     dedicated callback for (only ``on_log``, ``on_progress``), such as one a newer revision adds.
@@ -1496,6 +1496,8 @@ def test_on_notification_has_every_notification_of_the_server_in_order_before_th
     async def on_notification(method: str, params: Any) -> None:
         await asyncio.sleep(0.1)
         seen.append((method, params.data))
+        if params.data == "too fine":
+            raise RuntimeError("a callback's own failure")  # logged by its name; the next still comes
 
     async def scenario() -> None:
         command = [sys.executable, "-c", LOGGING_SERVER]
@@ -1515,6 +1517,7 @@ def test_on_notification_has_every_notification_of_the_server_in_order_before_th
     run(scenario)
     assert when_returned == [("notifications/message", "too fine"), ("notifications/message", "disk almost full")]
     assert logged == ["too fine", "disk almost full"]
+    assert [r.getMessage() for r in caplog.records if r.exc_info] == ["the on_notification callback failed"]
 
 
 def test_a_write_to_a_server_that_has_exited_says_it_exited() -> None:

@@ -742,7 +742,7 @@ class ClientSession:
             try:
                 while backlog:
                     try:
-                        await _call(callback, backlog.popleft())
+                        await _call(callback, backlog.popleft(), CALLBACK_OF.get(token, "on_progress"))
                     finally:
                         if shared:
                             self._handed_over(token, 1)
@@ -785,13 +785,16 @@ def _why(error: ProtocolError) -> str:
     return f"{error.code} {error.message}" + (f" ({shortened(str(detail))})" if detail else "")
 
 
-async def _call(callback: ProgressCallback, params: Any) -> None:
+CALLBACK_OF = {LOG_TURN: "on_log", NOTE_TURN: "on_notification"}  # a turn's callback, as the caller named it
+
+
+async def _call(callback: ProgressCallback, params: Any, name: str) -> None:
     try:
         outcome = callback(params)
         if outcome is not None:
             await outcome
     except Exception:
-        logger.exception("progress callback failed")
+        logger.exception("the %s callback failed", name)
 
 
 def plain(value: Any) -> Any:
