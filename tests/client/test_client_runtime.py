@@ -1335,6 +1335,20 @@ app.run_stdio()
 """
 
 
+async def call_chatty(
+    versions: list[str] | None, then: Callable[[], Awaitable[None]] | None = None, **options: Any
+) -> None:
+    """``chatty`` of ``LOGGING_SERVER`` called once over stdio with ``options`` for ``connect``;
+    ``then`` runs once it returned, before the client closes."""
+    command = [sys.executable, "-c", LOGGING_SERVER]
+    async with await connect(
+        command, cache=None, timeout=20, versions=versions, stderr=subprocess.DEVNULL, **options
+    ) as client:
+        await client.call_tool(name="chatty", arguments={})
+        if then is not None:
+            await then()
+
+
 def test_a_log_level_a_revision_adds_is_taken_before_its_codec_is_built() -> None:
     """A spec-change review: a level a new revision added through the overlay ("trace") was
     refused by ``connect(log_level=)`` until some codec of that revision had been built (only a
@@ -1386,17 +1400,7 @@ def test_a_log_level_the_server_revision_lacks_asks_for_the_nearest_it_has(versi
         seen.append((params.level, params.data))
 
     async def scenario() -> None:
-        command = [sys.executable, "-c", LOGGING_SERVER]
-        async with await connect(
-            command,
-            cache=None,
-            timeout=20,
-            versions=versions,
-            on_log=on_log,
-            log_level="trace",
-            stderr=subprocess.DEVNULL,
-        ) as client:
-            await client.call_tool(name="chatty", arguments={})
+        await call_chatty(versions, on_log=on_log, log_level="trace")
 
     def rank_all(levels: tuple[str, ...]) -> None:
         RANKS.clear()
@@ -1428,24 +1432,16 @@ def test_log_messages_reach_on_log_at_the_level_asked(versions: list[str] | None
     def on_log(params: Any) -> None:
         seen.append((params.level, params.logger, params.data))
 
+    async def until_seen() -> None:
+        for _ in range(100):
+            if seen:
+                break
+            await asyncio.sleep(0.02)
+
     async def scenario() -> None:
-        command = [sys.executable, "-c", LOGGING_SERVER]
-        async with await connect(
-            command,
-            cache=None,
-            timeout=20,
-            versions=versions,
-            on_log=on_log,
-            log_level="info",
-            stderr=subprocess.DEVNULL,
-        ) as client:
-            await client.call_tool(name="chatty", arguments={})
-            for _ in range(100):
-                if seen:
-                    break
-                await asyncio.sleep(0.02)
+        await call_chatty(versions, until_seen, on_log=on_log, log_level="info")
         with pytest.raises(ValueError, match="log_level must be one of debug, info"):
-            await connect(command, log_level="loud")
+            await connect([sys.executable, "-c", LOGGING_SERVER], log_level="loud")
 
     run(scenario)
     assert seen == [("warning", "disk", "disk almost full")], seen
@@ -1463,19 +1459,11 @@ def test_log_messages_sent_before_an_answer_reach_on_log_before_the_call_returns
         await asyncio.sleep(0.2)
         seen.append(params.data)
 
+    async def returned() -> None:
+        when_returned.extend(seen)
+
     async def scenario() -> None:
-        command = [sys.executable, "-c", LOGGING_SERVER]
-        async with await connect(
-            command,
-            cache=None,
-            timeout=20,
-            versions=versions,
-            on_log=on_log,
-            log_level="debug",
-            stderr=subprocess.DEVNULL,
-        ) as client:
-            await client.call_tool(name="chatty", arguments={})
-            when_returned.extend(seen)
+        await call_chatty(versions, returned, on_log=on_log, log_level="debug")
 
     run(scenario)
     assert when_returned == ["too fine", "disk almost full"]
@@ -1493,26 +1481,20 @@ def test_on_notification_has_every_notification_of_the_server_in_order_before_th
     logged: list[Any] = []
     when_returned: list[tuple[str, Any]] = []
 
+    def on_log(params: Any) -> None:
+        logged.append(params.data)
+
     async def on_notification(method: str, params: Any) -> None:
         await asyncio.sleep(0.1)
         seen.append((method, params.data))
         if params.data == "too fine":
             raise RuntimeError("a callback's own failure")  # logged by its name; the next still comes
 
+    async def returned() -> None:
+        when_returned.extend(seen)
+
     async def scenario() -> None:
-        command = [sys.executable, "-c", LOGGING_SERVER]
-        async with await connect(
-            command,
-            cache=None,
-            timeout=20,
-            versions=versions,
-            on_log=lambda params: logged.append(params.data),
-            on_notification=on_notification,
-            log_level="debug",
-            stderr=subprocess.DEVNULL,
-        ) as client:
-            await client.call_tool(name="chatty", arguments={})
-            when_returned.extend(seen)
+        await call_chatty(versions, returned, on_log=on_log, on_notification=on_notification, log_level="debug")
 
     run(scenario)
     assert when_returned == [("notifications/message", "too fine"), ("notifications/message", "disk almost full")]
