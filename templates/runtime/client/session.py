@@ -53,7 +53,9 @@ LogCallback = Callable[[Any], Awaitable[None] | None]
 """Called with each ``notifications/message`` params (typed: ``level``, ``logger``, ``data``)."""
 LOG_TURN = "\x00log"  # the log callback's turn key beside the progress tokens (never a token of ours)
 NOTE_TURN = "\x00note"  # the notification callback's
-SHARED_TURNS = (LOG_TURN, NOTE_TURN)  # callbacks of the session, not of a request: counted (``_turns_through``)
+# the turns of the session's callbacks (not a request's), by the name the caller gave each: their
+# notifications are counted (``_turns_through``)
+SHARED_TURNS = {LOG_TURN: "on_log", NOTE_TURN: "on_notification"}
 NotificationCallback = Callable[[str, Any], Awaitable[None] | None]
 
 CLOSED = object()
@@ -258,18 +260,20 @@ class ClientSession:
         token = pending.progress_token if pending is not None else None
         loop = asyncio.get_running_loop()
         started = loop.time()
+
+        def left() -> float | None:
+            return None if timeout is None else max(0.0, timeout - (loop.time() - started))
+
         result = await self._awaited(rid, future, timeout, limit)
         run = self._progress_runs.get(token) if token is not None else None
         if run is not None:  # within what is left of the request's time (a callback that never
             # ends, or waits on the caller, would hold the call for ever: a review of the diff);
             # past it, or when the caller gives up, the callback goes on, not cut short
-            left = None if timeout is None else max(0.0, timeout - (loop.time() - started))
-            await asyncio.wait({run}, timeout=left)
+            await asyncio.wait({run}, timeout=left())
         if pending is not None and pending.turns_before:  # the same for ``on_log``, ``on_notification``
             for turn, count in pending.turns_before.items():
                 if self._handed[turn] < count:
-                    left = None if timeout is None else max(0.0, timeout - (loop.time() - started))
-                    await self._turns_through(turn, count, left)
+                    await self._turns_through(turn, count, left())
         return result
 
     async def _turns_through(self, turn: str, count: int, timeout: float | None) -> None:
@@ -742,7 +746,7 @@ class ClientSession:
             try:
                 while backlog:
                     try:
-                        await _call(callback, backlog.popleft(), CALLBACK_OF.get(token, "on_progress"))
+                        await _call(callback, backlog.popleft(), SHARED_TURNS.get(token, "on_progress"))
                     finally:
                         if shared:
                             self._handed_over(token, 1)
@@ -783,9 +787,6 @@ def _why(error: ProtocolError) -> str:
     """The codec's refusal with its reason (a parse error's is in ``data``: bad UTF-8, too deep)."""
     detail = error.data.get("detail") if isinstance(error.data, dict) else None
     return f"{error.code} {error.message}" + (f" ({shortened(str(detail))})" if detail else "")
-
-
-CALLBACK_OF = {LOG_TURN: "on_log", NOTE_TURN: "on_notification"}  # a turn's callback, as the caller named it
 
 
 async def _call(callback: ProgressCallback, params: Any, name: str) -> None:

@@ -50,6 +50,7 @@ from pydantic_core import PydanticSerializationError, from_json, to_json
 from ...codec import MAX_REPORTED_ERRORS, shortened
 from ...uri_template import EXPRESSION, OPERATORS, QUERY
 from ..services import Context
+from ..services.inputs import inlined
 
 JSON = Any
 
@@ -379,17 +380,16 @@ def kind_problems(
         "function-wrap",
     ):
         return []
-    if kind in ("model-fields", "typed-dict") and isinstance(value, dict):
+    if kind in ("model-fields", "typed-dict", "dataclass-args") and isinstance(value, dict):
+        fields = core.get("fields", {})  # by name; a dataclass's, a list of fields with their names
+        named = (
+            fields.items()
+            if isinstance(fields, dict)
+            else ((field.get("name"), field) for field in fields)
+        )
         found: list[KindProblem] = []
-        for name, field in core.get("fields", {}).items():
+        for name, field in named:
             key = field.get("validation_alias", name)
-            if isinstance(key, str) and key in value:
-                found += kind_problems(value[key], field.get("schema"), refs, f"{where}.{key}")
-        return found
-    if kind == "dataclass-args" and isinstance(value, dict):
-        found = []
-        for field in core.get("fields", ()):
-            key = field.get("validation_alias", field.get("name"))
             if isinstance(key, str) and key in value:
                 found += kind_problems(value[key], field.get("schema"), refs, f"{where}.{key}")
         return found
@@ -505,15 +505,13 @@ class Arguments:
             return self.model.model_validate(arguments)
         except ValidationError as exc:
             retried = dict(arguments)
-            for error in exc.errors(include_url=False):
-                name = error["loc"][0] if error["loc"] else None
-                if not isinstance(name, str):
-                    continue
-                value = arguments.get(name)
-                if isinstance(value, str) and retried[name] is value:
+            refused = {error["loc"][0] for error in exc.errors(include_url=False) if error["loc"]}
+            for name in refused:
+                value = arguments.get(name) if isinstance(name, str) else None
+                if isinstance(name, str) and isinstance(value, str):
                     with contextlib.suppress(ValueError):
                         retried[name] = from_json(value)
-            if all(retried[name] is arguments[name] for name in arguments):
+            if retried == dict(arguments):  # no refused string held JSON
                 raise
             return self.model.model_validate(retried)
 
@@ -720,16 +718,15 @@ def prompt_arguments(arguments: Arguments) -> list[dict[str, JSON]]:
         whole = arguments.schema()
     except DeclarationError:  # a type with no JSON Schema: nothing to say of it
         whole = {}
-    properties, definitions = whole.get("properties", {}), whole.get("$defs", {})
+    properties: dict[str, Any] = whole.get("properties", {})
+    definitions: dict[str, Any] = whole.get("$defs", {})
     out = []
     for field, name in arguments.names:
         info = arguments.model.model_fields[field]
         argument: dict[str, JSON] = {"name": name}
         description = info.description or ""
-        schema = properties.get(name) if isinstance(properties, dict) else None
-        if isinstance(schema, dict) and takes_json(
-            schema, definitions if isinstance(definitions, dict) else {}
-        ):
+        schema = properties.get(name)
+        if isinstance(schema, dict) and takes_json(schema, definitions):
             shown = to_json(
                 {k: v for k, v in schema.items() if k not in ("description", "default")}
             ).decode()
@@ -753,10 +750,9 @@ def takes_json(schema: dict[str, Any], definitions: dict[str, Any], depth: int =
     definition it refers to), which a prompt's string argument gives as JSON."""
     if depth > 8:
         return False
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        target = definitions.get(ref[len("#/$defs/") :])
-        return isinstance(target, dict) and takes_json(target, definitions, depth + 1)
+    if "$ref" in schema:
+        target = inlined(schema, definitions)
+        return target is not schema and takes_json(target, definitions, depth + 1)
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
     if "array" in kinds or "object" in kinds:
