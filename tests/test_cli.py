@@ -218,6 +218,30 @@ def test_an_adoption_printed_into_a_closed_pipe_is_kept(tmp_path: Path) -> None:
     assert "2026-09-30" in json.loads((project / "schema" / "lock.json").read_text())["versions"]
 
 
+def test_adopting_a_revision_names_the_capabilities_the_overlay_does_not_describe(tmp_path: Path) -> None:
+    """Which messages a capability stands for is the overlay's (``capabilities``): a capability or
+    flag a new revision adds is never declared until it is described there, so adoption says so."""
+
+    def change(document: dict[str, Any]) -> None:
+        defs = document["$defs"]
+        defs["ServerCapabilities"]["properties"]["greetings"] = {"type": "object"}
+        defs["ServerCapabilities"]["properties"]["tools"]["properties"]["validate"] = {"type": "boolean"}
+        defs["ClientCapabilities"]["properties"]["notes"] = {"type": "object"}
+
+    project = tmp_path / "project"
+    project.mkdir()
+    path = new_revision(tmp_path, "2026-09-30", change)
+    args = ("schema", "sync", "--from", str(path.parents[1]), "--version", "2026-09-30", "--update-lock")
+    done = run_cli(*args, cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert [line for line in done.stdout.splitlines() if "never declared" in line] == [
+        "  overlay: ServerCapabilities.tools.validate is not among capabilities.server.tools.flags: "
+        "it is never declared on its own",
+        "  overlay: ServerCapabilities.greetings is not in capabilities.server: it is never declared on its own",
+        "  overlay: ClientCapabilities.notes is not in capabilities.client: it is never declared on its own",
+    ]
+
+
 def test_adopting_a_revision_from_a_directory_records_the_real_source_and_carries_patches(tmp_path: Path) -> None:
     """Items 6 and 7: the lock names the exact file; 2026-07-28's patches are tried on the new revision."""
     project = tmp_path / "project"
@@ -235,6 +259,7 @@ def test_adopting_a_revision_from_a_directory_records_the_real_source_and_carrie
         "  overlay: deprecated methods of 2026-07-28 are not listed for 2026-09-30: "
         "notifications/message, roots/list, sampling/createMessage"
     ) in done.stdout.splitlines()
+    assert "never declared" not in done.stdout  # the overlay describes every capability 2026-07-28 has
     lock = json.loads((project / "schema" / "lock.json").read_text())
     assert lock["versions"]["2026-09-30"]["url"] == path.resolve().as_uri()
     assert json.loads((project / "schema" / "patches" / "2026-09-30.json").read_text()) == patches

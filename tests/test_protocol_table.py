@@ -127,6 +127,10 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     raw["sse_priming"]["versions"] += ["2026-07-28", "2099-01-01"]  # a modern revision has no legacy streams
     raw["resource_not_found"]["codes"]["2099-01-01"] = -32002
     raw["log_levels"]["order"].insert(0, "trace")
+    raw["capabilities"]["server"]["greetings"] = {"requests": "greetings/"}
+    raw["capabilities"]["server"]["tools"]["flags"]["validate"] = "tools/validate"
+    raw["capabilities"]["server"]["tasks"] = {"requests": "tasks/augment/"}  # 2025-11-25's property, no such requests
+    raw["capabilities"]["client"]["notes"] = {"requests": "notes/"}
     path = tmp_path / "overlay.json"
     path.write_text(json.dumps(raw))
     overlay = load_overlay(path)
@@ -137,6 +141,12 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     assert "sse_priming: 2099-01-01 is not a locked legacy revision" in problems
     assert "resource_not_found: 2099-01-01 is not a locked revision" in problems
     assert "log_levels: 'trace' is a LoggingLevel value in no locked schema" in problems
+    assert [p for p in problems if p.startswith("capabilities")] == [
+        "capabilities.server.tools: flag 'validate' with 'tools/validate' is in no locked schema",
+        "capabilities.server: 'greetings' is in no locked schema (ServerCapabilities, with its messages)",
+        "capabilities.server: 'tasks' is in no locked schema (ServerCapabilities, with its messages)",
+        "capabilities.client: 'notes' is in no locked schema (ClientCapabilities, with its requests)",
+    ]
 
 
 def test_a_revision_hands_on_only_its_own_log_levels_in_the_overlays_order(lock: Lock, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -304,3 +314,39 @@ def test_two_methods_that_make_one_python_name_are_refused_naming_both(
     with pytest.raises(GeneratorError) as refused:
         _with_requests(*requests)
     assert said in refused.value.message and "both make the Python name" in refused.value.message
+
+
+def test_an_overlay_from_before_capabilities_stands_on_the_generators_own(lock: Lock, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A project's own overlay is a copy made at its first adoption: one from before
+    ``capabilities`` must still declare what a server implements."""
+    raw = json.loads((SCHEMA_DIR / "overlay.json").read_text())
+    del raw["capabilities"]
+    path = tmp_path / "overlay.json"
+    path.write_text(json.dumps(raw))
+    overlay = load_overlay(path)
+    bundled = load_overlay(SCHEMA_DIR / "overlay.json")
+    assert overlay.server_capabilities == bundled.server_capabilities and overlay.server_capabilities
+    assert overlay.client_capabilities == bundled.client_capabilities and overlay.client_capabilities
+    protocol = analyze_revision(lock, "2026-07-28", overlay).protocol
+    assert [c.name for c in protocol.server_capabilities] == ["completions", "logging", "prompts", "resources", "tools"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "side", "says"),
+    [
+        ({"flags": {}}, "server", "capabilities.server.x needs one of requests or notification (a string)"),
+        ({"requests": "x/", "notification": "n"}, "server", "capabilities.server.x needs one of"),
+        ({"requests": 5}, "server", "capabilities.server.x needs one of"),
+        ({"notification": "n"}, "client", "capabilities.client.x needs one of requests (a string)"),
+        ({"requests": "x/", "flags": {"a": "b"}}, "client", "capabilities.client.x.flags"),
+        ({"requests": "x/", "flags": ["a"]}, "server", "capabilities.server.x.flags"),
+    ],
+)
+def test_a_malformed_capability_entry_names_itself(tmp_path, entry: dict, side: str, says: str) -> None:  # type: ignore[no-untyped-def,type-arg]
+    raw = json.loads((SCHEMA_DIR / "overlay.json").read_text())
+    raw["capabilities"][side]["x"] = entry
+    path = tmp_path / "overlay.json"
+    path.write_text(json.dumps(raw))
+    with pytest.raises(GeneratorError) as caught:
+        load_overlay(path)
+    assert says in str(caught.value)

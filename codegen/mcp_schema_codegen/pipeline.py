@@ -357,6 +357,7 @@ def render_package(
             overlay,
             target,
             log_levels={v: protocol.log_levels for v, protocol in facts.items()},
+            capabilities={v: protocol.server_capabilities for v, protocol in facts.items()},
         ),
         encoding="utf-8",
     )

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpgen._runtime import check_generated_version
-from mcpgen._runtime.versions import RevisionEntry, VersionRegistry
+from mcpgen._runtime.versions import RevisionEntry, ServerCapability, VersionRegistry
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -62,6 +62,30 @@ REGISTRY = VersionRegistry(
                 "alert",
                 "emergency",
             ),
+            server_capabilities={
+                "logging": ServerCapability((), {}),
+                "prompts": ServerCapability(
+                    ("prompts/get", "prompts/list"),
+                    {"listChanged": "notifications/prompts/list_changed"},
+                ),
+                "resources": ServerCapability(
+                    (
+                        "resources/list",
+                        "resources/read",
+                        "resources/subscribe",
+                        "resources/templates/list",
+                        "resources/unsubscribe",
+                    ),
+                    {
+                        "listChanged": "notifications/resources/list_changed",
+                        "subscribe": "notifications/resources/updated",
+                    },
+                ),
+                "tools": ServerCapability(
+                    ("tools/call", "tools/list"),
+                    {"listChanged": "notifications/tools/list_changed"},
+                ),
+            },
         ),
         RevisionEntry(
             "2025-03-26",
@@ -80,6 +104,31 @@ REGISTRY = VersionRegistry(
                 "alert",
                 "emergency",
             ),
+            server_capabilities={
+                "completions": ServerCapability(("completion/complete",), {}),
+                "logging": ServerCapability((), {}),
+                "prompts": ServerCapability(
+                    ("prompts/get", "prompts/list"),
+                    {"listChanged": "notifications/prompts/list_changed"},
+                ),
+                "resources": ServerCapability(
+                    (
+                        "resources/list",
+                        "resources/read",
+                        "resources/subscribe",
+                        "resources/templates/list",
+                        "resources/unsubscribe",
+                    ),
+                    {
+                        "listChanged": "notifications/resources/list_changed",
+                        "subscribe": "notifications/resources/updated",
+                    },
+                ),
+                "tools": ServerCapability(
+                    ("tools/call", "tools/list"),
+                    {"listChanged": "notifications/tools/list_changed"},
+                ),
+            },
         ),
         RevisionEntry(
             "2025-06-18",
@@ -97,6 +146,31 @@ REGISTRY = VersionRegistry(
                 "alert",
                 "emergency",
             ),
+            server_capabilities={
+                "completions": ServerCapability(("completion/complete",), {}),
+                "logging": ServerCapability((), {}),
+                "prompts": ServerCapability(
+                    ("prompts/get", "prompts/list"),
+                    {"listChanged": "notifications/prompts/list_changed"},
+                ),
+                "resources": ServerCapability(
+                    (
+                        "resources/list",
+                        "resources/read",
+                        "resources/subscribe",
+                        "resources/templates/list",
+                        "resources/unsubscribe",
+                    ),
+                    {
+                        "listChanged": "notifications/resources/list_changed",
+                        "subscribe": "notifications/resources/updated",
+                    },
+                ),
+                "tools": ServerCapability(
+                    ("tools/call", "tools/list"),
+                    {"listChanged": "notifications/tools/list_changed"},
+                ),
+            },
         ),
         RevisionEntry(
             "2025-11-25",
@@ -115,6 +189,31 @@ REGISTRY = VersionRegistry(
                 "alert",
                 "emergency",
             ),
+            server_capabilities={
+                "completions": ServerCapability(("completion/complete",), {}),
+                "logging": ServerCapability((), {}),
+                "prompts": ServerCapability(
+                    ("prompts/get", "prompts/list"),
+                    {"listChanged": "notifications/prompts/list_changed"},
+                ),
+                "resources": ServerCapability(
+                    (
+                        "resources/list",
+                        "resources/read",
+                        "resources/subscribe",
+                        "resources/templates/list",
+                        "resources/unsubscribe",
+                    ),
+                    {
+                        "listChanged": "notifications/resources/list_changed",
+                        "subscribe": "notifications/resources/updated",
+                    },
+                ),
+                "tools": ServerCapability(
+                    ("tools/call", "tools/list"),
+                    {"listChanged": "notifications/tools/list_changed"},
+                ),
+            },
         ),
         RevisionEntry(
             "2026-07-28",
@@ -131,6 +230,25 @@ REGISTRY = VersionRegistry(
                 "alert",
                 "emergency",
             ),
+            server_capabilities={
+                "completions": ServerCapability(("completion/complete",), {}),
+                "logging": ServerCapability((), {}),
+                "prompts": ServerCapability(
+                    ("prompts/get", "prompts/list"),
+                    {"listChanged": "notifications/prompts/list_changed"},
+                ),
+                "resources": ServerCapability(
+                    ("resources/list", "resources/read", "resources/templates/list"),
+                    {
+                        "listChanged": "notifications/resources/list_changed",
+                        "subscribe": "notifications/resources/updated",
+                    },
+                ),
+                "tools": ServerCapability(
+                    ("tools/call", "tools/list"),
+                    {"listChanged": "notifications/tools/list_changed"},
+                ),
+            },
         ),
     ],
 )

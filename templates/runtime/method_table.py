@@ -26,6 +26,7 @@ class MethodSpec:
         "_result",
         "_task_result",
         "cacheable",
+        "client_capability",
         "deprecated",
         "direction",
         "embedded",
@@ -51,6 +52,7 @@ class MethodSpec:
         deprecated: bool = False,
         embedded: bool = False,
         task_result: object | None = None,
+        client_capability: str | None = None,
     ) -> None:
         self.name = name
         self.kind: Kind = kind
@@ -65,6 +67,8 @@ class MethodSpec:
         self.deprecated = deprecated
         self.embedded = embedded
         self._task_result = task_result
+        # a server's request: the client capability it needs declared (the overlay's ``capabilities.client``)
+        self.client_capability = client_capability
 
     @property
     def message(self) -> Any:

@@ -5,6 +5,7 @@ from typing import Any, Literal
 
 import pytest
 from mcpgen._runtime.server.services.capabilities import undeclared
+from mcpgen.v2026_07_28.protocol import METHODS
 from mcpgen.v2026_07_28.server import App, Context
 from pydantic import BaseModel
 
@@ -304,7 +305,7 @@ def test_form_elicitation_is_refused_to_a_client_that_declared_url_mode_only() -
 def test_what_each_request_to_the_client_needs_declared(
     method: str, params: dict[str, Any], declared: dict[str, Any], missing: dict[str, Any] | None
 ) -> None:
-    assert undeclared(method, params, declared) == missing
+    assert undeclared(method, params, declared, METHODS) == missing
 
 
 # -- legacy sessions: a real server->client request, the function runs once ------------------------

@@ -20,13 +20,22 @@ BASE = "2026-07-28"
 
 @contextlib.contextmanager
 def made_up_revision(
-    base: Path, version: str, change: Callable[[dict[str, Any]], dict[str, Any]], package: str
+    base: Path,
+    version: str,
+    change: Callable[[dict[str, Any]], dict[str, Any]],
+    package: str,
+    overlay: Callable[[dict[str, Any]], None] | None = None,
 ) -> Iterator[Path]:
     """``change`` applied to 2026-07-28's schema, adopted as ``version`` (its patches carried) into
-    a copy of the lock under ``base`` and generated into ``package`` in ``base/out``, which is on
-    ``sys.path`` meanwhile; the package's modules are forgotten afterwards."""
+    a copy of the lock under ``base`` (its overlay changed by ``overlay``, as a maintainer adds the
+    facts a new revision's schema does not carry) and generated into ``package`` in ``base/out``,
+    which is on ``sys.path`` meanwhile; the package's modules are forgotten afterwards."""
     schema_dir = base / "schema"
     shutil.copytree(SCHEMA_DIR, schema_dir, ignore=shutil.ignore_patterns("__pycache__", "examples"))
+    if overlay is not None:
+        raw = json.loads((schema_dir / "overlay.json").read_text())
+        overlay(raw)
+        (schema_dir / "overlay.json").write_text(json.dumps(raw, indent=2))
     upstream = base / "upstream" / version
     upstream.mkdir(parents=True)
     document = json.loads((SCHEMA_DIR / BASE / "schema.json").read_text())

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any
 
 import pytest
 from mcpgen._runtime.method_table import MethodTable
 from mcpgen._runtime.server.services.request_state import RequestStateSealer
+from mcpgen._runtime.versions import VersionRegistry
 from mcpgen.v2026_07_28 import models as m
 from mcpgen.v2026_07_28 import server as s
 
@@ -551,6 +553,20 @@ class WithoutToolChanges:
         return getattr(self._revision, name)
 
 
+def without_tool_changes(registry: VersionRegistry, version: str) -> VersionRegistry:
+    """``registry`` with the entry of ``version`` as the generator writes it for such a revision:
+    its ``tools`` capability without the ``listChanged`` flag (no notification to promise)."""
+    entries = []
+    for v in registry.versions:
+        entry = registry.entry(v)
+        if v == version:
+            caps = dict(entry.server_capabilities)
+            caps["tools"] = caps["tools"]._replace(flags={})
+            entry = dataclasses.replace(entry, server_capabilities=caps)
+        entries.append(entry)
+    return VersionRegistry(entries)
+
+
 TOOLS_CHANGED = "notifications/tools/list_changed"
 
 
@@ -563,6 +579,7 @@ def test_list_changed_is_declared_and_acknowledged_only_where_the_revision_has_t
 
     class Pruned(Demo):
         revision = WithoutToolChanges(Demo.revision)
+        registry = without_tool_changes(Demo.registry, Demo.revision.version)
 
     async def go() -> dict[str, Any]:
         async with Stdio(Pruned()) as conn:
@@ -589,6 +606,7 @@ def test_a_session_of_an_older_revision_is_told_the_flags_its_revision_has_thoug
 
     class Pruned(Demo):
         revision = WithoutToolChanges(Demo.revision)
+        registry = without_tool_changes(Demo.registry, Demo.revision.version)
 
     info = {"name": "c", "version": "1"}
     params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": info}
@@ -619,7 +637,8 @@ def test_capabilities_as_spoken_take_a_model_as_an_override_may_return() -> None
     from mcpgen._runtime.server.services.capabilities import as_spoken
 
     caps = m.ServerCapabilities.model_validate({"tools": {"listChanged": True}, "experimental": {"x": {}}})
-    assert as_spoken(caps, WithoutToolChanges(Demo.revision).methods) == {"tools": {}, "experimental": {"x": {}}}
+    registry = without_tool_changes(Demo.registry, Demo.revision.version)
+    assert as_spoken(caps, registry, Demo.revision.version) == {"tools": {}, "experimental": {"x": {}}}
 
 
 def test_completions_are_not_declared_to_a_revision_whose_capabilities_have_no_such_field() -> None:

@@ -20,7 +20,7 @@ from mcp_schema_codegen.backend.split import split
 from mcp_schema_codegen.backend.views import Target
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.ir.analyze import Overlay
-from mcp_schema_codegen.ir.protocol import Protocol
+from mcp_schema_codegen.ir.protocol import Protocol, ServerCapability
 
 TEMPLATE_SUFFIX = ".j2"
 
@@ -154,5 +154,7 @@ class Renderer:
         overlay: Overlay,
         target: Target,
         log_levels: Mapping[str, Sequence[str]] | None = None,
+        capabilities: Mapping[str, Sequence[ServerCapability]] | None = None,
     ) -> str:
-        return self.render("package_init.py", **views.package_context(eras, batching, overlay, target, log_levels))
+        context = views.package_context(eras, batching, overlay, target, log_levels, capabilities)
+        return self.render("package_init.py", **context)

@@ -31,7 +31,7 @@ from mcp_schema_codegen.backend.models import GeneratedModels
 from mcp_schema_codegen.backend.split import module_name
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.ir.analyze import Overlay
-from mcp_schema_codegen.ir.protocol import Method, Protocol
+from mcp_schema_codegen.ir.protocol import Method, Protocol, ServerCapability
 from mcp_schema_codegen.tools import pysource
 from mcp_schema_codegen.tools.pysource import Code
 
@@ -193,6 +193,7 @@ class MethodView:
     deprecated: bool
     embedded: bool
     task_result: Ident | None
+    client_capability: str | None  # printed with ``| py``
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,7 @@ def method_view(m: Method) -> MethodView:
         deprecated=m.deprecated,
         embedded=m.embedded,
         task_result=_optional_ident(m.task_result),
+        client_capability=m.client_capability,
     )
 
 
@@ -505,6 +507,8 @@ class VersionRow:
     resource_not_found: int | None  # the code of resources/read for an unknown URI, None: -32602
     package: str  # dotted name of the revision package: printed with `| py`
     log_levels: Code | None = None  # LoggingLevel's values ranked (the overlay's order), a tuple literal; None: none
+    # {capability: ServerCapability(requests, flags)} as source; None: none
+    server_capabilities: Code | None = None
 
 
 def package_context(
@@ -513,13 +517,17 @@ def package_context(
     overlay: Overlay,
     target: Target,
     log_levels: Mapping[str, Sequence[str]] | None = None,
+    capabilities: Mapping[str, Sequence[ServerCapability]] | None = None,
 ) -> dict[str, object]:
     """The package index: the revisions generated here (``eras``: version -> era) as the runtime's
     version registry (chained to the runtime distribution's registry when the runtime is not in the
     package), with each revision's facts from the schema (``batching``; ``log_levels``: its
     LoggingLevel values in the overlay's order, so a client checks a level without importing the
-    revision) and the overlay, and the generator version the runtime is checked against at import."""
+    revision; ``capabilities``: the server capabilities it has, so a server knows the flags of
+    every revision it serves) and the overlay, and the generator version the runtime is checked
+    against at import."""
     levels = log_levels or {}
+    offered = capabilities or {}
     rows = [
         VersionRow(
             Word(v),
@@ -530,6 +538,7 @@ def package_context(
             resource_not_found=overlay.resource_not_found.get(v),
             package=f"{target.package}.v{v.replace('-', '_')}",
             log_levels=tuple_literal(levels[v]) if levels.get(v) else None,
+            server_capabilities=capability_literal(offered[v]) if offered.get(v) else None,
         )
         for v in sorted(eras)
     ]
@@ -542,6 +551,16 @@ def package_context(
         "generator_version": __version__,
         "header": header("schema/lock.json"),
     }
+
+
+def capability_literal(capabilities: Sequence[ServerCapability]) -> Code:
+    """The server capabilities of a revision as ``RevisionEntry`` takes them: a dict of
+    ``ServerCapability(requests, flags)`` by name."""
+    items = [
+        f"{literal(c.name)}: ServerCapability({tuple_literal(c.requests)}, {literal(dict(c.flags))})"
+        for c in capabilities
+    ]
+    return Code("{" + ", ".join(items) + "}")
 
 
 # -- the current revision's modules (a project's stable import names) ---------------------------

@@ -37,7 +37,14 @@ from mcp_schema_codegen.frontend.lock import (
 )
 from mcp_schema_codegen.frontend.patches import Carried, Patch, carry, dump_patches, load_patches, patch_file
 from mcp_schema_codegen.frontend.prepass import check_references, check_supported
-from mcp_schema_codegen.ir.analyze import EraMismatch, Overlay, analyze_schema, check_log_levels, overlay_for
+from mcp_schema_codegen.ir.analyze import (
+    EraMismatch,
+    Overlay,
+    analyze_schema,
+    check_log_levels,
+    overlay_for,
+    undescribed_capabilities,
+)
 from mcp_schema_codegen.output.tree import staged_directory
 from mcp_schema_codegen.paths import bundled_schema_dir
 
@@ -158,8 +165,9 @@ def count_methods(lock: Lock, rev: LockedRevision, data: bytes, patches: tuple[P
     return len(protocol.methods)
 
 
-def validate(data: bytes, version: str) -> dict[str, object]:
-    """The document, when it is a valid JSON Schema with the MCP core definitions."""
+def validate(data: bytes, version: str) -> tuple[dict[str, object], str]:
+    """The document and its definitions container, when it is a valid JSON Schema with the MCP
+    core definitions."""
     document, container = parse_document(data, version)
     check_json_schema(document, version)
     check_references(document, container, version)  # refused here, not at the first generation
@@ -171,7 +179,7 @@ def validate(data: bytes, version: str) -> dict[str, object]:
             version=version,
             hint="--from must hold an MCP revision's schema.json",
         )
-    return document
+    return document, container
 
 
 def adopt(schema_dir: Path, source: str, version: str, era: Era | None) -> Adoption:
@@ -179,7 +187,7 @@ def adopt(schema_dir: Path, source: str, version: str, era: Era | None) -> Adopt
     check_version(version)
     lock = load_lock(schema_dir)
     data, origin = fetch(source_location(source, version))
-    document = validate(data, version)
+    document, container = validate(data, version)
     old = lock.revisions.get(version)
     candidates: tuple[Era, ...] = (era,) if era else (old.era,) if old else ERAS
     own = patch_file(schema_dir, version)
@@ -218,7 +226,10 @@ def adopt(schema_dir: Path, source: str, version: str, era: Era | None) -> Adopt
             own.unlink()
     atomic_write(lock.path, lock_text(lock, {**lock.revisions, version: rev}))
     previous = previous_of_era(lock, version, rev.era)
-    notes = overlay_notes(overlay_for(schema_dir), previous, version) if previous and old is None else ()
+    overlay = overlay_for(schema_dir)
+    notes = overlay_notes(overlay, previous, version) if previous and old is None else ()
+    if old is None:
+        notes += tuple(undescribed_capabilities(document, container, overlay))
     return Adoption(rev, methods, carried, failing, notes, old, changes)
 
 

@@ -13,7 +13,7 @@ import ast
 import functools
 import keyword
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +21,9 @@ from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import LoadedSchema, check_json_schema, load
 from mcp_schema_codegen.frontend.lock import Era, Lock
 from mcp_schema_codegen.frontend.prepass import check_supported, prepass
-from mcp_schema_codegen.ir.protocol import Direction, Kind, Method, Protocol, TypedError
+from mcp_schema_codegen.ir.protocol import Direction, Kind, Method, Protocol, ServerCapability, TypedError
 from mcp_schema_codegen.jsondata import load_json
-from mcp_schema_codegen.paths import templates_dir
+from mcp_schema_codegen.paths import bundled_schema_dir, templates_dir
 
 JSON = Any
 UNIONS: tuple[tuple[str, Kind, Direction], ...] = (
@@ -38,6 +38,15 @@ INPUT_REQUIRED = "InputRequiredResult"
 RESULT_TYPE = "resultType"  # what the runtime stamps on every modern result, and its two values
 COMPLETE, INPUT_REQUIRED_VALUE = "complete", "input_required"
 HANDSHAKE = "initialize"
+
+
+@dataclass(frozen=True)
+class CapabilityRule:
+    """One entry of the overlay's ``capabilities``: what a capability stands for."""
+
+    requests: str | None = None  # the method prefix of the requests it covers ("tools/")
+    notification: str | None = None  # a server capability without requests: the notification it promises
+    flags: tuple[tuple[str, str], ...] = ()  # (flag, the message it promises), server capabilities only
 
 
 class EraMismatch(GeneratorError):
@@ -56,6 +65,8 @@ class Overlay:
     headerless_http: frozenset[str] = frozenset()  # the revision an HTTP request without MCP-Protocol-Version is
     resource_not_found: dict[str, int] = field(default_factory=dict)  # version -> code, where not -32602
     log_levels: tuple[str, ...] = ()  # LoggingLevel's values, least severe first (the runtime's LOG_LEVELS)
+    server_capabilities: dict[str, CapabilityRule] = field(default_factory=dict)  # by capability name
+    client_capabilities: dict[str, CapabilityRule] = field(default_factory=dict)
 
 
 # RFC 5424's severities, least severe first: the order of an overlay written before it had
@@ -63,10 +74,43 @@ class Overlay:
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
+def capability_rules(raw: dict[str, JSON], side: str) -> dict[str, CapabilityRule]:
+    """The overlay's ``capabilities.<side>``, each rule checked for its shape: a server capability
+    names its ``requests`` prefix or its ``notification``, and may have ``flags``; a client
+    capability names its ``requests`` prefix only."""
+    rules = {}
+    for name, entry in raw[side].items():
+        requests, notification, flags = entry.get("requests"), entry.get("notification"), entry.get("flags", {})
+        given = [key for key, value in (("requests", requests), ("notification", notification)) if value is not None]
+        allowed = ["requests"] if side == "client" else ["requests", "notification"]
+        if len(given) != 1 or given[0] not in allowed or not isinstance(requests or notification, str):
+            raise ValueError(f"capabilities.{side}.{name} needs one of {' or '.join(allowed)} (a string)")
+        if (
+            not isinstance(flags, dict)
+            or not all(isinstance(v, str) for v in flags.values())
+            or (flags and side == "client")
+        ):
+            raise ValueError(
+                f"capabilities.{side}.{name}.flags: a server capability's flags map each to the message it promises"
+            )
+        rules[str(name)] = CapabilityRule(requests, notification, tuple((str(k), v) for k, v in flags.items()))
+    return rules
+
+
+@functools.cache
+def bundled_capabilities() -> dict[str, JSON]:
+    """The generator's own overlay's ``capabilities``: what an overlay written before the section
+    existed (a project's own, copied at its first adoption) stands on."""
+    path = bundled_schema_dir() / "overlay.json"
+    raw: dict[str, JSON] = load_json(path.read_text(encoding="utf-8"), f"overlay {path}")["capabilities"]
+    return raw
+
+
 def load_overlay(path: Path) -> Overlay:
     try:
         raw = load_json(path.read_text(encoding="utf-8"), f"overlay {path}")
         deprecated = {k: v for k, v in raw["deprecated"].items() if k != "reason"}
+        capabilities = raw["capabilities"] if "capabilities" in raw else bundled_capabilities()
         return Overlay(
             empty_result_methods=frozenset(raw["empty_result"]["methods"]),
             task_params_property=raw["task_augmented"]["params_property"],
@@ -78,6 +122,8 @@ def load_overlay(path: Path) -> Overlay:
             headerless_http=frozenset(raw.get("headerless_http", {}).get("versions", ())),
             resource_not_found={v: int(c) for v, c in raw.get("resource_not_found", {}).get("codes", {}).items()},
             log_levels=tuple(str(level) for level in raw["log_levels"]["order"]) if "log_levels" in raw else LOG_LEVELS,
+            server_capabilities=capability_rules(capabilities, "server"),
+            client_capabilities=capability_rules(capabilities, "client"),
         )
     except FileNotFoundError:
         raise GeneratorError(f"no overlay at {path}") from None
@@ -161,6 +207,47 @@ class _Analyzer:
         if not isinstance(values, list) or not values:
             return ()
         return tuple(level for level in self.overlay.log_levels if level in values)
+
+    def properties(self, node: JSON) -> dict[str, JSON]:
+        """The properties of a schema node, through a ``$ref`` to a definition."""
+        name = self.ref_name(node)
+        body = self.defs[name] if name is not None else node
+        props = body.get("properties") if isinstance(body, dict) else None
+        return props if isinstance(props, dict) else {}
+
+    def capabilities(self, methods: list[Method]) -> tuple[tuple[ServerCapability, ...], dict[str, str]]:
+        """The overlay's ``capabilities`` as this revision has them: a server capability where
+        ``ServerCapabilities`` has the property and the table a request it covers (or the
+        notification it promises), each flag where the capability has the property and the table
+        the message; a client capability where ``ClientCapabilities`` has it, for each request a
+        server sends (or embeds) that it covers. Older revisions lack what newer ones add
+        (``completions`` came with 2025-03-26's property, ``elicitation`` with 2025-06-18)."""
+        answered = [m.name for m in methods if m.kind == "request" and m.client_sends]
+        promised = {m.name for m in methods if m.kind == "notification" and m.server_sends} | set(answered)
+        asked = [m.name for m in methods if m.kind == "request" and m.direction != "client_to_server"]
+        self.reading = "ServerCapabilities"
+        offered = self.properties(self.defs.get("ServerCapabilities"))
+        server = []
+        for name, rule in self.overlay.server_capabilities.items():
+            if name not in offered:
+                continue
+            requests = tuple(m for m in answered if rule.requests is not None and m.startswith(rule.requests))
+            if not (requests if rule.requests is not None else rule.notification in promised):
+                continue
+            have = self.properties(offered[name])
+            flags = tuple((flag, message) for flag, message in rule.flags if flag in have and message in promised)
+            server.append(ServerCapability(name, requests, flags))
+        self.reading = "ClientCapabilities"
+        declared = self.properties(self.defs.get("ClientCapabilities"))
+        client = {
+            method: name
+            for name, rule in self.overlay.client_capabilities.items()
+            if name in declared
+            for method in asked
+            if rule.requests is not None and method.startswith(rule.requests)
+        }
+        self.reading = None
+        return tuple(server), client
 
     def check_modern(self, methods: list[Method]) -> None:
         """What the runtime reads of every modern message, which the schema must still say (a
@@ -397,6 +484,8 @@ class _Analyzer:
             )
         if era == "modern":
             self.check_modern(methods)
+        server_capabilities, needs = self.capabilities(methods)
+        methods = [replace(m, client_capability=needs[m.name]) if m.name in needs else m for m in methods]
         return Protocol(
             version=version,
             era=era,
@@ -412,6 +501,7 @@ class _Analyzer:
             input_required=INPUT_REQUIRED if any(m.mrtr for m in methods) else None,
             error_id_required=self.error_id_required(),
             log_levels=self.log_levels(),
+            server_capabilities=server_capabilities,
         )
 
 
@@ -494,6 +584,44 @@ def check_log_levels(document: dict[str, JSON], container: str, version: str, ov
             )
 
 
+# capability maps an author fills (non-standard capabilities, extensions): nothing to describe
+OPEN_CAPABILITIES = frozenset({"experimental", "extensions"})
+
+
+def undescribed_capabilities(document: dict[str, JSON], container: str, overlay: Overlay) -> list[str]:
+    """The capabilities (and server capability flags) a schema defines that the overlay's
+    ``capabilities`` does not say the meaning of: a server never declares such a capability on
+    its own, nor a client. Said at adoption, as a line to add to the overlay."""
+    defs = document[container]
+
+    def properties(node: JSON) -> dict[str, JSON]:
+        ref = node.get("$ref") if isinstance(node, dict) else None
+        if isinstance(ref, str):
+            node = defs.get(ref.rsplit("/", 1)[-1])
+        props = node.get("properties") if isinstance(node, dict) else None
+        return props if isinstance(props, dict) else {}
+
+    notes = []
+    for side, definition, rules in (
+        ("server", "ServerCapabilities", overlay.server_capabilities),
+        ("client", "ClientCapabilities", overlay.client_capabilities),
+    ):
+        for name, node in properties(defs.get(definition)).items():
+            if name in OPEN_CAPABILITIES:
+                continue
+            if name not in rules:
+                notes.append(f"{definition}.{name} is not in capabilities.{side}: it is never declared on its own")
+            elif side == "server":
+                described = dict(rules[name].flags)
+                for flag in properties(node):
+                    if flag not in described:
+                        notes.append(
+                            f"{definition}.{name}.{flag} is not among capabilities.server.{name}.flags: "
+                            "it is never declared on its own"
+                        )
+    return notes
+
+
 def overlay_for(schema_dir: Path) -> Overlay:
     return load_overlay(schema_dir / "overlay.json")
 
@@ -514,6 +642,24 @@ def stale_overlay_entries(overlay: Overlay, schemas: list[tuple[LoadedSchema, Pr
     for level in overlay.log_levels:
         if level not in ranked:
             problems.append(f"log_levels: {level!r} is a LoggingLevel value in no locked schema")
+    offered: dict[str, set[str]] = {}
+    for _, protocol in schemas:
+        for cap in protocol.server_capabilities:
+            offered.setdefault(cap.name, set()).update(flag for flag, _ in cap.flags)
+    for name, rule in overlay.server_capabilities.items():
+        if name not in offered:
+            problems.append(
+                f"capabilities.server: {name!r} is in no locked schema (ServerCapabilities, with its messages)"
+            )
+        for flag, message in rule.flags:
+            if name in offered and flag not in offered[name]:
+                problems.append(f"capabilities.server.{name}: flag {flag!r} with {message!r} is in no locked schema")
+    needed = {m.client_capability for _, p in schemas for m in p.methods}
+    for name in overlay.client_capabilities:
+        if name not in needed:
+            problems.append(
+                f"capabilities.client: {name!r} is in no locked schema (ClientCapabilities, with its requests)"
+            )
     for key, versions in (("sse_priming", overlay.sse_priming), ("headerless_http", overlay.headerless_http)):
         for version in sorted(versions):
             if version not in by_version or by_version[version][1].era != "legacy":

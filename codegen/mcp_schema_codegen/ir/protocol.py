@@ -11,7 +11,7 @@ from typing import Literal
 
 from mcp_schema_codegen.frontend.lock import Era
 
-__all__ = ["Direction", "Era", "Kind", "Method", "Protocol", "TypedError"]
+__all__ = ["Direction", "Era", "Kind", "Method", "Protocol", "ServerCapability", "TypedError"]
 
 Kind = Literal["request", "notification"]
 Direction = Literal["client_to_server", "server_to_client", "both"]
@@ -34,6 +34,7 @@ class Method:
     deprecated: bool = False
     embedded: bool = False  # exists only inside InputRequiredResult.inputRequests (2026)
     task_result: str | None = None  # result when task-augmented (2025-11-25)
+    client_capability: str | None = None  # a server's request: the client capability it needs (the overlay)
 
     @property
     def client_sends(self) -> bool:
@@ -42,6 +43,18 @@ class Method:
     @property
     def server_sends(self) -> bool:
         return self.direction in ("server_to_client", "both") and not self.embedded
+
+
+@dataclass(frozen=True)
+class ServerCapability:
+    """A capability a server of this revision may declare (the overlay's ``capabilities.server``,
+    kept where the revision's ``ServerCapabilities`` has it and its table the messages)."""
+
+    name: str  # "tools"
+    requests: tuple[str, ...]  # implementing a handler of one declares it; () : always declared
+    flags: tuple[
+        tuple[str, str], ...
+    ]  # (flag, the message it promises): ("listChanged", "notifications/tools/list_changed")
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,7 @@ class Protocol:
     input_required: str | None = None  # the MRTR interim result definition (2026)
     error_id_required: bool = True  # its error response requires an id (before 2025-11-25): null when unread
     log_levels: tuple[str, ...] = ()  # LoggingLevel's values, least severe first (the overlay's log_levels)
+    server_capabilities: tuple[ServerCapability, ...] = ()  # the overlay's capabilities.server this revision has
 
     @property
     def package(self) -> str:

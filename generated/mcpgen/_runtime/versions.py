@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, cast
 
 if (
     TYPE_CHECKING
@@ -78,6 +78,16 @@ def negotiate(
     return ours[0] if ours else None
 
 
+class ServerCapability(NamedTuple):
+    """A capability a server of a revision may declare (the overlay's ``capabilities.server``, as
+    the revision has it): declared when a handler of one of its ``requests`` is implemented (none:
+    always), each flag of ``flags`` with it whose message (flag -> method) is a notification the
+    server sends or a request it implements."""
+
+    requests: tuple[str, ...]
+    flags: Mapping[str, str]
+
+
 @dataclass(frozen=True, slots=True)
 class RevisionEntry:
     """One revision a generated package provides: version, era, the dotted name of its revision
@@ -103,6 +113,10 @@ class RevisionEntry:
     log_levels: tuple[
         str, ...
     ] = ()  # LoggingLevel's values, least severe first; () from older packages
+    # the server capabilities a server of it may declare, by name (the overlay's
+    # ``capabilities.server`` as the revision has them): data, so a server of one revision knows
+    # the flags of every revision it serves without importing them
+    server_capabilities: Mapping[str, ServerCapability] = field(default_factory=dict)
 
 
 class VersionRegistry:
@@ -111,7 +125,7 @@ class VersionRegistry:
     Lookups of a version the registry does not hold raise ``KeyError`` naming the known ones.
     """
 
-    __slots__ = ("_entries", "_revisions")
+    __slots__ = ("_capabilities", "_entries", "_revisions")
 
     def __init__(
         self, entries: Iterable[RevisionEntry], *, parent: VersionRegistry | None = None
@@ -130,6 +144,7 @@ class VersionRegistry:
             version: merged[version] for version in newest_first(merged)
         }
         self._revisions: dict[str, Revision] = {}
+        self._capabilities: dict[str, dict[str, ServerCapability]] = {}
 
     def __repr__(self) -> str:
         return f"VersionRegistry({', '.join(self._entries)})"
@@ -171,6 +186,37 @@ class VersionRegistry:
         """The log level rankings the revisions declare (``RevisionEntry.log_levels``), newest first;
         read from the entries, so no revision package is imported."""
         return tuple(entry.log_levels for entry in self._entries.values() if entry.log_levels)
+
+    def server_capabilities(self, version: str) -> Mapping[str, ServerCapability]:
+        """What a server of ``version`` may declare: the capabilities of every revision it serves
+        (``up_to``), each with the requests and flags any of them has, its own revision's first. A
+        capability or flag its own revision lacks (a newer revision that dropped logging) is
+        still declared to a session whose revision has it; ``as_spoken`` tells each session only
+        what its own revision has. Read from the entries: no revision package is imported."""
+        merged = self._capabilities.get(version)
+        if merged is None:
+            merged = {}
+            for served in self.up_to(version):  # newest first
+                for name, cap in self.entry(served).server_capabilities.items():
+                    have = merged.get(name)
+                    merged[name] = (
+                        cap
+                        if have is None
+                        else ServerCapability(
+                            tuple(dict.fromkeys((*have.requests, *cap.requests))),
+                            {**cap.flags, **have.flags},
+                        )
+                    )
+            self._capabilities[version] = merged
+        return merged
+
+    def known_capabilities(self) -> dict[str, set[str]]:
+        """Every server capability any revision of the registry has, with every flag any has of it."""
+        known: dict[str, set[str]] = {}
+        for entry in self._entries.values():
+            for name, cap in entry.server_capabilities.items():
+                known.setdefault(name, set()).update(cap.flags)
+        return known
 
     def module(self, version: str, name: str) -> ModuleType:
         """A module of a revision's package (``codec``, ``client``, ``server``), imported on first use."""

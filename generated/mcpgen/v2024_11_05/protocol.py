@@ -134,6 +134,7 @@ METHODS = MethodTable(
             params_required=False,
             result=m.ListRootsResult,
             stub="list_roots",
+            client_capability="roots",
         ),
         MethodSpec(
             name="sampling/createMessage",
@@ -144,6 +145,7 @@ METHODS = MethodTable(
             params_required=True,
             result=m.CreateMessageResult,
             stub="create_message",
+            client_capability="sampling",
         ),
         MethodSpec(
             name="tools/call",

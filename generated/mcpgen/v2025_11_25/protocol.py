@@ -34,6 +34,7 @@ METHODS = MethodTable(
             params_required=True,
             result=m.ElicitResult,
             stub="elicit",
+            client_capability="elicitation",
         ),
         MethodSpec(
             name="initialize",
@@ -144,6 +145,7 @@ METHODS = MethodTable(
             params_required=False,
             result=m.ListRootsResult,
             stub="list_roots",
+            client_capability="roots",
         ),
         MethodSpec(
             name="sampling/createMessage",
@@ -155,6 +157,7 @@ METHODS = MethodTable(
             result=m.CreateMessageResult,
             stub="create_message",
             task_result=m.CreateTaskResult,
+            client_capability="sampling",
         ),
         MethodSpec(
             name="tasks/cancel",

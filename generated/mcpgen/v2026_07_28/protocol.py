@@ -35,6 +35,7 @@ METHODS = MethodTable(
             result=m.ElicitResult,
             stub="elicit",
             embedded=True,
+            client_capability="elicitation",
         ),
         MethodSpec(
             name="prompts/get",
@@ -103,6 +104,7 @@ METHODS = MethodTable(
             stub="list_roots",
             deprecated=True,
             embedded=True,
+            client_capability="roots",
         ),
         MethodSpec(
             name="sampling/createMessage",
@@ -115,6 +117,7 @@ METHODS = MethodTable(
             stub="create_message",
             deprecated=True,
             embedded=True,
+            client_capability="sampling",
         ),
         MethodSpec(
             name="server/discover",

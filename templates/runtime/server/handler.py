@@ -27,14 +27,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 UNIMPLEMENTED = "__mcp_unimplemented__"
 
-# the capability a request belongs to, by the first segment of its method name
-CAPABILITY_OF_PREFIX: dict[str, str] = {
-    "tools": "tools",
-    "prompts": "prompts",
-    "resources": "resources",
-    "completion": "completions",
-}
-
 
 def unimplemented(fn: F) -> F:
     """Mark a generated handler stub: the server answers -32601 until it is overridden."""
@@ -93,19 +85,23 @@ class HandlerBase:
         return info
 
     def capabilities(self) -> dict[str, Any]:
-        """Server capabilities, derived from the implemented handlers (override to add more):
-        ``listChanged`` for every listing, ``subscribe`` for resources. They are the server's
-        whatever revision it is generated for; each session is told what its own revision carries
-        (``services.capabilities.as_spoken``: a flag whose notification the revision lacks is
-        left out there), as a server of one revision serves older ones whose tables differ."""
-        caps: dict[str, Any] = {"logging": {}}
-        for method in self.handlers:
-            cap = CAPABILITY_OF_PREFIX.get(method.split("/", 1)[0])
-            if cap is None or cap in caps or not self.implemented(method):
+        """Server capabilities, derived from the implemented handlers (override to add more) by
+        what the registry says each stands for (``VersionRegistry.server_capabilities``, the
+        overlay's ``capabilities`` as data of the generated package): one whose requests have an
+        implemented handler (``logging``, which has none: always), with each flag whose
+        notification the runtime sends (``listChanged``, ``subscribe``) or whose request is
+        implemented, in any revision the server serves. Each session is told what its own
+        revision carries (``services.capabilities.as_spoken``)."""
+        methods = self.revision.methods
+        caps: dict[str, Any] = {}
+        for name, cap in self.registry.server_capabilities(self.revision.version).items():
+            if cap.requests and not any(self.implemented(method) for method in cap.requests):
                 continue
-            caps[cap] = {} if cap == "completions" else {"listChanged": True}
-            if cap == "resources":
-                caps[cap]["subscribe"] = True
+            caps[name] = {
+                flag: True
+                for flag, message in cap.flags.items()
+                if methods.request(message) is None or self.implemented(message)
+            }
         return caps
 
     # -- runners -------------------------------------------------------------------------

@@ -32,15 +32,15 @@ from ..codec import INPUT_REQUIRED, RESULT_TYPE, TARGET_PARAM, Revision, dump
 from ..jsonrpc import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
     ProtocolError,
     RequestId,
     dumps,
     error_envelope,
 )
+from ..method_table import MethodTable
 from ..versions import VersionRegistry
 from .services import Context, InputRequired, Limits, ReplayState, Services, cancelled_from_outside
-from .services.capabilities import describe, undeclared
+from .services.capabilities import not_declared, undeclared
 from .services.inputs import is_replay_state
 
 Handler = Callable[[Any, Context], Awaitable[Any]]
@@ -120,9 +120,10 @@ def internal_error(method: str) -> ProtocolError:
     return ProtocolError(INTERNAL_ERROR, "Internal error")
 
 
-def check_input_capabilities(result: Any, capabilities: Any) -> None:
+def check_input_capabilities(result: Any, capabilities: Any, methods: MethodTable) -> None:
     """Refuse (-32021) an ``input_required`` result asking for what the client did not declare
-    (``services.capabilities``: a capability, an elicitation mode, sampling with tools)."""
+    (``services.capabilities``: a capability, an elicitation mode, sampling with tools), the
+    capability each request needs read from the server's table ``methods``."""
     requests = result.get("inputRequests") if isinstance(result, dict) else getattr(result, "input_requests", MISSING)
     if requests is MISSING or not requests:
         return
@@ -130,15 +131,11 @@ def check_input_capabilities(result: Any, capabilities: Any) -> None:
     for request in requests.values():
         method = request.get("method") if isinstance(request, dict) else request.method
         params = request.get("params") if isinstance(request, dict) else request.params
-        lacking = undeclared(method, params, capabilities) if isinstance(method, str) else None
+        lacking = undeclared(method, params, capabilities, methods) if isinstance(method, str) else None
         for cap, parts in (lacking or {}).items():
             missing[cap] = {**missing.get(cap, {}), **parts}
     if missing:
-        raise ProtocolError(
-            MISSING_REQUIRED_CLIENT_CAPABILITY,
-            f"the client did not declare {', '.join(describe(cap, parts) for cap, parts in sorted(missing.items()))}",
-            {"requiredCapabilities": missing},
-        )
+        raise not_declared(missing)
 
 
 def request_binding(method: str, params: Any) -> str:
@@ -223,7 +220,7 @@ class Kernel:
                 ctx.finished = True
             if type(result) not in self._complete and self.is_input_required(result):
                 self.check_may_ask(method)
-                check_input_capabilities(result, capabilities)
+                check_input_capabilities(result, capabilities, self.app.revision.methods)
                 owner = ctx.principal.identity if ctx.principal is not None else None
                 result = self.seal(result, owner, request_binding(method, params))
             return result

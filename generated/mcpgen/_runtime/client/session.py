@@ -31,7 +31,7 @@ from ..jsonrpc import (
     leading_id,
 )
 from ..lines import HEAD
-from ..method_table import CLIENT_CAPABILITY_OF, wire_names
+from ..method_table import wire_names
 from .errors import InvalidAnswer, RequestTimeout, ServerError, TransportError
 from .transport import JSONObject, Transport
 
@@ -74,8 +74,9 @@ NotificationCallback = Callable[[str, Any], Awaitable[None] | None]
 CLOSED = object()
 
 
-# what a client declares of the capability a handler of a server's request implies
-# (``CLIENT_CAPABILITY_OF``), before the revision leaves out members it lacks
+# what a client declares of the capability a handler of a server's request implies (its
+# ``MethodSpec.client_capability``; one not here: ``{}``), before the revision leaves out members
+# it lacks
 DECLARED: dict[str, JSONObject] = {
     "elicitation": {"form": {}},
     "sampling": {},
@@ -112,7 +113,7 @@ class ClientOptions:
         None  # the least severe level wanted (2026-07-28: every request's _meta)
     )
 
-    def client_capabilities(self, methods: MethodTable | None = None) -> JSONObject:
+    def client_capabilities(self, methods: MethodTable) -> JSONObject:
         """The capabilities this client declares: ``capabilities`` as given, else one per handler
         of a server's request, in ``methods`` (the revision spoken) only where that revision has
         the request: elicitation declared to a 2024-11-05 server, which has no
@@ -120,9 +121,10 @@ class ClientOptions:
         if self.capabilities is not None:
             return dict(self.capabilities)
         caps: JSONObject = {}
-        initialize = methods.request("initialize") if methods is not None else None
-        for method, name in CLIENT_CAPABILITY_OF.items():
-            if method in self.handlers and (methods is None or methods.request(method) is not None):
+        initialize = methods.request("initialize")
+        for spec in methods:
+            name = spec.client_capability
+            if name is not None and spec.name in self.handlers:
                 # the members the revision's ClientCapabilities has (elicitation.form came with
                 # 2025-11-25); a modern revision has no initialize: nothing is left out there
                 parts = (
@@ -131,7 +133,7 @@ class ClientOptions:
                     else None
                 )
                 caps[name] = {
-                    k: v for k, v in DECLARED[name].items() if parts is None or k in parts
+                    k: v for k, v in DECLARED.get(name, {}).items() if parts is None or k in parts
                 }
         return caps
 

@@ -1,7 +1,9 @@
 """What a client must have declared before a server asks it for input, in either era: a
 2026-07-28 ``input_required`` result's embedded requests (the kernel checks them, -32021) and a
-legacy session's requests to its client (``Context`` checks them before sending). And what a
-server's own capabilities say in the revision a session speaks (``as_spoken``).
+legacy session's requests to its client (the session checks them before sending). And what a
+server's own capabilities say in the revision a session speaks (``as_spoken``). Which capability
+stands for which messages is data of each revision's method table (the overlay's
+``capabilities``); what a declared capability's members allow is read here:
 
 ``elicitation`` covers a mode only when declared: ``url`` mode needs ``elicitation.url``; form
 mode (``mode`` "form" or absent) needs ``elicitation.form``, or an ``elicitation`` naming no mode
@@ -11,17 +13,17 @@ at all (``{}`` stands for form only). A sampling request that offers ``tools`` n
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import MISSING
 
 from ...codec import dump
-from ...method_table import CLIENT_CAPABILITY_OF, wire_names
+from ...jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
 
 if TYPE_CHECKING:
     from ...method_table import MethodTable
+    from ...versions import VersionRegistry
 
 
 def declared(capabilities: Any, name: str) -> Any:
@@ -30,10 +32,12 @@ def declared(capabilities: Any, name: str) -> Any:
     return None if value is MISSING else value
 
 
-def undeclared(method: str, params: Any, capabilities: Any) -> dict[str, Any] | None:
+def undeclared(method: str, params: Any, capabilities: Any, methods: MethodTable) -> dict[str, Any] | None:
     """The capability (``{"elicitation": {"url": {}}}``...) a client must declare to be sent
-    ``method`` with ``params`` and did not; None when it declared it (or ``method`` needs none)."""
-    cap = CLIENT_CAPABILITY_OF.get(method)
+    ``method`` with ``params`` and did not; None when it declared it (or ``method`` needs none:
+    ``MethodSpec.client_capability`` in the server's table ``methods``)."""
+    spec = methods.request(method)
+    cap = spec.client_capability if spec is not None else None
     if cap is None:
         return None
     have = declared(capabilities, cap)
@@ -60,63 +64,40 @@ def describe(cap: str, parts: Mapping[str, Any]) -> str:
     return ", ".join(f"{cap}.{part}" for part in sorted(parts)) if parts else cap
 
 
+def not_declared(missing: Mapping[str, Any]) -> ProtocolError:
+    """The -32021 error for what a client did not declare (``undeclared``'s answers, merged)."""
+    named = ", ".join(describe(cap, parts) for cap, parts in sorted(missing.items()))
+    return ProtocolError(
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        f"the client did not declare {named}",
+        {"requiredCapabilities": dict(missing)},
+    )
+
+
 LOG_MESSAGE = "notifications/message"
 PROGRESS = "notifications/progress"
 
-# a server capability -> the message a revision must have for it to mean anything there
-# (kind, method); a flag of a capability -> the notification that flag promises
-SERVER_CAPABILITY_OF: dict[str, tuple[str, str]] = {
-    "logging": ("notification", LOG_MESSAGE),
-    "completions": ("request", "completion/complete"),
-    "prompts": ("request", "prompts/list"),
-    "resources": ("request", "resources/list"),
-    "tools": ("request", "tools/list"),
-}
-SERVER_FLAG_OF: dict[tuple[str, str], str] = {
-    ("prompts", "listChanged"): "notifications/prompts/list_changed",
-    ("resources", "listChanged"): "notifications/resources/list_changed",
-    ("resources", "subscribe"): "notifications/resources/updated",
-    ("tools", "listChanged"): "notifications/tools/list_changed",
-}
 
-
-def as_spoken(capabilities: Any, methods: MethodTable) -> dict[str, Any]:
-    """A server's ``capabilities`` as the revision whose table is ``methods`` has them: without a
-    capability whose messages the revision lacks (``logging`` without ``notifications/message``)
-    or a flag whose notification it lacks (``subscribe`` without ``notifications/resources/
-    updated``), so a client never subscribes to what the server cannot send it. A server of one
-    revision serves older ones: each session is told what its own revision can carry. Capabilities
-    not listed here (``experimental``, extensions) pass as they are; one listed here is also left
-    out where the revision's ``ServerCapabilities`` has no such field. ``capabilities`` may be a
-    model, or hold models, as an override of ``capabilities()`` may return them."""
+def as_spoken(capabilities: Any, registry: VersionRegistry, version: str) -> dict[str, Any]:
+    """A server's ``capabilities`` as revision ``version`` of the server's ``registry`` has them:
+    without a capability some revision of the registry has and ``version`` lacks (``completions``
+    before 2025-03-26), or a flag some revision has and ``version`` lacks for it (``subscribe``
+    where there is no ``notifications/resources/updated``), so a client never subscribes to what
+    the server cannot send it. A server of one revision serves older ones: each session is told
+    what its own revision can carry. Capabilities no revision has (``experimental``, extensions, a
+    server's own) pass as they are. ``capabilities`` may be a model, or hold models, as an
+    override of ``capabilities()`` may return them."""
     out: dict[str, Any] = {}
-    fields = server_capability_fields(methods)
+    known = registry.known_capabilities()
+    have = registry.entry(version).server_capabilities
     for name, value in dump(capabilities).items():
-        needs = SERVER_CAPABILITY_OF.get(name)
-        if needs is not None and (not has_message(methods, *needs) or (fields is not None and name not in fields)):
+        if name in known and name not in have:
             continue
-        if isinstance(value, Mapping):
-            value = {
-                flag: setting
-                for flag, setting in value.items()
-                if (name, flag) not in SERVER_FLAG_OF
-                or has_message(methods, "notification", SERVER_FLAG_OF[(name, flag)])
-            }
+        if name in known and isinstance(value, Mapping):
+            lacking = known[name] - set(have[name].flags)
+            value = {flag: setting for flag, setting in value.items() if flag not in lacking}
         out[name] = value
     return out
-
-
-@functools.cache
-def server_capability_fields(methods: MethodTable) -> frozenset[str] | None:
-    """The wire names of the revision's ``ServerCapabilities`` (read from the result of its
-    ``server/discover`` or ``initialize``), None when the table names neither: 2024-11-05 has
-    ``completion/complete`` but no ``completions`` capability, which came with 2025-03-26."""
-    for method in ("server/discover", "initialize"):
-        spec = methods.request(method)
-        names = wire_names(spec.result, "capabilities") if spec is not None else None
-        if names is not None:
-            return names
-    return None
 
 
 def has_message(methods: MethodTable, kind: str, name: str) -> bool:

@@ -10,9 +10,9 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import MISSING, BaseModel
 
-from ...jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError, dumps, notification_envelope
+from ...jsonrpc import dumps, notification_envelope
 from ...log_levels import RANKS
-from .capabilities import LOG_MESSAGE, PROGRESS, describe, undeclared
+from .capabilities import LOG_MESSAGE, PROGRESS
 from .inputs import (
     Direct,
     Elicitation,
@@ -246,11 +246,6 @@ class Context:
         return roots(await self._ask("roots/list", {}, key))
 
     async def _ask(self, method: str, params: dict[str, Any], key: str | None) -> Any:
-        missing = undeclared(method, params, self.client_capabilities) if self.direct is not None else None
-        if missing:  # a legacy session's request; a modern request's input is checked by the kernel
-            raise ProtocolError(
-                MISSING_REQUIRED_CLIENT_CAPABILITY,
-                f"the client did not declare {', '.join(describe(cap, parts) for cap, parts in missing.items())}",
-                {"requiredCapabilities": missing},
-            )
+        # what the client must have declared is checked by the legacy session before it sends
+        # (``direct``), and by the kernel for a modern request's input
         return await self.inputs.ask(method, params, key)

@@ -43,7 +43,7 @@ from ...jsonrpc import (
 from ...versions import VersionRegistry, negotiate
 from ..kernel import NO_REPLY, Kernel, Reply, error_reply, internal_error, rejection_reply
 from ..services import Context, Send, Subscriber
-from ..services.capabilities import LOG_MESSAGE, PROGRESS, as_spoken, has_message
+from ..services.capabilities import LOG_MESSAGE, PROGRESS, as_spoken, has_message, not_declared, undeclared
 from ..services.principal import Principal
 from .convert import Conversion
 
@@ -181,7 +181,7 @@ class LegacySession(Subscriber):
         app = self.kernel.app
         result: dict[str, Any] = {
             "protocolVersion": version,
-            "capabilities": as_spoken(app.capabilities(), codec.methods),
+            "capabilities": as_spoken(app.capabilities(), app.registry, version),
             "serverInfo": app.server_info(),
         }
         if app.instructions:
@@ -424,6 +424,9 @@ class LegacySession(Subscriber):
 
     async def request(self, method: str, params: dict[str, Any], send: Send) -> Any:
         """One server->client request (``method`` with ``params``, the handler's types as JSON); its answer."""
+        missing = undeclared(method, params, self.client_capabilities, self.kernel.app.revision.methods)
+        if missing:
+            raise not_declared(missing)
         answers = await self.ask({"inputRequests": {"input": {"method": method, "params": params}}}, send)
         return answers["input"]
 

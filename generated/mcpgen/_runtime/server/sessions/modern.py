@@ -183,7 +183,7 @@ class ModernSession:
     def discover_result(self, codec: ModernCodec) -> dict[str, Any]:
         """The ``server/discover`` result, capabilities as the request's revision has them."""
         app = self.kernel.app
-        capabilities = as_spoken(app.capabilities(), codec.methods)
+        capabilities = as_spoken(app.capabilities(), app.registry, codec.revision.version)
         result: dict[str, Any] = {
             "supportedVersions": list(self.served),
             "capabilities": capabilities,
@@ -196,7 +196,9 @@ class ModernSession:
         """The part of a ``SubscriptionFilter`` this server can deliver: what its capabilities
         declare in the request's revision (``listChanged`` of tools, prompts, resources;
         ``subscribe`` of resources)."""
-        caps = as_spoken(self.kernel.app.capabilities(), codec.methods)
+        caps = as_spoken(
+            self.kernel.app.capabilities(), self.kernel.app.registry, codec.revision.version
+        )
         data = dump(wanted) if isinstance(wanted, BaseModel) else dict(wanted)
 
         def declares(cap: str, flag: str) -> bool:

@@ -1,0 +1,166 @@
+"""A capability a new revision adds is data: an overlay entry, no runtime code.
+
+The revision exists only here: 2026-07-28's schema plus a ``greetings`` server capability (for the
+new request ``greetings/get``), a ``validate`` flag of ``tools`` (for the new request
+``tools/validate``) and a ``notes`` client capability (for the new input request ``notes/list``),
+each added to the lock's overlay as a maintainer would, adopted and generated into ``capmcp``
+against the installed runtime. Before, which capability stood for which messages was a table in
+the runtime: such a server served ``greetings/get`` but never declared ``greetings``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.hostile.probe import initialize
+from tests.server.revisions import made_up_revision
+from tests.server.servers import Stdio, run
+
+NEW = "2027-03-01"
+BASE = "2026-07-28"
+PACKAGE = f"capmcp.v{NEW.replace('-', '_')}"
+
+
+def request_definition(method: str, params: str | None) -> dict[str, Any]:
+    properties: dict[str, Any] = {"method": {"const": method, "type": "string"}}
+    if params is not None:
+        properties.update(
+            {
+                "id": {"$ref": "#/$defs/RequestId"},
+                "jsonrpc": {"const": "2.0", "type": "string"},
+                "params": {"$ref": f"#/$defs/{params}"},
+            }
+        )
+    required = ["id", "jsonrpc", "method", "params"] if params is not None else ["method"]
+    return {"properties": properties, "required": required, "type": "object"}
+
+
+def result_definition(field: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "properties": {"_meta": {"$ref": "#/$defs/ResultMetaObject"}, field: schema, "resultType": {"type": "string"}},
+        "required": [field, "resultType"],
+        "type": "object",
+    }
+
+
+def with_capabilities(base: dict[str, Any]) -> dict[str, Any]:
+    document = json.loads(json.dumps(base))
+    defs = document["$defs"]
+    named = {"properties": {"_meta": {"$ref": "#/$defs/RequestMetaObject"}, "name": {"type": "string"}}}
+    defs["GetGreetingRequest"] = request_definition("greetings/get", "GetGreetingRequestParams")
+    defs["GetGreetingRequestParams"] = {**named, "required": ["_meta", "name"], "type": "object"}
+    defs["GetGreetingResult"] = result_definition("greeting", {"type": "string"})
+    defs["ValidateToolRequest"] = request_definition("tools/validate", "ValidateToolRequestParams")
+    defs["ValidateToolRequestParams"] = {**named, "required": ["_meta", "name"], "type": "object"}
+    defs["ValidateToolResult"] = result_definition("valid", {"type": "boolean"})
+    defs["ClientRequest"]["anyOf"] += [{"$ref": "#/$defs/GetGreetingRequest"}, {"$ref": "#/$defs/ValidateToolRequest"}]
+    defs["ListNotesRequest"] = request_definition("notes/list", None)
+    defs["ListNotesResult"] = {
+        "properties": {"notes": {"items": {"type": "string"}, "type": "array"}},
+        "required": ["notes"],
+        "type": "object",
+    }
+    defs["InputRequest"]["anyOf"].append({"$ref": "#/$defs/ListNotesRequest"})
+    defs["InputResponse"]["anyOf"].append({"$ref": "#/$defs/ListNotesResult"})
+    defs["ServerCapabilities"]["properties"]["greetings"] = {"description": "Offers greetings.", "type": "object"}
+    defs["ServerCapabilities"]["properties"]["tools"]["properties"]["validate"] = {"type": "boolean"}
+    defs["ClientCapabilities"]["properties"]["notes"] = {"description": "Lists its notes.", "type": "object"}
+    return document
+
+
+def overlay(raw: dict[str, Any]) -> None:
+    raw["capabilities"]["server"]["greetings"] = {"requests": "greetings/"}
+    raw["capabilities"]["server"]["tools"]["flags"]["validate"] = "tools/validate"
+    raw["capabilities"]["client"]["notes"] = {"requests": "notes/"}
+
+
+@pytest.fixture(scope="module")
+def capmcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    with made_up_revision(tmp_path_factory.mktemp("capabilities"), NEW, with_capabilities, "capmcp", overlay):
+        yield importlib.import_module("capmcp")
+
+
+def server(capmcp: ModuleType, validating: bool) -> Any:
+    s = importlib.import_module(f"{PACKAGE}.server")
+    m = importlib.import_module(f"{PACKAGE}.models")
+
+    class Greeter(s.Server):  # type: ignore[misc,name-defined]
+        name = "greeter"
+
+        async def list_tools(self, params: Any, ctx: Any) -> Any:
+            return s.ListToolsResult(tools=[m.Tool(name="echo", input_schema={"type": "object"})])
+
+        async def get_greeting(self, params: Any, ctx: Any) -> Any:
+            return s.GetGreetingResult(greeting=f"hello {params.name}")
+
+    if not validating:
+        return Greeter()
+
+    class Validating(Greeter):
+        async def validate_tool(self, params: Any, ctx: Any) -> Any:
+            return s.ValidateToolResult(valid=params.name == "echo")
+
+    return Validating()
+
+
+def discovered(app: Any, *versions: str) -> list[dict[str, Any]]:
+    """The capabilities ``server/discover`` tells a client of each modern revision, and
+    ``initialize`` one of each legacy revision."""
+
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(app) as conn:
+            for i, version in enumerate(versions):
+                if version == BASE or version == NEW:
+                    meta = {
+                        "io.modelcontextprotocol/protocolVersion": version,
+                        "io.modelcontextprotocol/clientCapabilities": {},
+                    }
+                    conn.send({"jsonrpc": "2.0", "id": i, "method": "server/discover", "params": {"_meta": meta}})
+                else:
+                    conn.send(initialize(i, version))
+                await conn.response(i)
+            return [msg["result"]["capabilities"] for msg in conn.out if "id" in msg]
+
+    return run(go())
+
+
+def test_the_package_carries_what_each_capability_stands_for(capmcp: ModuleType) -> None:
+    entry = capmcp.REGISTRY.entry(NEW)
+    assert entry.server_capabilities["greetings"].requests == ("greetings/get",)
+    assert entry.server_capabilities["tools"].flags == {
+        "listChanged": "notifications/tools/list_changed",
+        "validate": "tools/validate",
+    }
+    methods = capmcp.REGISTRY.revision(NEW).methods
+    assert methods.request("notes/list").client_capability == "notes"
+    assert methods.request("elicitation/create").client_capability == "elicitation"
+
+
+def test_a_server_declares_a_new_capability_and_a_flag_of_a_new_request_to_its_revision_only(
+    capmcp: ModuleType,
+) -> None:
+    new, base, legacy = discovered(server(capmcp, validating=False), NEW, BASE, "2025-11-25")
+    assert new["greetings"] == {} and new["tools"] == {"listChanged": True}
+    assert "validate" not in new["tools"]  # its request is not implemented
+    assert "greetings" not in base and "greetings" not in legacy
+    new, base, legacy = discovered(server(capmcp, validating=True), NEW, BASE, "2025-11-25")
+    assert new["tools"] == {"listChanged": True, "validate": True}
+    assert base["tools"] == {"listChanged": True} and legacy["tools"] == {"listChanged": True}
+
+
+def test_a_client_declares_a_new_capability_for_its_handler_and_a_server_checks_it(capmcp: ModuleType) -> None:
+    from mcpgen._runtime.client.session import ClientOptions
+    from mcpgen._runtime.server.services.capabilities import undeclared
+
+    options = ClientOptions(handlers={"notes/list": lambda params: {"notes": []}})
+    assert options.client_capabilities(capmcp.REGISTRY.revision(NEW).methods) == {"notes": {}}
+    assert options.client_capabilities(capmcp.REGISTRY.revision(BASE).methods) == {}
+    methods = capmcp.REGISTRY.revision(NEW).methods
+    assert undeclared("notes/list", {}, {}, methods) == {"notes": {}}
+    assert undeclared("notes/list", {}, {"notes": {}}, methods) is None
