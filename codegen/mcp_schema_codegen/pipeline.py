@@ -358,6 +358,7 @@ def render_package(
             target,
             log_levels={v: protocol.log_levels for v, protocol in facts.items()},
             capabilities={v: protocol.server_capabilities for v, protocol in facts.items()},
+            filters={v: protocol.subscription_filter for v, protocol in facts.items()},
         ),
         encoding="utf-8",
     )

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpgen._runtime import check_generated_version
-from mcpgen._runtime.versions import RevisionEntry, ServerCapability, VersionRegistry
+from mcpgen._runtime.versions import FilterMember, RevisionEntry, ServerCapability, VersionRegistry
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -248,6 +248,12 @@ REGISTRY = VersionRegistry(
                     ("tools/call", "tools/list"),
                     {"listChanged": "notifications/tools/list_changed"},
                 ),
+            },
+            subscription_filter={
+                "promptsListChanged": FilterMember("notifications/prompts/list_changed", False),
+                "resourceSubscriptions": FilterMember("notifications/resources/updated", True),
+                "resourcesListChanged": FilterMember("notifications/resources/list_changed", False),
+                "toolsListChanged": FilterMember("notifications/tools/list_changed", False),
             },
         ),
     ],

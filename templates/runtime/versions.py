@@ -85,6 +85,15 @@ class ServerCapability(NamedTuple):
     flags: Mapping[str, str]
 
 
+class FilterMember(NamedTuple):
+    """A member of a revision's ``SubscriptionFilter`` (``subscriptions/listen``): the
+    notification it opts in to, and whether it lists URIs (``resourceSubscriptions``) or is a flag
+    (``toolsListChanged``). Read from the schema: the member's description links the notification."""
+
+    method: str
+    uris: bool
+
+
 @dataclass(frozen=True, slots=True)
 class RevisionEntry:
     """One revision a generated package provides: version, era, the dotted name of its revision
@@ -106,6 +115,8 @@ class RevisionEntry:
     # ``capabilities.server`` as the revision has them): data, so a server of one revision knows
     # the flags of every revision it serves without importing them
     server_capabilities: Mapping[str, ServerCapability] = field(default_factory=dict)
+    # its SubscriptionFilter's members by wire name (2026-07-28 on; none before)
+    subscription_filter: Mapping[str, FilterMember] = field(default_factory=dict)
 
 
 class VersionRegistry:

@@ -13,9 +13,11 @@ import asyncio
 from mcpgen._runtime.server.services import Listener
 from mcpgen._runtime.server.services.bus import Change
 from mcpgen._runtime.server.services.subscriptions import Subscriptions
+from mcpgen._runtime.versions import FilterMember
 
 TOOLS = "notifications/tools/list_changed"
 WANTS = {"toolsListChanged": True}
+MEMBERS = {"toolsListChanged": FilterMember(TOOLS, False)}
 
 
 def test_a_stalled_listener_holds_up_nobody_and_is_dropped_past_its_backlog() -> None:
@@ -30,13 +32,13 @@ def test_a_stalled_listener_holds_up_nobody_and_is_dropped_past_its_backlog() ->
         async def reading(data: bytes) -> None:
             got.append(data)
 
-        slow = Listener("slow", WANTS, stalled, backlog=8)
-        fast = Listener("fast", WANTS, reading, backlog=8)
+        slow = Listener("slow", WANTS, stalled, MEMBERS, backlog=8)
+        fast = Listener("fast", WANTS, reading, MEMBERS, backlog=8)
         subscriptions.listeners |= {slow, fast}
         writers = [asyncio.ensure_future(listener.write()) for listener in (slow, fast)]
         for _ in range(20):
             async with asyncio.timeout(5):  # each change is delivered at once, whoever is stalled
-                await subscriptions.deliver(Change.of(TOOLS))
+                await subscriptions.deliver(Change(TOOLS))
             await asyncio.sleep(0)  # the reading client's writer sends
         for writer in writers:
             writer.cancel()

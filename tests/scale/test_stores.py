@@ -47,16 +47,21 @@ def run(coro: Awaitable[Any]) -> Any:
 # -- Change -------------------------------------------------------------------------------------
 
 
+TOOLS = "notifications/tools/list_changed"
+PROMPTS = "notifications/prompts/list_changed"
+UPDATED = "notifications/resources/updated"
+
+
 def test_changes_round_trip_and_refuse_the_rest() -> None:
-    for change in (Change("tools"), Change("prompts"), Change("resources"), Change("resource", "file:///a\nb")):
+    for change in (Change(TOOLS), Change(PROMPTS), Change(UPDATED, "file:///a\nb"), Change("ended", "s1")):
         assert Change.decode(change.encode()) == change
-    assert Change.of("notifications/resources/updated", "x").method == "notifications/resources/updated"
-    for junk in (b"", b"tool", b"resource", b"tools\nx", b"\xff", b"{}"):
+    for junk in (b"", b"garbage", b"tools", b"\nx", b"ended", b"\xff"):
         assert Change.decode(junk) is None
+    for bad in ("", "tools", "a/b\nc", 5):
+        with pytest.raises(ValueError):
+            Change(bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
-        Change.of("notifications/message")
-    with pytest.raises(ValueError):
-        Change("resource")
+        Change("ended")  # an ended session names its id
 
 
 def test_redis_url_passwords_are_not_logged() -> None:
@@ -76,12 +81,12 @@ def test_memory_bus_delivers_in_process() -> None:
             got.append(change)
 
         bus = MemoryBus()
-        await bus.publish(Change("tools"))  # nobody attached: nothing
+        await bus.publish(Change(TOOLS))  # nobody attached: nothing
         await bus.attach(deliver)
-        await bus.publish(Change("resource", "u"))
+        await bus.publish(Change(UPDATED, "u"))
         return got
 
-    assert run(go()) == [Change("resource", "u")]
+    assert run(go()) == [Change(UPDATED, "u")]
 
 
 def test_redis_bus_reaches_every_worker(redis_server: RedisServer) -> None:
@@ -102,8 +107,8 @@ def test_redis_bus_reaches_every_worker(redis_server: RedisServer) -> None:
         for bus, into in zip(buses, got, strict=True):
             await bus.attach(collector(into))
         await sync_publish(redis_server, b"garbage")  # not a change: ignored
-        await buses[0].publish(Change("resource", "test://x"))
-        await buses[1].publish(Change("prompts"))
+        await buses[0].publish(Change(UPDATED, "test://x"))
+        await buses[1].publish(Change(PROMPTS))
         async with asyncio.timeout(5):
             await done.wait()
         for bus, shared in zip(buses, workers, strict=True):
@@ -112,7 +117,7 @@ def test_redis_bus_reaches_every_worker(redis_server: RedisServer) -> None:
         return got
 
     first, second = run(go())
-    assert first == second == [Change("resource", "test://x"), Change("prompts")]
+    assert first == second == [Change(UPDATED, "test://x"), Change(PROMPTS)]
 
 
 async def sync_publish(redis_server: RedisServer, data: bytes) -> None:
@@ -488,7 +493,7 @@ def test_a_stalled_redis_fails_a_command_within_the_timeout_while_the_bus_listen
         await bus.attach(deliver)
         first = await store.add(FakeSession({"version": "2025-11-25", "log_level": "info"}))
         await asyncio.sleep(1.0)  # the subscription idles past the command timeout
-        await bus.publish(Change("tools"))
+        await bus.publish(Change(TOOLS))
         async with asyncio.timeout(5):
             while not heard:
                 await asyncio.sleep(0.02)
@@ -548,7 +553,7 @@ def test_a_stalled_redis_holds_the_first_attach_for_the_command_timeout_only() -
             async with asyncio.timeout(10):
                 await bus.attach(deliver)
                 took = time.monotonic() - started
-                await bus.publish(Change("tools"))  # times out: delivered here
+                await bus.publish(Change(TOOLS))  # times out: delivered here
         finally:
             os.kill(server.proc.pid, signal.SIGCONT)
         await bus.close()
@@ -561,7 +566,7 @@ def test_a_stalled_redis_holds_the_first_attach_for_the_command_timeout_only() -
         server.stop()
         shutil.rmtree(directory, ignore_errors=True)
     assert took < 3, took
-    assert got == [Change("tools")]
+    assert got == [Change(TOOLS)]
 
 
 def test_a_change_published_while_this_workers_reader_reconnects_reaches_its_streams(
@@ -583,11 +588,11 @@ def test_a_change_published_while_this_workers_reader_reconnects_reaches_its_str
         async with asyncio.timeout(5):
             while bus._subscribed:
                 await asyncio.sleep(0.01)
-        await bus.publish(Change("prompts"))
+        await bus.publish(Change(PROMPTS))
         async with asyncio.timeout(5):  # and the reader, told Redis is back, subscribes again at once
             while not bus._subscribed:
                 await asyncio.sleep(0.01)
-        await bus.publish(Change("resource", "test://x"))
+        await bus.publish(Change(UPDATED, "test://x"))
         async with asyncio.timeout(5):
             while len(got) < 2:
                 await asyncio.sleep(0.01)
@@ -595,7 +600,7 @@ def test_a_change_published_while_this_workers_reader_reconnects_reaches_its_str
         await shared.close()
 
     run(go())
-    assert got == [Change("prompts"), Change("resource", "test://x")]
+    assert got == [Change(PROMPTS), Change(UPDATED, "test://x")]
 
 
 def test_reading_a_stream_longer_than_the_command_timeout_or_from_a_foreign_id_is_no_outage(

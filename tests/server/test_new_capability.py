@@ -1,11 +1,14 @@
 """A capability a new revision adds is data: an overlay entry, no runtime code.
 
 The revision exists only here: 2026-07-28's schema plus a ``greetings`` server capability (for the
-new request ``greetings/get``), a ``validate`` flag of ``tools`` (for the new request
+new request ``greetings/get``, its ``listChanged`` flag for the new notification
+``notifications/greetings/list_changed``, which a new ``SubscriptionFilter`` member
+``greetingsListChanged`` opts in to), a ``validate`` flag of ``tools`` (for the new request
 ``tools/validate``) and a ``notes`` client capability (for the new input request ``notes/list``),
-each added to the lock's overlay as a maintainer would, adopted and generated into ``capmcp``
-against the installed runtime. Before, which capability stood for which messages was a table in
-the runtime: such a server served ``greetings/get`` but never declared ``greetings``.
+the capabilities added to the lock's overlay as a maintainer would, adopted and generated into
+``capmcp`` against the installed runtime. Before, which capability stood for which messages, and
+which filter member for which notification, were tables in the runtime: such a server served
+``greetings/get`` but never declared ``greetings``, and could not send the new notification.
 """
 
 from __future__ import annotations
@@ -66,16 +69,37 @@ def with_capabilities(base: dict[str, Any]) -> dict[str, Any]:
         "required": ["notes"],
         "type": "object",
     }
+    defs["GreetingListChangedNotification"] = {
+        "properties": {
+            "jsonrpc": {"const": "2.0", "type": "string"},
+            "method": {"const": "notifications/greetings/list_changed", "type": "string"},
+            "params": {"$ref": "#/$defs/NotificationParams"},
+        },
+        "required": ["jsonrpc", "method"],
+        "type": "object",
+    }
+    defs["ServerNotification"]["anyOf"].append({"$ref": "#/$defs/GreetingListChangedNotification"})
+    defs["SubscriptionFilter"]["properties"]["greetingsListChanged"] = {
+        "description": "If true, receive {@link GreetingListChangedNotificationnotifications/greetings/list_changed}.",
+        "type": "boolean",
+    }
     defs["InputRequest"]["anyOf"].append({"$ref": "#/$defs/ListNotesRequest"})
     defs["InputResponse"]["anyOf"].append({"$ref": "#/$defs/ListNotesResult"})
-    defs["ServerCapabilities"]["properties"]["greetings"] = {"description": "Offers greetings.", "type": "object"}
+    defs["ServerCapabilities"]["properties"]["greetings"] = {
+        "description": "Offers greetings.",
+        "properties": {"listChanged": {"type": "boolean"}},
+        "type": "object",
+    }
     defs["ServerCapabilities"]["properties"]["tools"]["properties"]["validate"] = {"type": "boolean"}
     defs["ClientCapabilities"]["properties"]["notes"] = {"description": "Lists its notes.", "type": "object"}
     return document
 
 
 def overlay(raw: dict[str, Any]) -> None:
-    raw["capabilities"]["server"]["greetings"] = {"requests": "greetings/"}
+    raw["capabilities"]["server"]["greetings"] = {
+        "requests": "greetings/",
+        "flags": {"listChanged": "notifications/greetings/list_changed"},
+    }
     raw["capabilities"]["server"]["tools"]["flags"]["validate"] = "tools/validate"
     raw["capabilities"]["client"]["notes"] = {"requests": "notes/"}
 
@@ -133,6 +157,8 @@ def discovered(app: Any, *versions: str) -> list[dict[str, Any]]:
 def test_the_package_carries_what_each_capability_stands_for(capmcp: ModuleType) -> None:
     entry = capmcp.REGISTRY.entry(NEW)
     assert entry.server_capabilities["greetings"].requests == ("greetings/get",)
+    assert entry.subscription_filter["greetingsListChanged"] == ("notifications/greetings/list_changed", False)
+    assert "greetingsListChanged" not in capmcp.REGISTRY.entry(BASE).subscription_filter
     assert entry.server_capabilities["tools"].flags == {
         "listChanged": "notifications/tools/list_changed",
         "validate": "tools/validate",
@@ -146,7 +172,7 @@ def test_a_server_declares_a_new_capability_and_a_flag_of_a_new_request_to_its_r
     capmcp: ModuleType,
 ) -> None:
     new, base, legacy = discovered(server(capmcp, validating=False), NEW, BASE, "2025-11-25")
-    assert new["greetings"] == {} and new["tools"] == {"listChanged": True}
+    assert new["greetings"] == {"listChanged": True} and new["tools"] == {"listChanged": True}
     assert "validate" not in new["tools"]  # its request is not implemented
     assert "greetings" not in base and "greetings" not in legacy
     new, base, legacy = discovered(server(capmcp, validating=True), NEW, BASE, "2025-11-25")
@@ -164,3 +190,43 @@ def test_a_client_declares_a_new_capability_for_its_handler_and_a_server_checks_
     methods = capmcp.REGISTRY.revision(NEW).methods
     assert undeclared("notes/list", {}, {}, methods) == {"notes": {}}
     assert undeclared("notes/list", {}, {"notes": {}}, methods) is None
+
+
+def test_a_new_notification_reaches_the_listeners_that_opted_in_by_the_new_filter_member(capmcp: ModuleType) -> None:
+    app = server(capmcp, validating=False)
+    greetings = "notifications/greetings/list_changed"
+    wanted = {"greetingsListChanged": True, "toolsListChanged": True}
+
+    def listen(rid: str, version: str) -> dict[str, Any]:
+        meta = {"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}}
+        return {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "subscriptions/listen",
+            "params": {"notifications": wanted, "_meta": meta},
+        }
+
+    async def go() -> list[dict[str, Any]]:
+        async with Stdio(app) as conn:
+            conn.send(listen("new", NEW), listen("base", BASE))
+            await conn.until(lambda m: len([x for x in conn.out if x.get("method", "").endswith("acknowledged")]) == 2)
+            await app.notify(greetings)
+            await app.notify_tools_changed()
+            await conn.until(lambda m: len(conn.out) == 5)
+        return conn.out
+
+    out = run(go())
+    acks = {
+        m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]: m["params"]["notifications"] for m in out[:2]
+    }
+    assert acks == {"new": wanted, "base": {"toolsListChanged": True}}  # 2026-07-28's filter has no such member
+    sent = [(m["method"], m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]) for m in out[2:]]
+    assert sorted(sent) == [
+        (greetings, "new"),
+        ("notifications/tools/list_changed", "base"),
+        ("notifications/tools/list_changed", "new"),
+    ]
+    with pytest.raises(ValueError, match="notifications/nothing is not a notification a subscriber can ask for"):
+        run(app.notify("notifications/nothing"))
+    with pytest.raises(ValueError, match="names the URI it is about"):
+        run(app.notify("notifications/resources/updated"))

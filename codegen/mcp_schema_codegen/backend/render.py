@@ -155,6 +155,7 @@ class Renderer:
         target: Target,
         log_levels: Mapping[str, Sequence[str]] | None = None,
         capabilities: Mapping[str, Sequence[ServerCapability]] | None = None,
+        filters: Mapping[str, Sequence[tuple[str, str, bool]]] | None = None,
     ) -> str:
-        context = views.package_context(eras, batching, overlay, target, log_levels, capabilities)
+        context = views.package_context(eras, batching, overlay, target, log_levels, capabilities, filters)
         return self.render("package_init.py", **context)

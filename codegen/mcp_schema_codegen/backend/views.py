@@ -509,6 +509,8 @@ class VersionRow:
     log_levels: Code | None = None  # LoggingLevel's values ranked (the overlay's order), a tuple literal; None: none
     # {capability: ServerCapability(requests, flags)} as source; None: none
     server_capabilities: Code | None = None
+    # {SubscriptionFilter member: FilterMember(notification, lists URIs)} as source; None: none
+    subscription_filter: Code | None = None
 
 
 def package_context(
@@ -518,16 +520,18 @@ def package_context(
     target: Target,
     log_levels: Mapping[str, Sequence[str]] | None = None,
     capabilities: Mapping[str, Sequence[ServerCapability]] | None = None,
+    filters: Mapping[str, Sequence[tuple[str, str, bool]]] | None = None,
 ) -> dict[str, object]:
     """The package index: the revisions generated here (``eras``: version -> era) as the runtime's
     version registry (chained to the runtime distribution's registry when the runtime is not in the
     package), with each revision's facts from the schema (``batching``; ``log_levels``: its
     LoggingLevel values in the overlay's order, so a client checks a level without importing the
     revision; ``capabilities``: the server capabilities it has, so a server knows the flags of
-    every revision it serves) and the overlay, and the generator version the runtime is checked
-    against at import."""
+    every revision it serves; ``filters``: its ``SubscriptionFilter`` members) and the overlay,
+    and the generator version the runtime is checked against at import."""
     levels = log_levels or {}
     offered = capabilities or {}
+    members = filters or {}
     rows = [
         VersionRow(
             Word(v),
@@ -539,6 +543,7 @@ def package_context(
             package=f"{target.package}.v{v.replace('-', '_')}",
             log_levels=tuple_literal(levels[v]) if levels.get(v) else None,
             server_capabilities=capability_literal(offered[v]) if offered.get(v) else None,
+            subscription_filter=filter_literal(members[v]) if members.get(v) else None,
         )
         for v in sorted(eras)
     ]
@@ -560,6 +565,13 @@ def capability_literal(capabilities: Sequence[ServerCapability]) -> Code:
         f"{literal(c.name)}: ServerCapability({tuple_literal(c.requests)}, {literal(dict(c.flags))})"
         for c in capabilities
     ]
+    return Code("{" + ", ".join(items) + "}")
+
+
+def filter_literal(members: Sequence[tuple[str, str, bool]]) -> Code:
+    """A revision's ``SubscriptionFilter`` members as ``RevisionEntry`` takes them: a dict of
+    ``FilterMember(notification, uris)`` by member name."""
+    items = [f"{literal(name)}: FilterMember({literal(method)}, {uris!r})" for name, method, uris in members]
     return Code("{" + ", ".join(items) + "}")
 
 

@@ -249,6 +249,24 @@ class _Analyzer:
         self.reading = None
         return tuple(server), client
 
+    def subscription_filter(self, methods: list[Method]) -> tuple[tuple[str, str, bool], ...]:
+        """``SubscriptionFilter``'s members (2026-07-28: ``subscriptions/listen``), each with the
+        notification it opts in to, read from the ``{@link}`` its description makes to the
+        notification's definition, and whether it lists URIs (an array) or is a flag (a boolean).
+        A member naming no notification the server sends is left out: no server honours it."""
+        sent = {m.definition: m.name for m in methods if m.kind == "notification" and m.server_sends}
+        self.reading = "SubscriptionFilter"
+        members = []
+        patched = self.schema.document[self.schema.container]  # before the prepass cleaned the links
+        described = self.properties(patched.get("SubscriptionFilter"))
+        for name, node in self.properties(self.defs.get("SubscriptionFilter")).items():
+            method = linked_notification(described.get(name, node), sent)
+            kind = node.get("type") if isinstance(node, dict) else None
+            if method is not None and kind in ("boolean", "array"):
+                members.append((name, method, kind == "array"))
+        self.reading = None
+        return tuple(members)
+
     def check_modern(self, methods: list[Method]) -> None:
         """What the runtime reads of every modern message, which the schema must still say (a
         revision that did not was adopted, and its server failed at run time: a review of the
@@ -502,6 +520,7 @@ class _Analyzer:
             error_id_required=self.error_id_required(),
             log_levels=self.log_levels(),
             server_capabilities=server_capabilities,
+            subscription_filter=self.subscription_filter(methods),
         )
 
 
@@ -582,6 +601,26 @@ def check_log_levels(document: dict[str, JSON], container: str, version: str, ov
                 version=version,
                 definition="LoggingLevel",
             )
+
+
+LINK = re.compile(r"\{@link\s*([A-Za-z_][A-Za-z0-9_]*)")
+QUOTED = re.compile(r"`([^`]+)`")
+
+
+def linked_notification(node: JSON, sent: dict[str, str]) -> str | None:
+    """The notification (of ``sent``: definition -> method) a schema node's description names:
+    by a ``{@link}`` to its definition (``{@link ToolListChangedNotification ...}``, the link
+    text run into the name as typedoc writes it: the longest definition the linked word starts
+    with), else as a quoted method name (`` `notifications/tools/list_changed` ``); None when it
+    names none."""
+    description = node.get("description") if isinstance(node, dict) else None
+    text = description if isinstance(description, str) else ""
+    for word in LINK.findall(text):
+        found = max((d for d in sent if word.startswith(d)), key=len, default=None)
+        if found is not None:
+            return sent[found]
+    methods = set(sent.values())
+    return next((quoted for quoted in QUOTED.findall(text) if quoted in methods), None)
 
 
 # capability maps an author fills (non-standard capabilities, extensions): nothing to describe

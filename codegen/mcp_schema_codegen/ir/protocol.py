@@ -83,6 +83,8 @@ class Protocol:
     error_id_required: bool = True  # its error response requires an id (before 2025-11-25): null when unread
     log_levels: tuple[str, ...] = ()  # LoggingLevel's values, least severe first (the overlay's log_levels)
     server_capabilities: tuple[ServerCapability, ...] = ()  # the overlay's capabilities.server this revision has
+    # SubscriptionFilter (2026): (member, the notification it opts in to, whether it lists URIs)
+    subscription_filter: tuple[tuple[str, str, bool], ...] = ()
 
     @property
     def package(self) -> str:

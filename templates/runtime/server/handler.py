@@ -135,14 +135,30 @@ class HandlerBase:
 
     # -- notifications to subscribers -----------------------------------------------------
 
+    async def notify(self, method: str, uri: str | None = None) -> None:
+        """Send the notification ``method`` to its subscribers on every worker: one a flag of a
+        capability promises in a revision the server serves, or a ``SubscriptionFilter`` member
+        opts in to (``notifications/tools/list_changed``; ``notifications/resources/updated``
+        with the ``uri`` updated, which a member listing URIs needs). Each session gets it only
+        when it asked for it and its revision has it. ``ValueError`` for any other method."""
+        version = self.revision.version
+        served = [self.registry.entry(v) for v in self.registry.up_to(version)]
+        promised = {m for cap in self.registry.server_capabilities(version).values() for m in cap.flags.values()}
+        listed = {member.method: member.uris for entry in served for member in entry.subscription_filter.values()}
+        if method not in promised and method not in listed:
+            raise ValueError(f"{method} is not a notification a subscriber can ask for")
+        if listed.get(method) and uri is None:
+            raise ValueError(f"{method} names the URI it is about")
+        await self.router.services.subscriptions.publish(method, uri)
+
     async def notify_tools_changed(self) -> None:
-        await self.router.services.subscriptions.publish("notifications/tools/list_changed")
+        await self.notify("notifications/tools/list_changed")
 
     async def notify_prompts_changed(self) -> None:
-        await self.router.services.subscriptions.publish("notifications/prompts/list_changed")
+        await self.notify("notifications/prompts/list_changed")
 
     async def notify_resources_changed(self) -> None:
-        await self.router.services.subscriptions.publish("notifications/resources/list_changed")
+        await self.notify("notifications/resources/list_changed")
 
     async def notify_resource_updated(self, uri: str) -> None:
-        await self.router.services.subscriptions.publish("notifications/resources/updated", uri=uri)
+        await self.notify("notifications/resources/updated", uri)

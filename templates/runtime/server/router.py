@@ -279,7 +279,7 @@ class Router:
     def _ended(self, change: Change) -> None:
         """A legacy session ended on another worker (DELETE there): this worker's copy ends too."""
         discard = getattr(self.services.sessions, "discard", None)
-        if change.kind == ENDED and change.uri is not None and discard is not None:
+        if change.method == ENDED and change.uri is not None and discard is not None:
             discard(change.uri)
 
     def _closed(self, conn: Connection) -> None:

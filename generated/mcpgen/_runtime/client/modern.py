@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -287,16 +287,22 @@ class ModernClient(BaseClient):
         resources_list_changed: bool = False,
         resource_subscriptions: Sequence[str] = (),
         timeout: float | None = None,
+        notifications: Mapping[str, Any] | None = None,
     ) -> Subscription:
         """``subscriptions/listen``: waits for the acknowledgement on entry, then yields the
-        notifications tagged with this subscription's id; leaving cancels it.
+        notifications tagged with this subscription's id; leaving cancels it. ``notifications``
+        adds members of the revision's ``SubscriptionFilter`` by wire name (one a newer revision
+        adds: ``{"greetingsListChanged": True}``); the keywords set the 2026-07-28 ones.
         """
-        wanted: dict[str, Any] = {
-            "toolsListChanged": tools_list_changed or None,
-            "promptsListChanged": prompts_list_changed or None,
-            "resourcesListChanged": resources_list_changed or None,
-            "resourceSubscriptions": list(resource_subscriptions) or None,
-        }
+        wanted: dict[str, Any] = dict(notifications or {})
+        for name, value in (
+            ("toolsListChanged", tools_list_changed or None),
+            ("promptsListChanged", prompts_list_changed or None),
+            ("resourcesListChanged", resources_list_changed or None),
+            ("resourceSubscriptions", list(resource_subscriptions) or None),
+        ):
+            if value is not None:
+                wanted[name] = value
         session = self.session
         wait = session.options.timeout if timeout is None else timeout
 

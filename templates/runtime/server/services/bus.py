@@ -11,67 +11,41 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Final, Literal, Protocol
+from typing import Final, Protocol
 
-Kind = Literal["tools", "prompts", "resources", "resource", "ended"]
-
-ENDED: Final = "ended"  # a legacy session ended (its id in ``uri``)
-NAMED = ("resource", ENDED)  # the kinds that name something in ``uri``
-# event kind -> the notification it becomes
-METHOD_OF: dict[str, str] = {
-    "tools": "notifications/tools/list_changed",
-    "prompts": "notifications/prompts/list_changed",
-    "resources": "notifications/resources/list_changed",
-    "resource": "notifications/resources/updated",
-}
-KIND_OF: dict[str, Kind] = {
-    "notifications/tools/list_changed": "tools",
-    "notifications/prompts/list_changed": "prompts",
-    "notifications/resources/list_changed": "resources",
-    "notifications/resources/updated": "resource",
-}
+ENDED: Final = "ended"  # no notification: a legacy session ended (its id in ``uri``)
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One change: a list changed (``tools``, ``prompts``, ``resources``), the resource ``uri``
-    was updated (``resource``), or the legacy session ``uri`` names ended (``ended``: a DELETE on
-    one worker, which every other worker's copy of the session hears of; no notification)."""
+    """One change: the notification ``method`` a server raised for its subscribers (a list
+    changed; with ``uri``, that resource was updated), or ``ended``: the legacy session ``uri``
+    names ended (a DELETE on one worker, which every other worker's copy of the session hears
+    of; no notification). Which notifications a server may raise is the registry's to say
+    (``HandlerBase.notify``); the bus carries any."""
 
-    kind: Kind
+    method: str
     uri: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in METHOD_OF and self.kind != ENDED:
-            raise ValueError(f"unknown change kind {self.kind!r}")
-        if (self.kind in NAMED) != isinstance(self.uri, str):
-            raise ValueError("a resource update or an ended session names its uri, and only they do")
-
-    @property
-    def method(self) -> str:
-        """The notification method this change becomes."""
-        return METHOD_OF[self.kind]
-
-    @classmethod
-    def of(cls, method: str, uri: str | None = None) -> Change:
-        """The change a notification method stands for (ValueError for any other method)."""
-        kind = KIND_OF.get(method)
-        if kind is None:
-            raise ValueError(f"{method} is not a change a subscriber can ask for")
-        return cls(kind, uri if kind == "resource" else None)
+        method = self.method
+        if not isinstance(method, str) or "\n" in method or ("/" not in method and method != ENDED):
+            raise ValueError(f"a change is a notification method (notifications/...), not {method!r}")
+        if self.uri is not None and not isinstance(self.uri, str):
+            raise ValueError(f"a change names a uri (a string), not {self.uri!r}")
+        if self.method == ENDED and self.uri is None:
+            raise ValueError("an ended session names its id")
 
     def encode(self) -> bytes:
-        """The wire form on a shared bus: the kind, then the URI after a newline."""
-        return self.kind.encode() + (b"\n" + self.uri.encode() if self.uri is not None else b"")
+        """The wire form on a shared bus: the method, then the URI after a newline."""
+        return self.method.encode() + (b"\n" + self.uri.encode() if self.uri is not None else b"")
 
     @classmethod
     def decode(cls, data: bytes) -> Change | None:
         """The change ``encode`` wrote; None for anything else (never raises)."""
         try:
-            kind, newline, uri = data.decode().partition("\n")
-            if bool(newline) != (kind in NAMED):
-                return None
-            return cls(kind, uri if newline else None)  # type: ignore[arg-type]
+            method, newline, uri = data.decode().partition("\n")
+            return cls(method, uri if newline else None)
         except (UnicodeDecodeError, ValueError):
             return None
 

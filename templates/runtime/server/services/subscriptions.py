@@ -9,40 +9,50 @@ from __future__ import annotations
 
 import asyncio
 import collections
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ...jsonrpc import dumps, notification_envelope
+from ...versions import FilterMember
 from .bus import ENDED, Change, MemoryBus, SubscriptionBus
 
 Send = Callable[[bytes], Awaitable[None]]
 
 SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
-# notification method -> the SubscriptionFilter flag that opts in to it
-FILTER_FLAG: dict[str, str] = {
-    "notifications/tools/list_changed": "toolsListChanged",
-    "notifications/prompts/list_changed": "promptsListChanged",
-    "notifications/resources/list_changed": "resourcesListChanged",
-}
-RESOURCE_UPDATED = "notifications/resources/updated"
 
 
 LISTEN_BACKLOG = 1024  # notifications queued for a listen stream whose client does not read them
 
 
 class Listener:
-    """One open ``subscriptions/listen`` stream: its id, the honoured filter and where to send.
+    """One open ``subscriptions/listen`` stream: its id, the honoured filter, what each member of
+    its revision's ``SubscriptionFilter`` opts in to (``members``) and where to send.
 
     ``deliver`` only queues (``offer``); the stream's own writer (``write``) sends, so a client
     that stops reading holds up nothing but its own stream: past ``backlog`` queued
     notifications it is dropped, and its stream ends."""
 
-    __slots__ = ("_queue", "_wake", "filter", "id", "overflow", "send")
+    __slots__ = ("_queue", "_wake", "_wanted", "filter", "id", "overflow", "send")
 
-    def __init__(self, id: str | int, filter: dict[str, Any], send: Send, backlog: int = LISTEN_BACKLOG) -> None:
+    def __init__(
+        self,
+        id: str | int,
+        filter: dict[str, Any],
+        send: Send,
+        members: Mapping[str, FilterMember],
+        backlog: int = LISTEN_BACKLOG,
+    ) -> None:
         self.id = id
         self.filter = filter
         self.send = send
+        # notification -> the URIs it is wanted for (None: a flag, wanted for all)
+        self._wanted: dict[str, frozenset[str] | None] = {}
+        for name, member in members.items():
+            value = filter.get(name)
+            if member.uris and isinstance(value, list) and value:
+                self._wanted[member.method] = frozenset(u for u in value if isinstance(u, str))
+            elif not member.uris and value is True:
+                self._wanted[member.method] = None
         self._queue: collections.deque[bytes] = collections.deque(maxlen=backlog)
         self._wake = asyncio.Event()
         self.overflow = asyncio.Event()  # set when the backlog overflowed: the stream is to end
@@ -74,10 +84,10 @@ class Listener:
             await self.send(self._queue.popleft())
 
     def wants(self, method: str, uri: str | None) -> bool:
-        if method == RESOURCE_UPDATED:
-            return uri is not None and uri in self.filter.get("resourceSubscriptions", ())
-        flag = FILTER_FLAG.get(method)
-        return flag is not None and self.filter.get(flag) is True
+        if method not in self._wanted:
+            return False
+        uris = self._wanted[method]
+        return uris is None or (uri is not None and uri in uris)
 
 
 class Subscriber:
@@ -134,7 +144,7 @@ class Subscriptions:
 
     async def publish(self, method: str, uri: str | None = None) -> None:
         """Announce ``method`` (a list change, or ``uri`` updated) to every worker's subscribers."""
-        change = Change.of(method, uri)
+        change = Change(method, uri)
         await self.attach()
         await self.bus.publish(change)
 
@@ -147,7 +157,7 @@ class Subscriptions:
         """Send ``change`` to this worker's streams that asked for it; a failed stream is dropped."""
         for watch in self.watchers:
             watch(change)
-        if change.kind == ENDED:
+        if change.method == ENDED:
             return  # for the watchers only
         method, uri = change.method, change.uri
         base: dict[str, Any] = {"uri": uri} if uri is not None else {}
@@ -159,7 +169,7 @@ class Subscriptions:
         for session in list(self.sessions):
             if session.notify is None or not session.sends(method):
                 continue
-            if method == RESOURCE_UPDATED:
+            if uri is not None:  # sent to the sessions subscribed to the URI (resources/subscribe)
                 if self.refresh is not None:
                     try:
                         await self.refresh(session)

@@ -32,6 +32,7 @@ from .convert import Conversion
 
 CANCELLED = "notifications/cancelled"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+TOOLS_CHANGED = "notifications/tools/list_changed"  # forgets the tools' x-mcp-header annotations read
 MAX_TOOL_PAGES = 100  # of the author's tools/list read for x-mcp-header annotations (a cursor that never ends)
 RUNTIME_METHODS = frozenset({"server/discover", "subscriptions/listen"})  # answered here, not by a handler
 
@@ -168,27 +169,31 @@ class ModernSession:
         return result
 
     def honoured(self, wanted: Any, codec: ModernCodec) -> dict[str, Any]:
-        """The part of a ``SubscriptionFilter`` this server can deliver: what its capabilities
-        declare in the request's revision (``listChanged`` of tools, prompts, resources;
-        ``subscribe`` of resources)."""
-        caps = as_spoken(self.kernel.app.capabilities(), self.kernel.app.registry, codec.revision.version)
+        """The part of a ``SubscriptionFilter`` this server can deliver: each member of the
+        request's revision's filter (``RevisionEntry.subscription_filter``, read from the schema)
+        whose notification a flag the server declares in that revision promises (``listChanged``
+        of tools, prompts, resources; ``subscribe`` of resources), as the client asked for it (a
+        flag set, a list of URIs)."""
+        app = self.kernel.app
+        version = codec.revision.version
+        caps = as_spoken(app.capabilities(), app.registry, version)
+        promised = {
+            message
+            for name, cap in app.registry.server_capabilities(version).items()
+            if (found := declared(caps, name)) is not None
+            for flag, message in cap.flags.items()
+            if declared(found, flag) is True
+        }
         data = dump(wanted) if isinstance(wanted, BaseModel) else dict(wanted)
-
-        def declares(cap: str, flag: str) -> bool:
-            found = declared(caps, cap)  # a dict or a model, as a client's capabilities are read
-            return found is not None and declared(found, flag) is True
-
         out: dict[str, Any] = {}
-        for wanted_flag, cap in (
-            ("toolsListChanged", "tools"),
-            ("promptsListChanged", "prompts"),
-            ("resourcesListChanged", "resources"),
-        ):
-            if data.get(wanted_flag) is True and declares(cap, "listChanged"):
-                out[wanted_flag] = True
-        uris = data.get("resourceSubscriptions")
-        if uris and declares("resources", "subscribe"):
-            out["resourceSubscriptions"] = list(uris)
+        for name, member in app.registry.entry(version).subscription_filter.items():
+            value = data.get(name)
+            if member.method not in promised:
+                continue
+            if member.uris and isinstance(value, list) and value:
+                out[name] = list(value)
+            elif not member.uris and value is True:
+                out[name] = True
         return out
 
     async def listen(self, request: Request, codec: ModernCodec, send: Send, by_notification: bool = False) -> Reply:
@@ -206,7 +211,8 @@ class ModernSession:
         await subscriptions.attach()  # changes raised on any worker reach this one from here on
         ack = codec.encode_notification(ACKNOWLEDGED, {"notifications": honoured, "_meta": meta})
         await send(dumps(ack))
-        listener = Listener(request.id, honoured, send)
+        members = self.kernel.app.registry.entry(codec.revision.version).subscription_filter
+        listener = Listener(request.id, honoured, send, members)
         subscriptions.listeners.add(listener)
         writer = asyncio.ensure_future(listener.write())  # this stream's sends: nobody else waits on them
         closing = asyncio.ensure_future(subscriptions.until_closed())
@@ -301,7 +307,7 @@ class ModernSession:
         return read.get(tool, ())
 
     def _forget_param_headers(self, change: Change) -> None:
-        if change.kind == "tools":
+        if change.method == TOOLS_CHANGED:
             self._param_headers.clear()
             self._listed_for.clear()
             self._tools_generation += 1
