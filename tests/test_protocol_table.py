@@ -131,6 +131,7 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     raw["capabilities"]["server"]["tools"]["flags"]["validate"] = "tools/validate"
     raw["capabilities"]["server"]["tasks"] = {"requests": "tasks/augment/"}  # 2025-11-25's property, no such requests
     raw["capabilities"]["client"]["notes"] = {"requests": "notes/"}
+    raw["mcp_name"]["params"]["ping"] = "name"
     path = tmp_path / "overlay.json"
     path.write_text(json.dumps(raw))
     overlay = load_overlay(path)
@@ -141,6 +142,7 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     assert "sse_priming: 2099-01-01 is not a locked legacy revision" in problems
     assert "resource_not_found: 2099-01-01 is not a locked revision" in problems
     assert "log_levels: 'trace' is a LoggingLevel value in no locked schema" in problems
+    assert "mcp_name: 'ping' has params with 'name' in no locked modern schema" in problems
     assert [p for p in problems if p.startswith("capabilities")] == [
         "capabilities.server.tools: flag 'validate' with 'tools/validate' is in no locked schema",
         "capabilities.server: 'greetings' is in no locked schema (ServerCapabilities, with its messages)",
@@ -318,9 +320,10 @@ def test_two_methods_that_make_one_python_name_are_refused_naming_both(
 
 def test_an_overlay_from_before_capabilities_stands_on_the_generators_own(lock: Lock, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A project's own overlay is a copy made at its first adoption: one from before
-    ``capabilities`` must still declare what a server implements."""
+    ``capabilities`` and ``mcp_name`` must still declare what a server implements and check the
+    ``Mcp-Name`` header."""
     raw = json.loads((SCHEMA_DIR / "overlay.json").read_text())
-    del raw["capabilities"]
+    del raw["capabilities"], raw["mcp_name"]
     path = tmp_path / "overlay.json"
     path.write_text(json.dumps(raw))
     overlay = load_overlay(path)
@@ -329,6 +332,12 @@ def test_an_overlay_from_before_capabilities_stands_on_the_generators_own(lock: 
     assert overlay.client_capabilities == bundled.client_capabilities and overlay.client_capabilities
     protocol = analyze_revision(lock, "2026-07-28", overlay).protocol
     assert [c.name for c in protocol.server_capabilities] == ["completions", "logging", "prompts", "resources", "tools"]
+    assert overlay.target_params == bundled.target_params
+    assert {m.name: m.target_param for m in protocol.methods if m.target_param} == {
+        "prompts/get": "name",
+        "resources/read": "uri",
+        "tools/call": "name",
+    }
 
 
 @pytest.mark.parametrize(

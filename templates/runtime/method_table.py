@@ -35,6 +35,7 @@ class MethodSpec:
         "name",
         "params_required",
         "stub",
+        "target_param",
     )
 
     def __init__(
@@ -53,6 +54,7 @@ class MethodSpec:
         embedded: bool = False,
         task_result: object | None = None,
         client_capability: str | None = None,
+        target_param: str | None = None,
     ) -> None:
         self.name = name
         self.kind: Kind = kind
@@ -69,6 +71,9 @@ class MethodSpec:
         self._task_result = task_result
         # a server's request: the client capability it needs declared (the overlay's ``capabilities.client``)
         self.client_capability = client_capability
+        # a modern request: the param naming what it acts on (the Streamable HTTP ``Mcp-Name``
+        # header, what a sealed ``requestState`` is bound to; the overlay's ``mcp_name``)
+        self.target_param = target_param
 
     @property
     def message(self) -> Any:

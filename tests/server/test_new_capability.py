@@ -5,7 +5,8 @@ new request ``greetings/get``, its ``listChanged`` flag for the new notification
 ``notifications/greetings/list_changed``, which a new ``SubscriptionFilter`` member
 ``greetingsListChanged`` opts in to), a ``validate`` flag of ``tools`` (for the new request
 ``tools/validate``) and a ``notes`` client capability (for the new input request ``notes/list``),
-the capabilities added to the lock's overlay as a maintainer would, adopted and generated into
+the capabilities (and ``greetings/get``'s ``Mcp-Name`` header source, ``params.name``) added to
+the lock's overlay as a maintainer would, adopted and generated into
 ``capmcp`` against the installed runtime. Before, which capability stood for which messages, and
 which filter member for which notification, were tables in the runtime: such a server served
 ``greetings/get`` but never declared ``greetings``, and could not send the new notification.
@@ -102,6 +103,7 @@ def overlay(raw: dict[str, Any]) -> None:
     }
     raw["capabilities"]["server"]["tools"]["flags"]["validate"] = "tools/validate"
     raw["capabilities"]["client"]["notes"] = {"requests": "notes/"}
+    raw["mcp_name"]["params"]["greetings/get"] = "name"
 
 
 @pytest.fixture(scope="module")
@@ -230,3 +232,36 @@ def test_a_new_notification_reaches_the_listeners_that_opted_in_by_the_new_filte
         run(app.notify("notifications/nothing"))
     with pytest.raises(ValueError, match="names the URI it is about"):
         run(app.notify("notifications/resources/updated"))
+
+
+def test_the_mcp_name_header_of_a_new_request_is_checked_against_the_param_the_overlay_names(
+    capmcp: ModuleType,
+) -> None:
+    """The Streamable HTTP ``Mcp-Name`` source of each method was a table in the runtime (twice:
+    the server's check and the client's headers): a new request's header went unchecked."""
+    from tests.server.test_asgi import call
+
+    methods = capmcp.REGISTRY.revision(NEW).methods
+    assert methods.request("greetings/get").target_param == "name"
+    assert methods.request("tools/call").target_param == "name"
+    assert capmcp.REGISTRY.revision("2025-11-25").methods.request("tools/call").target_param is None
+    app = server(capmcp, validating=False).asgi_app()
+    meta = {"io.modelcontextprotocol/protocolVersion": NEW, "io.modelcontextprotocol/clientCapabilities": {}}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "greetings/get", "params": {"name": "ada", "_meta": meta}}
+    headers = {
+        "mcp-protocol-version": NEW,
+        "mcp-method": "greetings/get",
+        "accept": "application/json, text/event-stream",
+    }
+
+    async def go() -> tuple[Any, Any, Any]:
+        wrong = await call(app, body, {**headers, "mcp-name": "bob"})
+        missing = await call(app, body, headers)
+        right = await call(app, body, {**headers, "mcp-name": "ada"})
+        return wrong, missing, right
+
+    wrong, missing, right = run(go())
+    assert wrong.status == 400 and wrong.json()["error"]["code"] == -32020
+    assert wrong.json()["error"]["message"] == "Mcp-Name header does not match params.name"
+    assert missing.json()["error"]["message"] == "Mcp-Name header is missing (params.name is given)"
+    assert right.status == 200 and right.json()["result"]["greeting"] == "hello ada"

@@ -194,6 +194,7 @@ class MethodView:
     embedded: bool
     task_result: Ident | None
     client_capability: str | None  # printed with ``| py``
+    target_param: str | None  # printed with ``| py``
 
 
 @dataclass(frozen=True)
@@ -242,6 +243,7 @@ def method_view(m: Method) -> MethodView:
         embedded=m.embedded,
         task_result=_optional_ident(m.task_result),
         client_capability=m.client_capability,
+        target_param=m.target_param,
     )
 
 

@@ -67,6 +67,7 @@ class Overlay:
     log_levels: tuple[str, ...] = ()  # LoggingLevel's values, least severe first (the runtime's LOG_LEVELS)
     server_capabilities: dict[str, CapabilityRule] = field(default_factory=dict)  # by capability name
     client_capabilities: dict[str, CapabilityRule] = field(default_factory=dict)
+    target_params: dict[str, str] = field(default_factory=dict)  # method -> the param Mcp-Name carries
 
 
 # RFC 5424's severities, least severe first: the order of an overlay written before it had
@@ -98,19 +99,19 @@ def capability_rules(raw: dict[str, JSON], side: str) -> dict[str, CapabilityRul
 
 
 @functools.cache
-def bundled_capabilities() -> dict[str, JSON]:
-    """The generator's own overlay's ``capabilities``: what an overlay written before the section
+def bundled_section(name: str) -> Any:
+    """A section of the generator's own overlay: what an overlay written before the section
     existed (a project's own, copied at its first adoption) stands on."""
     path = bundled_schema_dir() / "overlay.json"
-    raw: dict[str, JSON] = load_json(path.read_text(encoding="utf-8"), f"overlay {path}")["capabilities"]
-    return raw
+    return load_json(path.read_text(encoding="utf-8"), f"overlay {path}")[name]
 
 
 def load_overlay(path: Path) -> Overlay:
     try:
         raw = load_json(path.read_text(encoding="utf-8"), f"overlay {path}")
         deprecated = {k: v for k, v in raw["deprecated"].items() if k != "reason"}
-        capabilities = raw["capabilities"] if "capabilities" in raw else bundled_capabilities()
+        capabilities = raw["capabilities"] if "capabilities" in raw else bundled_section("capabilities")
+        mcp_name = raw["mcp_name"] if "mcp_name" in raw else bundled_section("mcp_name")
         return Overlay(
             empty_result_methods=frozenset(raw["empty_result"]["methods"]),
             task_params_property=raw["task_augmented"]["params_property"],
@@ -124,6 +125,7 @@ def load_overlay(path: Path) -> Overlay:
             log_levels=tuple(str(level) for level in raw["log_levels"]["order"]) if "log_levels" in raw else LOG_LEVELS,
             server_capabilities=capability_rules(capabilities, "server"),
             client_capabilities=capability_rules(capabilities, "client"),
+            target_params={str(method): str(param) for method, param in mcp_name["params"].items()},
         )
     except FileNotFoundError:
         raise GeneratorError(f"no overlay at {path}") from None
@@ -248,6 +250,16 @@ class _Analyzer:
         }
         self.reading = None
         return tuple(server), client
+
+    def target_param(self, method: Method) -> str | None:
+        """The param the overlay's ``mcp_name`` names for a request a client sends, where its
+        params have that property (the Streamable HTTP ``Mcp-Name`` header's source)."""
+        param = (
+            self.overlay.target_params.get(method.name) if method.kind == "request" and method.client_sends else None
+        )
+        if param is None or method.params_type is None:
+            return None
+        return param if param in self.properties(self.defs.get(method.params_type)) else None
 
     def subscription_filter(self, methods: list[Method]) -> tuple[tuple[str, str, bool], ...]:
         """``SubscriptionFilter``'s members (2026-07-28: ``subscriptions/listen``), each with the
@@ -504,6 +516,8 @@ class _Analyzer:
             self.check_modern(methods)
         server_capabilities, needs = self.capabilities(methods)
         methods = [replace(m, client_capability=needs[m.name]) if m.name in needs else m for m in methods]
+        if era == "modern":
+            methods = [replace(m, target_param=self.target_param(m)) for m in methods]
         return Protocol(
             version=version,
             era=era,
@@ -693,6 +707,10 @@ def stale_overlay_entries(overlay: Overlay, schemas: list[tuple[LoadedSchema, Pr
         for flag, message in rule.flags:
             if name in offered and flag not in offered[name]:
                 problems.append(f"capabilities.server.{name}: flag {flag!r} with {message!r} is in no locked schema")
+    named = {m.name for _, p in schemas for m in p.methods if m.target_param is not None}
+    for method, param in overlay.target_params.items():
+        if method not in named:
+            problems.append(f"mcp_name: {method!r} has params with {param!r} in no locked modern schema")
     needed = {m.client_capability for _, p in schemas for m in p.methods}
     for name in overlay.client_capabilities:
         if name not in needed:

@@ -35,6 +35,7 @@ class Method:
     embedded: bool = False  # exists only inside InputRequiredResult.inputRequests (2026)
     task_result: str | None = None  # result when task-augmented (2025-11-25)
     client_capability: str | None = None  # a server's request: the client capability it needs (the overlay)
+    target_param: str | None = None  # modern: the param Mcp-Name carries and a requestState is bound to (the overlay)
 
     @property
     def client_sends(self) -> bool:

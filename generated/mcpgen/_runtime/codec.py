@@ -72,13 +72,6 @@ TTL_MS = "ttlMs"
 CACHE_SCOPE = "cacheScope"
 COMPLETE = "complete"
 INPUT_REQUIRED = "input_required"
-# the param that names what a request acts on: the source of the Streamable HTTP ``Mcp-Name``
-# header (2026-07-28) and the target a sealed ``requestState`` is bound to
-TARGET_PARAM: dict[str, str] = {
-    "tools/call": "name",
-    "prompts/get": "name",
-    "resources/read": "uri",
-}
 
 
 def validator_for(tp: Any) -> Validator:

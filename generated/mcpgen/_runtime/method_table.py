@@ -36,6 +36,7 @@ class MethodSpec:
         "name",
         "params_required",
         "stub",
+        "target_param",
     )
 
     def __init__(
@@ -54,6 +55,7 @@ class MethodSpec:
         embedded: bool = False,
         task_result: object | None = None,
         client_capability: str | None = None,
+        target_param: str | None = None,
     ) -> None:
         self.name = name
         self.kind: Kind = kind
@@ -70,6 +72,9 @@ class MethodSpec:
         self._task_result = task_result
         # a server's request: the client capability it needs declared (the overlay's ``capabilities.client``)
         self.client_capability = client_capability
+        # a modern request: the param naming what it acts on (the Streamable HTTP ``Mcp-Name``
+        # header, what a sealed ``requestState`` is bound to; the overlay's ``mcp_name``)
+        self.target_param = target_param
 
     @property
     def message(self) -> Any:

@@ -47,6 +47,7 @@ METHODS = MethodTable(
             result=m.GetPromptResult,
             stub="get_prompt",
             mrtr=True,
+            target_param="name",
         ),
         MethodSpec(
             name="prompts/list",
@@ -81,6 +82,7 @@ METHODS = MethodTable(
             stub="read_resource",
             mrtr=True,
             cacheable=True,
+            target_param="uri",
         ),
         MethodSpec(
             name="resources/templates/list",
@@ -150,6 +152,7 @@ METHODS = MethodTable(
             result=m.CallToolResult,
             stub="call_tool",
             mrtr=True,
+            target_param="name",
         ),
         MethodSpec(
             name="tools/list",

@@ -34,7 +34,6 @@ logger = logging.getLogger(__name__)
 
 SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
 MAX_REFRESH_PAGES = 1000  # of tools/list read again after a -32020 (a list that never ends)
-NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
 class ModernClientSession(ClientSession):
@@ -77,7 +76,8 @@ class ModernClientSession(ClientSession):
         params = message.get("params")
         if not isinstance(params, dict):
             return headers
-        key = NAMED.get(method)
+        spec = self.codec.methods.request(method)
+        key = spec.target_param if spec is not None else None
         if key is not None and isinstance(params.get(key), str):
             headers["mcp-name"] = encode_header_value(params[key])
         if method == "tools/call":

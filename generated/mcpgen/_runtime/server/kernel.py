@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, Protocol
 
 from pydantic import MISSING
 
-from ..codec import INPUT_REQUIRED, RESULT_TYPE, TARGET_PARAM, Revision, dump
+from ..codec import INPUT_REQUIRED, RESULT_TYPE, Revision, dump
 from ..jsonrpc import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
@@ -147,10 +147,12 @@ def check_input_capabilities(result: Any, capabilities: Any, methods: MethodTabl
         raise not_declared(missing)
 
 
-def request_binding(method: str, params: Any) -> str:
-    """What a ``requestState`` is bound to: the method, the tool, prompt or resource it names,
-    and a digest of its arguments (canonical JSON: key order does not matter)."""
-    key = TARGET_PARAM.get(method)
+def request_binding(method: str, params: Any, methods: MethodTable) -> str:
+    """What a ``requestState`` is bound to: the method, the tool, prompt or resource it names
+    (its ``target_param`` in the table ``methods``), and a digest of its arguments (canonical
+    JSON: key order does not matter)."""
+    spec = methods.request(method)
+    key = spec.target_param if spec is not None else None
     target = _field(params, key) if key is not None else None
     arguments = _field(params, "arguments") or {}  # none sent and none at all are the same request
     text = json.dumps(dump(arguments), sort_keys=True, separators=(",", ":"), default=str)
@@ -205,7 +207,9 @@ class Kernel:
             if isinstance(state, str):
                 owner = ctx.principal.identity if ctx.principal is not None else None
                 opened = self.services.request_state.open(
-                    state, principal=owner, request=request_binding(method, params)
+                    state,
+                    principal=owner,
+                    request=request_binding(method, params, self.app.revision.methods),
                 )
                 if is_replay_state(
                     opened
@@ -239,7 +243,9 @@ class Kernel:
                 self.check_may_ask(method)
                 check_input_capabilities(result, capabilities, self.app.revision.methods)
                 owner = ctx.principal.identity if ctx.principal is not None else None
-                result = self.seal(result, owner, request_binding(method, params))
+                result = self.seal(
+                    result, owner, request_binding(method, params, self.app.revision.methods)
+                )
             return result
         except ProtocolError:
             raise

@@ -52,7 +52,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from ...codec import PROTOCOL_VERSION_KEY, TARGET_PARAM
+from ...codec import PROTOCOL_VERSION_KEY
 from ...codec_modern import unsupported_protocol_version
 from ...jsonrpc import (
     HEADER_MISMATCH,
@@ -70,6 +70,7 @@ from ...jsonrpc import (
     request_id,
 )
 from ...param_headers import ToolHeaders, value_at
+from ...versions import VersionRegistry
 from ..router import Connection, Reply, Router, is_legacy_initialize
 from ..services import EventStore, SessionLimitReached, SharedStateUnavailable
 from ..services.auth import Denial, Principal, ResourceServer
@@ -218,9 +219,10 @@ def check_param_headers(args: dict[str, Any], annotated: ToolHeaders, headers: H
             raise ProtocolError(HEADER_MISMATCH, f"Mcp-Param-{suffix} header does not match {where}")
 
 
-def check_headers(obj: Any, headers: Headers, modern: bool) -> None:
+def check_headers(obj: Any, headers: Headers, modern: bool, registry: VersionRegistry) -> None:
     """The 2026-07-28 request headers must be single, present, header-safe and match the body
-    (-32020); ``modern``: ``is_modern(obj)``."""
+    (-32020); ``modern``: ``is_modern(obj)``. ``Mcp-Name`` matches the param the request's
+    revision names for its method (``MethodSpec.target_param``), in a revision ``registry`` has."""
     for name in sorted(headers.repeated):
         if name.startswith("mcp-") and name != SESSION_ID:
             raise ProtocolError(HEADER_MISMATCH, f"the {name} header is repeated")
@@ -237,7 +239,9 @@ def check_headers(obj: Any, headers: Headers, modern: bool) -> None:
         raise ProtocolError(HEADER_MISMATCH, "Mcp-Method header is missing")
     if safe_header("Mcp-Method", method) != obj["method"]:
         raise ProtocolError(HEADER_MISMATCH, "Mcp-Method header does not match the body's method")
-    key = TARGET_PARAM.get(obj["method"]) if type(obj["method"]) is str else None
+    named = params["_meta"][PROTOCOL_VERSION_KEY]  # the header's, checked above
+    spec = registry.revision(named).methods.request(obj["method"]) if named in registry else None
+    key = spec.target_param if spec is not None else None
     if key is not None and key in params:
         target = headers.get("mcp-name")
         if target is None:
@@ -670,7 +674,7 @@ class HttpApp:
                     # is the answer, before its other headers and method are judged by a revision it did
                     # not ask for (versioning.mdx); header and body apart are -32020 (conformance: SEP-2575)
                     self.check_body_version(obj, headers)
-                check_headers(obj, headers, modern)
+                check_headers(obj, headers, modern, self.router.app.registry)
                 if modern and obj.get("method") == "tools/call":
                     params = obj["params"]
                     args = params.get("arguments", {})
