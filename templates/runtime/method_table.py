@@ -144,15 +144,6 @@ class MethodTable:
         return [m.name for m in self.methods]
 
 
-# the client capability a server's request needs (capabilities.mdx): what a client declares for a
-# handler of it, and what a server checks before asking
-CLIENT_CAPABILITY_OF: dict[str, str] = {
-    "elicitation/create": "elicitation",
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-}
-
-
 def wire_names(model: Any, *path: str) -> frozenset[str] | None:
     """The wire names of the fields of the model reached from ``model`` through the fields
     ``path`` names (by wire name; ``M | MISSING`` and ``M | None`` followed); None where a step
@@ -174,3 +165,11 @@ def _model_in(annotation: Any) -> Any:
         return annotation
     found = [a for a in getattr(annotation, "__args__", ()) if isinstance(a, type) and hasattr(a, "model_fields")]
     return found[0] if len(found) == 1 else None
+
+
+def required_wire_names(model: Any) -> frozenset[str]:
+    """The wire names of the fields a model requires (none when it is no model)."""
+    fields = getattr(model, "model_fields", None)
+    if not isinstance(fields, dict):
+        return frozenset()
+    return frozenset(info.alias or name for name, info in fields.items() if info.is_required())

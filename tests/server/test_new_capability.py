@@ -265,3 +265,37 @@ def test_the_mcp_name_header_of_a_new_request_is_checked_against_the_param_the_o
     assert wrong.json()["error"]["message"] == "Mcp-Name header does not match params.name"
     assert missing.json()["error"]["message"] == "Mcp-Name header is missing (params.name is given)"
     assert right.status == 200 and right.json()["result"]["greeting"] == "hello ada"
+
+
+def test_a_client_drops_a_new_notification_its_acknowledged_filter_did_not_agree_to(capmcp: ModuleType) -> None:
+    """subscriptions.mdx: the client checks the acknowledged filter. Which member covers which
+    notification was a table in the client: a new member's notification always passed."""
+    from types import SimpleNamespace
+
+    from mcpgen._runtime.client.modern import agreed
+    from mcpgen._runtime.jsonrpc import Notification
+
+    members = capmcp.REGISTRY.entry(NEW).subscription_filter
+    greetings = Notification("notifications/greetings/list_changed", None)
+    updated = Notification("notifications/resources/updated", SimpleNamespace(uri="x://a"))
+    only_tools = SimpleNamespace(notifications={"toolsListChanged": True})
+    both = SimpleNamespace(notifications={"greetingsListChanged": True, "resourceSubscriptions": ["x://a"]})
+    assert not agreed(members, only_tools, greetings) and agreed(members, both, greetings)
+    assert not agreed(members, only_tools, updated) and agreed(members, both, updated)
+    assert agreed(members, only_tools, Notification("notifications/message", None))  # no member names it
+
+
+def test_notify_takes_a_uri_exactly_where_the_notifications_params_require_one() -> None:
+    """A review of the diff: on a server of a revision without a SubscriptionFilter (2025-11-25),
+    ``notify_resource_updated(None)`` was sent to every legacy session with no params, and a URI
+    given with a list change was kept (and the change sent only to that URI's subscribers)."""
+    from mcpgen.v2025_11_25 import server as legacy
+
+    class Old(legacy.Server):  # type: ignore[misc]
+        pass
+
+    old = Old()
+    with pytest.raises(ValueError, match="notifications/resources/updated names the URI it is about"):
+        run(old.notify("notifications/resources/updated"))
+    with pytest.raises(ValueError, match="notifications/tools/list_changed names no URI"):
+        run(old.notify("notifications/tools/list_changed", "x://a"))

@@ -633,6 +633,28 @@ def test_a_legacy_session_is_sent_only_the_notifications_its_revision_has() -> N
     assert not session.sends("notifications/initialized")  # the client's to send
 
 
+def test_a_flag_promising_a_request_only_an_older_revision_has_needs_its_handler() -> None:
+    """A review of the diff: a flag's message was taken for a notification (always declared)
+    whenever the server's own table lacked it as a request, so a flag an older served revision
+    gives for a request (``tools.validate`` -> ``tools/validate``) was declared with no handler."""
+    entries = []
+    for v in Demo.registry.versions:
+        entry = Demo.registry.entry(v)
+        if v == "2025-11-25":
+            caps = dict(entry.server_capabilities)
+            tools = caps["tools"]
+            caps["tools"] = tools._replace(
+                requests=(*tools.requests, "tools/validate"), flags={**tools.flags, "validate": "tools/validate"}
+            )
+            entry = dataclasses.replace(entry, server_capabilities=caps)
+        entries.append(entry)
+
+    class Older(Demo):
+        registry = VersionRegistry(entries)
+
+    assert Older().capabilities()["tools"] == {"listChanged": True}
+
+
 def test_capabilities_as_spoken_take_a_model_as_an_override_may_return() -> None:
     from mcpgen._runtime.server.services.capabilities import as_spoken
 

@@ -18,7 +18,7 @@ import importlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Literal, NamedTuple, cast
 
 if (
@@ -136,7 +136,7 @@ class VersionRegistry:
     Lookups of a version the registry does not hold raise ``KeyError`` naming the known ones.
     """
 
-    __slots__ = ("_capabilities", "_entries", "_revisions")
+    __slots__ = ("_capabilities", "_entries", "_known", "_revisions")
 
     def __init__(
         self, entries: Iterable[RevisionEntry], *, parent: VersionRegistry | None = None
@@ -155,7 +155,8 @@ class VersionRegistry:
             version: merged[version] for version in newest_first(merged)
         }
         self._revisions: dict[str, Revision] = {}
-        self._capabilities: dict[str, dict[str, ServerCapability]] = {}
+        self._capabilities: dict[str, Mapping[str, ServerCapability]] = {}
+        self._known: Mapping[str, frozenset[str]] | None = None
 
     def __repr__(self) -> str:
         return f"VersionRegistry({', '.join(self._entries)})"
@@ -206,11 +207,11 @@ class VersionRegistry:
         what its own revision has. Read from the entries: no revision package is imported."""
         merged = self._capabilities.get(version)
         if merged is None:
-            merged = {}
+            found: dict[str, ServerCapability] = {}
             for served in self.up_to(version):  # newest first
                 for name, cap in self.entry(served).server_capabilities.items():
-                    have = merged.get(name)
-                    merged[name] = (
+                    have = found.get(name)
+                    found[name] = (
                         cap
                         if have is None
                         else ServerCapability(
@@ -218,16 +219,20 @@ class VersionRegistry:
                             {**cap.flags, **have.flags},
                         )
                     )
-            self._capabilities[version] = merged
+            merged = self._capabilities[version] = MappingProxyType(found)
         return merged
 
-    def known_capabilities(self) -> dict[str, set[str]]:
+    def known_capabilities(self) -> Mapping[str, frozenset[str]]:
         """Every server capability any revision of the registry has, with every flag any has of it."""
-        known: dict[str, set[str]] = {}
-        for entry in self._entries.values():
-            for name, cap in entry.server_capabilities.items():
-                known.setdefault(name, set()).update(cap.flags)
-        return known
+        if self._known is None:
+            known: dict[str, set[str]] = {}
+            for entry in self._entries.values():
+                for name, cap in entry.server_capabilities.items():
+                    known.setdefault(name, set()).update(cap.flags)
+            self._known = MappingProxyType(
+                {name: frozenset(flags) for name, flags in known.items()}
+            )
+        return self._known
 
     def module(self, version: str, name: str) -> ModuleType:
         """A module of a revision's package (``codec``, ``client``, ``server``), imported on first use."""

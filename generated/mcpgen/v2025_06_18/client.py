@@ -17,6 +17,7 @@ from mcpgen._runtime.client.base import _params
 from mcpgen._runtime.client.legacy import LegacyClient
 from mcpgen._runtime.client.session import ProgressCallback
 
+from .. import REGISTRY
 from . import models as m
 from .codec import REVISION
 
@@ -27,6 +28,7 @@ class Client(LegacyClient):
     """A connected MCP 2025-06-18 client."""
 
     revision = REVISION
+    registry = REGISTRY
 
     async def complete(
         self,

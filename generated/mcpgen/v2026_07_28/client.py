@@ -19,6 +19,7 @@ from mcpgen._runtime.client.base import _params
 from mcpgen._runtime.client.modern import ModernClient
 from mcpgen._runtime.client.session import ProgressCallback
 
+from .. import REGISTRY
 from . import models as m
 from .codec import REVISION
 
@@ -29,6 +30,7 @@ class Client(ModernClient):
     """A connected MCP 2026-07-28 client."""
 
     revision = REVISION
+    registry = REGISTRY
 
     async def complete(
         self,

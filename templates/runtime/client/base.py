@@ -13,6 +13,7 @@ from pydantic import MISSING, BaseModel
 
 from ..codec import Revision, dump, shortened
 from ..jsonrpc import Notification
+from ..versions import VersionRegistry
 from .session import CLOSED, ClientSession, ProgressCallback
 from .transport import JSONObject
 
@@ -72,6 +73,7 @@ class BaseClient:
     """A connected client of one revision. Generated ``Client`` classes add one typed method per request."""
 
     revision: ClassVar[Revision]
+    registry: ClassVar[VersionRegistry]  # the generated package's revisions (their data: filter members)
     era: ClassVar[str]
 
     def __init__(

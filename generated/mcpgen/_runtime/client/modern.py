@@ -24,6 +24,7 @@ from ..jsonrpc import (
 )
 from ..param_headers import TOKEN as TOKEN  # its home before param_headers.py
 from ..param_headers import ToolHeaders, header_problem, tool_headers, value_at
+from ..versions import FilterMember
 from .base import BaseClient, Subscription, _field, _params, cursor_digest
 from .cache import ResultCache
 from .errors import InputRequiredError, RequestTimeout, ServerError
@@ -355,32 +356,28 @@ class ModernClient(BaseClient):
                 await session.cancel(sub.id, "the client stopped listening")
             session.forget(sub.id)
 
+        members = self.registry.entry(self.revision.version).subscription_filter
         subscription = Subscription(
-            open, close, accept=lambda note: agreed(subscription.acknowledged, note)
+            open, close, accept=lambda note: agreed(members, subscription.acknowledged, note)
         )
         return subscription
 
 
-LIST_CHANGED = {  # a list_changed notification -> the acknowledged filter's flag (Python name)
-    "notifications/tools/list_changed": "tools_list_changed",
-    "notifications/prompts/list_changed": "prompts_list_changed",
-    "notifications/resources/list_changed": "resources_list_changed",
-}
-
-
-def agreed(acknowledged: Any, note: Notification) -> bool:
+def agreed(members: Mapping[str, FilterMember], acknowledged: Any, note: Notification) -> bool:
     """``note`` is one the acknowledged filter covers (subscriptions.mdx: the client SHOULD check
     the acknowledged filter and handle what it did not agree to gracefully: such a notification is
-    dropped, not handed on). Notifications the filter does not name pass."""
-    ack = getattr(acknowledged, "notifications", None)
-    flag = LIST_CHANGED.get(note.method)
-    if flag is not None:
-        keep = getattr(ack, flag, None) is True
-    elif note.method == "notifications/resources/updated":
-        uris = getattr(ack, "resource_subscriptions", None)
-        keep = isinstance(uris, list) and getattr(note.params, "uri", None) in uris
-    else:
+    dropped, not handed on). ``members`` are the revision's ``SubscriptionFilter`` members
+    (``RevisionEntry.subscription_filter``); notifications no member names pass."""
+    member = next(((name, m) for name, m in members.items() if m.method == note.method), None)
+    if member is None:
         return True
+    name, found = member
+    ack = dump(getattr(acknowledged, "notifications", None))
+    value = ack.get(name) if isinstance(ack, dict) else None
+    if found.uris:
+        keep = isinstance(value, list) and getattr(note.params, "uri", None) in value
+    else:
+        keep = value is True
     if not keep:
         logger.debug("dropped %s: not in the acknowledged filter", note.method)
     return keep

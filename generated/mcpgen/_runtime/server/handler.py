@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from ..codec import Revision
+from ..method_table import required_wire_names
 from ..versions import VersionRegistry
 from .router import Router
 from .runners import run_http, run_stdio
@@ -96,14 +97,19 @@ class HandlerBase:
         implemented, in any revision the server serves. Each session is told what its own
         revision carries (``services.capabilities.as_spoken``)."""
         methods = self.revision.methods
+        offered = self.registry.server_capabilities(self.revision.version)
+        requests = {
+            request for cap in offered.values() for request in cap.requests
+        }  # of any served revision
         caps: dict[str, Any] = {}
-        for name, cap in self.registry.server_capabilities(self.revision.version).items():
+        for name, cap in offered.items():
             if cap.requests and not any(self.implemented(method) for method in cap.requests):
                 continue
             caps[name] = {
                 flag: True
                 for flag, message in cap.flags.items()
-                if methods.request(message) is None or self.implemented(message)
+                if self.implemented(message)
+                or (message not in requests and methods.request(message) is None)
             }
         return caps
 
@@ -144,8 +150,9 @@ class HandlerBase:
         """Send the notification ``method`` to its subscribers on every worker: one a flag of a
         capability promises in a revision the server serves, or a ``SubscriptionFilter`` member
         opts in to (``notifications/tools/list_changed``; ``notifications/resources/updated``
-        with the ``uri`` updated, which a member listing URIs needs). Each session gets it only
-        when it asked for it and its revision has it. ``ValueError`` for any other method."""
+        with the ``uri`` updated: a notification whose params require a ``uri`` is sent with one,
+        any other without). Each session gets it only when it asked for it and its revision has
+        it. ``ValueError`` for any other method, or a ``uri`` missing or not wanted."""
         version = self.revision.version
         served = [self.registry.entry(v) for v in self.registry.up_to(version)]
         promised = {
@@ -160,8 +167,14 @@ class HandlerBase:
         }
         if method not in promised and method not in listed:
             raise ValueError(f"{method} is not a notification a subscriber can ask for")
-        if listed.get(method) and uri is None:
+        spec = self.revision.methods.notification(method)
+        named = listed.get(method) or (
+            spec is not None and "uri" in required_wire_names(spec.params)
+        )
+        if named and uri is None:
             raise ValueError(f"{method} names the URI it is about")
+        if not named and uri is not None:
+            raise ValueError(f"{method} names no URI")
         await self.router.services.subscriptions.publish(method, uri)
 
     async def notify_tools_changed(self) -> None:
