@@ -22,7 +22,7 @@ import pytest
 from mcpgen._runtime.codec import MAX_REPORTED_ERRORS
 from mcpgen._runtime.server.authoring.signatures import DeclarationError, UriTemplate
 from mcpgen.v2026_07_28 import models as m
-from mcpgen.v2026_07_28.server import App, Context, Server, ToolError
+from mcpgen.v2026_07_28.server import App, Audio, Context, Image, Server, ToolError
 from pydantic import AfterValidator, Base64Bytes, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from tests.authoring.apps import CALLS, Driver, make_app, run
@@ -1313,6 +1313,64 @@ def test_a_list_of_text_and_content_blocks_is_unstructured() -> None:
     ]
     assert "structuredContent" not in mixed
     assert strings["structuredContent"] == {"result": ["a", "b"]}
+
+
+def test_a_tool_returns_images_and_audio_as_bytes_and_a_mime_type(tmp_path: Path) -> None:
+    """FastMCP's ``Image``; the official SDK's too: a tool had to build ``ImageContent`` with base64
+    text itself. ``Image``/``Audio`` carry bytes and a MIME type (from a file's name by default)."""
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    (tmp_path / "plot.png").write_bytes(png)
+    (tmp_path / "plot").write_bytes(png)
+    app = App("media")
+
+    @app.tool
+    def plot() -> Image:
+        return Image.from_file(tmp_path / "plot.png")
+
+    @app.tool
+    def captioned() -> list[str | Image | Audio]:
+        return ["a caption", Image(png, "image/png"), Audio(b"RIFF....WAVE", "audio/wav")]
+
+    async def go() -> tuple[Any, Any, Any]:
+        async with Driver(app) as d:
+            return schemas(await d.result("tools/list")), await d.call("plot"), await d.call("captioned")
+
+    listed, image, mixed = run(go())
+    assert "outputSchema" not in listed["plot"] and "outputSchema" not in listed["captioned"]
+    block = {"type": "image", "data": base64.b64encode(png).decode(), "mimeType": "image/png"}
+    assert image["content"] == [block] and "structuredContent" not in image
+    assert mixed["content"] == [
+        {"type": "text", "text": "a caption"},
+        block,
+        {"type": "audio", "data": base64.b64encode(b"RIFF....WAVE").decode(), "mimeType": "audio/wav"},
+    ]
+    with pytest.raises(ValueError, match="needs an image/\\* MIME type, not 'audio/wav'"):
+        Image(png, "audio/wav")
+    with pytest.raises(ValueError, match="its name tells no MIME type: give mime_type="):
+        Image.from_file(tmp_path / "plot")
+    with pytest.raises(TypeError, match="Audio data must be bytes, not str"):
+        Audio("UklGRg==", "audio/wav")  # type: ignore[arg-type]
+
+
+def speak() -> Audio:
+    return Audio(b"x", "audio/wav")
+
+
+def test_audio_is_refused_where_the_revision_has_no_audio_content() -> None:
+    """2024-11-05 has image content and no audio: a tool declared to return ``Audio`` there is a
+    declaration error, and one that returns it anyway fails as the tool's error."""
+    from mcpgen.v2024_11_05.server import App as OldApp
+
+    app = OldApp("old", surface="tests.authoring.no_such_surface")
+    app.add_tool(speak)
+    with pytest.raises(DeclarationError, match="returns Audio, but this revision has no audio content"):
+        app.describe()
+
+    from mcpgen._runtime.server.authoring.signatures import OutputError, RevisionTypes, content_blocks
+
+    types = RevisionTypes.of(OldApp.server_class.revision)
+    with pytest.raises(OutputError, match="Audio: this revision has no audio content"):
+        content_blocks(Audio(b"x", "audio/wav"), types)
 
 
 class Shade(enum.Enum):  # a plain Enum of numbers

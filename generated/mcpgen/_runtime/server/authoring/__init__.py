@@ -11,6 +11,7 @@ writes from them, ``specs`` serves schema-first tools (their models derive from
 from ..services import Context, Elicitation, InputError, InputRequired, Root, Sampled
 from .app import App, AppHandlers, ResourceNotFound, ToolError
 from .declarations import Prompt, Resource, Tool
+from .media import Audio, Image
 from .signatures import ArgumentsError, DeclarationError, OutputError
 from .specs import ToolSpec
 
@@ -18,9 +19,11 @@ __all__ = [
     "App",
     "AppHandlers",
     "ArgumentsError",
+    "Audio",
     "Context",
     "DeclarationError",
     "Elicitation",
+    "Image",
     "InputError",
     "InputRequired",
     "OutputError",

@@ -51,6 +51,7 @@ from ...codec import MAX_REPORTED_ERRORS, shortened
 from ...uri_template import EXPRESSION, OPERATORS, QUERY
 from ..services import Context
 from ..services.inputs import inlined
+from .media import Media, block_kinds
 
 JSON = Any
 
@@ -559,6 +560,11 @@ class Output:
     ) -> None:
         self.types = types
         self.kind, self.annotation = self.classify(annotation, types)
+        lacking = [m for m in media_in(annotation) if m.kind not in block_kinds(types.content)]
+        if lacking:
+            raise DeclarationError(
+                f"{declared_at(fn)}: returns {lacking[0].__name__}, but this revision has no {lacking[0].kind} content"
+            )
         if structured is False or (self.kind == STRUCTURED and not types.structured):
             self.kind = UNSTRUCTURED
         elif structured is True and self.kind != STRUCTURED:
@@ -583,7 +589,7 @@ class Output:
             ):  # as UTF-8 text: other bytes failed every call
                 raise DeclarationError(
                     f"{declared_at(fn)}: its return type holds bytes, which JSON carries only as text: "
-                    "return str (base64 text, say) or an image, audio or embedded resource content block"
+                    "return str (base64 text, say), an Image or Audio, or an embedded resource content block"
                 )
             if schema.get("type") != "object":
                 self.wrapped = True
@@ -667,6 +673,17 @@ class Output:
         return {"content": [{"type": "text", "text": text.decode()}], "structuredContent": data}
 
 
+def media_in(annotation: Any) -> list[type[Media]]:
+    """The ``Image``/``Audio`` classes a return annotation names (in a union or a sequence)."""
+    found: list[type[Media]] = []
+    for m in members(annotation) if annotation is not inspect.Parameter.empty else ():
+        if isinstance(m, type) and issubclass(m, Media):
+            found.append(m)
+        elif get_origin(m) in (list, tuple, Sequence):
+            found.extend(x for arg in get_args(m) if arg is not Ellipsis for x in media_in(arg))
+    return found
+
+
 def is_json(text: bytes) -> bool:
     """Whether ``text`` parses as JSON proper (no ``NaN``, ``Infinity``)."""
     try:
@@ -680,7 +697,7 @@ def is_content(tp: Any, types: RevisionTypes) -> bool:
     """A content block, or a sequence of them, strings among them (each a text block, as
     ``content_blocks`` writes it; a sequence of strings alone is structured output)."""
     if isinstance(tp, type):
-        return any(issubclass(tp, c) for c in types.content)
+        return issubclass(tp, Media) or any(issubclass(tp, c) for c in types.content)
     if get_origin(tp) in (list, tuple, Sequence):
         items = [m for arg in get_args(tp) if arg is not Ellipsis for m in members(arg)]
         blocks = [m for m in items if m is not str]
@@ -689,14 +706,21 @@ def is_content(tp: Any, types: RevisionTypes) -> bool:
 
 
 def content_blocks(value: Any, types: RevisionTypes) -> list[JSON]:
-    """Unstructured output: text for a string, blocks for content blocks, JSON text for anything else."""
+    """Unstructured output: text for a string, blocks for content blocks and ``Image``/``Audio``,
+    JSON text for anything else."""
     if value is None:
         return []
     if isinstance(value, str):
         return [{"type": "text", "text": value}]
     if isinstance(value, types.content):
         return [value.model_dump(mode="json")]
-    if isinstance(value, list | tuple) and all(isinstance(v, (str, *types.content)) for v in value):
+    if isinstance(value, Media):
+        if value.kind not in block_kinds(types.content):
+            raise OutputError(f"{type(value).__name__}: this revision has no {value.kind} content")
+        return [value.block()]
+    if isinstance(value, list | tuple) and all(
+        isinstance(v, (str, Media, *types.content)) for v in value
+    ):
         return [block for item in value for block in content_blocks(item, types)]
     return [{"type": "text", "text": to_json(value, fallback=str).decode()}]
 
