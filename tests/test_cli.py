@@ -227,6 +227,7 @@ def test_adopting_a_revision_names_the_capabilities_the_overlay_does_not_describ
         defs["ServerCapabilities"]["properties"]["greetings"] = {"type": "object"}
         defs["ServerCapabilities"]["properties"]["tools"]["properties"]["validate"] = {"type": "boolean"}
         defs["ClientCapabilities"]["properties"]["notes"] = {"type": "object"}
+        defs["SubscriptionFilter"]["properties"]["notesChanged"] = {"description": "Notes changed.", "type": "boolean"}
 
     project = tmp_path / "project"
     project.mkdir()
@@ -240,6 +241,10 @@ def test_adopting_a_revision_names_the_capabilities_the_overlay_does_not_describ
         "  overlay: ServerCapabilities.greetings is not in capabilities.server: it is never declared on its own",
         "  overlay: ClientCapabilities.notes is not in capabilities.client: it is never declared on its own",
     ]
+    assert (
+        "  schema: SubscriptionFilter.notesChanged names no notification the server sends "
+        "(or is no flag nor URI list): it is never honoured"
+    ) in done.stdout.splitlines()
 
 
 def test_adopting_a_revision_from_a_directory_records_the_real_source_and_carries_patches(tmp_path: Path) -> None:
@@ -260,6 +265,7 @@ def test_adopting_a_revision_from_a_directory_records_the_real_source_and_carrie
         "notifications/message, roots/list, sampling/createMessage"
     ) in done.stdout.splitlines()
     assert "never declared" not in done.stdout  # the overlay describes every capability 2026-07-28 has
+    assert "never honoured" not in done.stdout  # each of its filter members names its notification
     lock = json.loads((project / "schema" / "lock.json").read_text())
     assert lock["versions"]["2026-09-30"]["url"] == path.resolve().as_uri()
     assert json.loads((project / "schema" / "patches" / "2026-09-30.json").read_text()) == patches

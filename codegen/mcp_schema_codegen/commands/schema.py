@@ -45,6 +45,7 @@ from mcp_schema_codegen.ir.analyze import (
     overlay_for,
     undescribed_capabilities,
 )
+from mcp_schema_codegen.ir.protocol import Protocol
 from mcp_schema_codegen.output.tree import staged_directory
 from mcp_schema_codegen.paths import bundled_schema_dir
 
@@ -117,6 +118,7 @@ class Adoption:
     overlay_notes: tuple[str, ...] = ()  # the previous revision's overlay facts the new one is not listed in
     replaced: LockedRevision | None = None  # what the lock held for the version before
     changes: tuple[str, ...] = ()  # ``diff`` of the bytes replaced against the new ones (its lines)
+    unread: tuple[str, ...] = ()  # what of the new schema the runtime will not act on (``unread_filter_members``)
 
     def lines(self) -> list[str]:
         rev = self.revision
@@ -138,6 +140,7 @@ class Adoption:
             out += [f"  carried {p.pointer}: {p.reason}" for p in kept]
             out += [f"  not carried {p.pointer}: {why}" for p, why in dropped]
         out += [f"  overlay: {note}" for note in self.overlay_notes]
+        out += [f"  schema: {note}" for note in self.unread]
         for patch, why in self.own_patches_failing:
             out.append(
                 f"  patch {patch.pointer} of {rev.version} no longer applies: {why}; "
@@ -154,15 +157,15 @@ def previous_of_era(lock: Lock, version: str, era: Era) -> str | None:
     return candidates[-1] if candidates else None
 
 
-def count_methods(lock: Lock, rev: LockedRevision, data: bytes, patches: tuple[Patch, ...]) -> int:
-    """Analyse the candidate as the lock would hold it; returns its method count."""
+def analysed(lock: Lock, rev: LockedRevision, data: bytes, patches: tuple[Patch, ...]) -> Protocol:
+    """Analyse the candidate as the lock would hold it; a schema with no methods is refused."""
     schema = parse_schema(data, rev, patches)
     overlay = overlay_for(lock.schema_dir)
     check_log_levels(schema.document, schema.container, rev.version, overlay)
     protocol = analyze_schema(schema, overlay).protocol
     if not protocol.methods:
         raise GeneratorError("the schema defines no MCP methods", version=rev.version)
-    return len(protocol.methods)
+    return protocol
 
 
 def validate(data: bytes, version: str) -> tuple[dict[str, object], str]:
@@ -206,7 +209,7 @@ def adopt(schema_dir: Path, source: str, version: str, era: Era | None) -> Adopt
             carried = carry(document, inherit, load_patches(patch_file(schema_dir, inherit))) if inherit else None
             patches = carried.kept if carried else ()
         try:
-            methods = count_methods(lock, rev, data, patches)
+            protocol = analysed(lock, rev, data, patches)
         except EraMismatch:
             if candidate == candidates[-1]:
                 raise
@@ -230,7 +233,8 @@ def adopt(schema_dir: Path, source: str, version: str, era: Era | None) -> Adopt
     notes = overlay_notes(overlay, previous, version) if previous and old is None else ()
     if old is None:
         notes += tuple(undescribed_capabilities(document, container, overlay))
-    return Adoption(rev, methods, carried, failing, notes, old, changes)
+    unread = tuple(unread_filter_members(document, container, protocol)) if old is None else ()
+    return Adoption(rev, len(protocol.methods), carried, failing, notes, old, changes, unread)
 
 
 def replaced_changes(lock: Lock, old: LockedRevision, new: LockedRevision, data: bytes) -> tuple[str, ...]:
@@ -247,6 +251,21 @@ def replaced_changes(lock: Lock, old: LockedRevision, new: LockedRevision, data:
     after = side_from_bytes(new.version, data, new, overlay)
     lines = render_text(diff_sides(before, after)).splitlines()[2:]  # past the ---/+++ labels
     return ("changes against the bytes replaced:", *(f"  {line}" for line in lines))
+
+
+def unread_filter_members(document: dict[str, object], container: str, protocol: Protocol) -> list[str]:
+    """The ``SubscriptionFilter`` members whose notification the schema does not name (by a
+    ``{@link}`` or a quoted method in the member's description): no server honours them."""
+    defs = document[container]
+    node = defs.get("SubscriptionFilter") if isinstance(defs, dict) else None
+    members = node.get("properties") if isinstance(node, dict) else None
+    read = {name for name, _, _ in protocol.subscription_filter}
+    return [
+        f"SubscriptionFilter.{name} names no notification the server sends (or is no flag nor URI list): "
+        "it is never honoured"
+        for name in (members if isinstance(members, dict) else {})
+        if name not in read
+    ]
 
 
 def overlay_notes(overlay: Overlay, previous: str, version: str) -> tuple[str, ...]:
