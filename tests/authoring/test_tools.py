@@ -1352,6 +1352,53 @@ def test_a_tool_returns_images_and_audio_as_bytes_and_a_mime_type(tmp_path: Path
         Audio("UklGRg==", "audio/wav")  # type: ignore[arg-type]
 
 
+def test_a_text_or_content_result_that_does_not_fit_its_annotation_is_the_tools_error() -> None:
+    """Noted at earlier stops: ``-> str`` was not checked (a returned 5 went out as "5"), though
+    a result that does not fit the return annotation is the tool's error, never success, as
+    structured output already was."""
+    app = App("text", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def count() -> str:
+        return 5  # type: ignore[return-value]
+
+    @app.tool
+    def maybe(flag: bool) -> str | None:
+        return None if flag else "yes"
+
+    @app.tool
+    def gallery() -> list[str | Image]:
+        return ["ok", {"type": "image"}]  # type: ignore[list-item]
+
+    @app.tool
+    def fine() -> list[str | Image]:
+        return ("a", Image(b"x", "image/png"))  # type: ignore[return-value]
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            calls = [
+                ("count", {}),
+                ("maybe", {"flag": True}),
+                ("maybe", {"flag": False}),
+                ("gallery", {}),
+                ("fine", {}),
+            ]
+            return [await d.call(name, arguments) for name, arguments in calls]
+
+    count_result, none, yes, gallery_result, fine_result = run(go())
+    assert count_result["isError"] is True
+    assert count_result["content"][0]["text"] == (
+        "tool 'count' returned a result that does not match its output schema: "
+        "(result): int where the return annotation has str"
+    )
+    assert none["content"] == [] and "isError" not in none and yes["content"] == [{"type": "text", "text": "yes"}]
+    assert gallery_result["isError"] is True
+    assert gallery_result["content"][0]["text"].endswith(
+        "(result): list where the return annotation has list[str | Image]"
+    )
+    assert "isError" not in fine_result and [b["type"] for b in fine_result["content"]] == ["text", "image"]
+
+
 def speak() -> Audio:
     return Audio(b"x", "audio/wav")
 

@@ -560,6 +560,15 @@ class Output:
     ) -> None:
         self.types = types
         self.kind, self.annotation = self.classify(annotation, types)
+        # text and content (``-> str``, ``-> list[str | Image]``): what a value must be, checked as
+        # structured output is (None: no annotation, or one with data sent as JSON text)
+        self.expects = annotation if self.kind == UNSTRUCTURED and self.annotation is None else None
+        if (
+            self.expects is inspect.Parameter.empty
+            or self.expects is None
+            or self.expects is type(None)
+        ):
+            self.expects = None
         lacking = [m for m in media_in(annotation) if m.kind not in block_kinds(types.content)]
         if lacking:
             raise DeclarationError(
@@ -642,6 +651,10 @@ class Output:
         if self.types.passthrough(value, self.types.call_tool_result):
             return value
         if self.kind != STRUCTURED or self.adapter is None:
+            if self.expects is not None and not fits(value, self.expects):
+                raise OutputError(
+                    f"(result): {type(value).__name__} where the return annotation has {annotation_text(self.expects)}"
+                )
             try:
                 return {"content": content_blocks(value, self.types)}
             except PydanticSerializationError as exc:  # a cycle, a key JSON has no form for
@@ -671,6 +684,41 @@ class Output:
         ):
             raise OutputError("cannot be written as JSON: NaN and infinities have no JSON form")
         return {"content": [{"type": "text", "text": text.decode()}], "structuredContent": data}
+
+
+def fits(value: Any, tp: Any) -> bool:
+    """``value`` is one of the classes a text-or-content annotation names (in a sequence: each
+    item is); what cannot be checked so (a ``TypeVar``, a ``Literal``) fits."""
+    for m in members(tp):
+        if m is type(None) or m is None:
+            if value is None:
+                return True
+        elif isinstance(m, type):
+            if isinstance(value, m):
+                return True
+        elif get_origin(m) in (list, tuple, Sequence):
+            items = [a for a in get_args(m) if a is not Ellipsis]
+            if isinstance(value, list | tuple) and all(
+                any(fits(v, a) for a in items) for v in value
+            ):
+                return True
+        else:
+            return True
+    return False
+
+
+def annotation_text(tp: Any) -> str:
+    """A return annotation as an author wrote it, without module paths: ``list[str | ImageContent]``."""
+    if isinstance(tp, type):
+        return "None" if tp is type(None) else tp.__name__
+    if get_origin(tp) is Union or get_origin(tp) is pytypes.UnionType:
+        return " | ".join(annotation_text(a) for a in get_args(tp))
+    if get_origin(tp) is Annotated:
+        return annotation_text(get_args(tp)[0])
+    origin = get_origin(tp)
+    if origin is not None:
+        return f"{getattr(origin, '__name__', str(origin))}[{', '.join(annotation_text(a) for a in get_args(tp))}]"
+    return str(tp).replace("typing.", "")
 
 
 def media_in(annotation: Any) -> list[type[Media]]:
