@@ -162,7 +162,7 @@ def test_structured_output_is_validated_and_sent_with_its_json_as_text() -> None
     assert good["structuredContent"] == {"city": "Oslo", "highs": [20.5, 21.0], "units": "celsius"}
     assert json.loads(good["content"][0]["text"]) == good["structuredContent"]
     assert broken["isError"] is True and "structuredContent" not in broken  # never sent as success
-    assert "does not match its output schema: highs: Input should be a valid list" in broken["content"][0]["text"]
+    assert "does not fit its return annotation: highs: Input should be a valid list" in broken["content"][0]["text"]
 
 
 def test_exceptions_become_tool_errors_and_masking_hides_all_but_tool_errors(
@@ -1228,7 +1228,7 @@ def test_annotated_defaults_constraints_and_failing_messages_as_a_review_found(
     assert "result: Input should be greater than or equal to 0 (got -1)" in minus["content"][0]["text"]
     assert (
         shape["isError"] is True
-        and "schema: (result): Input should be a valid dictionary" in shape["content"][0]["text"]
+        and "annotation: (result): Input should be a valid dictionary" in shape["content"][0]["text"]
     )
     assert huge["isError"] is True and "x:" in huge["content"][0]["text"], huge  # never inf
     assert unsaid["isError"] is True and unsaid["content"][0]["text"] == "Unsayable"
@@ -1388,15 +1388,66 @@ def test_a_text_or_content_result_that_does_not_fit_its_annotation_is_the_tools_
     count_result, none, yes, gallery_result, fine_result = run(go())
     assert count_result["isError"] is True
     assert count_result["content"][0]["text"] == (
-        "tool 'count' returned a result that does not match its output schema: "
+        "tool 'count' returned a result that does not fit its return annotation: "
         "(result): int where the return annotation has str"
     )
     assert none["content"] == [] and "isError" not in none and yes["content"] == [{"type": "text", "text": "yes"}]
     assert gallery_result["isError"] is True
     assert gallery_result["content"][0]["text"].endswith(
-        "(result): list where the return annotation has list[str | Image]"
+        "(result)[1]: dict where the return annotation has list[str | Image]"
     )
     assert "isError" not in fine_result and [b["type"] for b in fine_result["content"]] == ["text", "image"]
+
+
+def test_an_image_from_a_resource_is_a_blob_and_from_a_prompt_an_image_message() -> None:
+    """A review of ``Image``: a resource returning one was written as JSON of its fields (or failed
+    on bytes no text is), and a prompt returning one was a bare -32603 "Internal error"."""
+
+    png = b"\x89PNG\r\n\x1a\n\xff"
+    app = App("media", surface="tests.authoring.no_such_surface")
+
+    @app.resource("img://plot")
+    def plot() -> Image:
+        return Image(png, "image/png")
+
+    @app.prompt
+    def look() -> list[str | Image]:
+        return ["what is this?", Image(bytearray(png), "image/png")]
+
+    @app.prompt
+    def bad() -> list[str]:
+        return [5]  # type: ignore[list-item]
+
+    async def go() -> tuple[Any, Any, Any]:
+        async with Driver(app) as d:
+            read = await d.result("resources/read", {"uri": "img://plot"})
+            return read, await d.result("prompts/get", {"name": "look"}), await d.send("prompts/get", {"name": "bad"})
+
+    read, prompt, failed = run(go())
+    data = base64.b64encode(png).decode()
+    assert read["contents"] == [{"uri": "img://plot", "mimeType": "image/png", "blob": data}]
+    assert prompt["messages"][1] == {
+        "role": "user",
+        "content": {"type": "image", "data": data, "mimeType": "image/png"},
+    }
+    assert failed["error"] == {
+        "code": -32603,
+        "message": "the prompt 'bad': a prompt message must be text, a content block, an Image or Audio "
+        "or a message, not int",
+    }
+    buffer = bytearray(b"ab")
+    image = Image(buffer, "image/png")  # type: ignore[arg-type]
+    buffer[0] = 0
+    assert image.data == b"ab" and Image(memoryview(b"abcdef")[::2], "image/png").data == b"ace"  # type: ignore[arg-type]
+
+
+def test_a_misfit_names_the_item_of_a_sequence() -> None:
+    from mcpgen._runtime.server.authoring.signatures import misfit
+
+    assert misfit(["ok", {"type": "image"}], list[str | Image]) == (
+        "(result)[1]: dict where the return annotation has list[str | Image]"
+    )
+    assert misfit(5, tuple[str, ...]) == "(result): int where the return annotation has tuple[str, ...]"
 
 
 def speak() -> Audio:

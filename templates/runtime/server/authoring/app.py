@@ -555,7 +555,7 @@ class App:
             log(f"the tool {name!r} returned a result that does not fit its return annotation: {exc}", trace=False)
             if self.mask_errors:
                 return failed(f"tool {name!r} failed")
-            return failed(f"tool {name!r} returned a result that does not match its output schema: {exc}")
+            return failed(f"tool {name!r} returned a result that does not fit its return annotation: {exc}")
 
     async def get_prompt(self, params: Any, ctx: Context) -> Any:
         name = params.name
@@ -575,7 +575,11 @@ class App:
         value = await self.answering(f"the prompt {name!r}", prompt.fn, binding.params.asynchronous, kwargs)
         if self.types.passthrough(value, self.types.get_prompt_result):
             return value
-        result: dict[str, JSON] = {"messages": prompt_messages(value, self.types)}
+        try:
+            result: dict[str, JSON] = {"messages": prompt_messages(value, self.types)}
+        except OutputError as exc:  # the function's value has no form as messages: the server's failure
+            log(f"the prompt {name!r} returned a value with no form as messages: {exc}", trace=False)
+            raise ProtocolError(INTERNAL_ERROR, f"the prompt {name!r}: {exc}") from None
         if prompt.description:
             result["description"] = prompt.description
         return result

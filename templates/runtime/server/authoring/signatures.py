@@ -494,7 +494,14 @@ class Output:
         # text and content (``-> str``, ``-> list[str | Image]``): what a value must be, checked as
         # structured output is (None: no annotation, or one with data sent as JSON text)
         self.expects = annotation if self.kind == UNSTRUCTURED and self.annotation is None else None
-        if self.expects is inspect.Parameter.empty or self.expects is None or self.expects is type(None):
+        interim = types.interim()
+        if self.expects is not None and not [
+            m
+            for m in members(self.expects)
+            if m is not inspect.Parameter.empty
+            and m is not type(None)
+            and not (interim is not None and isinstance(m, type) and issubclass(m, interim))
+        ]:  # none, ``-> None`` or only the interim result: nothing to check
             self.expects = None
         lacking = [m for m in media_in(annotation) if m.kind not in block_kinds(types.content)]
         if lacking:
@@ -567,9 +574,7 @@ class Output:
             return value
         if self.kind != STRUCTURED or self.adapter is None:
             if self.expects is not None and not fits(value, self.expects):
-                raise OutputError(
-                    f"(result): {type(value).__name__} where the return annotation has {annotation_text(self.expects)}"
-                )
+                raise OutputError(misfit(value, self.expects))
             try:
                 return {"content": content_blocks(value, self.types)}
             except PydanticSerializationError as exc:  # a cycle, a key JSON has no form for
@@ -615,6 +620,19 @@ def fits(value: Any, tp: Any) -> bool:
     return False
 
 
+def misfit(value: Any, tp: Any) -> str:
+    """What of ``value`` does not fit ``tp`` (``fits`` said so): the first item of a sequence that
+    fits none of the sequence's item types, else the whole."""
+    where, found = "(result)", value
+    if isinstance(value, list | tuple):
+        sequences = [m for m in members(tp) if get_origin(m) in (list, tuple, Sequence)]
+        items = [a for m in sequences for a in get_args(m) if a is not Ellipsis]
+        bad = next((i for i, v in enumerate(value) if not any(fits(v, a) for a in items)), None)
+        if sequences and bad is not None:
+            where, found = f"(result)[{bad}]", value[bad]
+    return f"{where}: {type(found).__name__} where the return annotation has {annotation_text(tp)}"
+
+
 def annotation_text(tp: Any) -> str:
     """A return annotation as an author wrote it, without module paths: ``list[str | ImageContent]``."""
     if isinstance(tp, type):
@@ -625,7 +643,8 @@ def annotation_text(tp: Any) -> str:
         return annotation_text(get_args(tp)[0])
     origin = get_origin(tp)
     if origin is not None:
-        return f"{getattr(origin, '__name__', str(origin))}[{', '.join(annotation_text(a) for a in get_args(tp))}]"
+        args = ", ".join("..." if a is Ellipsis else annotation_text(a) for a in get_args(tp))
+        return f"{getattr(origin, '__name__', str(origin))}[{args}]"
     return str(tp).replace("typing.", "")
 
 
@@ -743,12 +762,17 @@ def prompt_messages(value: Any, types: RevisionTypes) -> list[JSON]:
             messages.append({"role": "user", "content": {"type": "text", "text": item}})
         elif isinstance(item, types.content):
             messages.append({"role": "user", "content": item.model_dump(mode="json")})
+        elif isinstance(item, Media):
+            messages.append({"role": "user", "content": content_blocks(item, types)[0]})
         elif isinstance(item, BaseModel):
             messages.append(item.model_dump(mode="json", by_alias=True))
         elif isinstance(item, dict):
             messages.append(item)
         else:
-            raise OutputError(f"a prompt message must be text, a content block or a message, not {type(item).__name__}")
+            raise OutputError(
+                "a prompt message must be text, a content block, an Image or Audio or a message, "
+                f"not {type(item).__name__}"
+            )
     return messages
 
 
@@ -875,6 +899,8 @@ def resource_contents(value: Any, uri: str, mime_type: str | None, types: Revisi
     if isinstance(value, bytes):
         blob = base64.b64encode(value).decode()
         return [{"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": blob}]
+    if isinstance(value, Media):  # its bytes, as a blob of its MIME type (unless the resource names one)
+        return [{"uri": uri, "mimeType": mime_type or value.mime_type, "blob": value.block()["data"]}]
     if isinstance(value, list) and value and all(_is_contents(v) for v in value):
         return [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
     if _is_contents(value):

@@ -22,7 +22,7 @@ class Media:
     """Bytes of one kind of content block (``kind``: its ``type``), with their MIME type."""
 
     kind: ClassVar[str] = ""
-    data: bytes
+    data: bytes  # (a bytearray or memoryview is copied into bytes)
     mime_type: str
 
     def __post_init__(self) -> None:
@@ -30,6 +30,8 @@ class Media:
             raise TypeError(
                 f"{type(self).__name__} data must be bytes, not {type(self.data).__name__}"
             )
+        # a copy of a buffer (a bytearray changed later, a strided memoryview), bytes as they are
+        object.__setattr__(self, "data", bytes(self.data))
         kind, slash, rest = (
             self.mime_type.partition("/") if isinstance(self.mime_type, str) else ("", "", "")
         )
