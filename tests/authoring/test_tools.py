@@ -1353,7 +1353,7 @@ def test_a_tool_returns_images_and_audio_as_bytes_and_a_mime_type(tmp_path: Path
 
 
 def test_a_text_or_content_result_that_does_not_fit_its_annotation_is_the_tools_error() -> None:
-    """Noted at earlier stops: ``-> str`` was not checked (a returned 5 went out as "5"), though
+    """Noted at earlier stops: ``-> str`` (and ``-> None``) was not checked (a returned 5 went out as "5"), though
     a result that does not fit the return annotation is the tool's error, never success, as
     structured output already was."""
     app = App("text", surface="tests.authoring.no_such_surface")
@@ -1361,6 +1361,14 @@ def test_a_text_or_content_result_that_does_not_fit_its_annotation_is_the_tools_
     @app.tool
     def count() -> str:
         return 5  # type: ignore[return-value]
+
+    @app.tool
+    def nothing() -> None:
+        return 5  # type: ignore[return-value]
+
+    @app.tool
+    def quiet() -> None:
+        pass
 
     @app.tool
     def maybe(flag: bool) -> str | None:
@@ -1382,10 +1390,15 @@ def test_a_text_or_content_result_that_does_not_fit_its_annotation_is_the_tools_
                 ("maybe", {"flag": False}),
                 ("gallery", {}),
                 ("fine", {}),
+                ("nothing", {}),
+                ("quiet", {}),
             ]
             return [await d.call(name, arguments) for name, arguments in calls]
 
-    count_result, none, yes, gallery_result, fine_result = run(go())
+    count_result, none, yes, gallery_result, fine_result, nothing_result, quiet_result = run(go())
+    assert nothing_result["isError"] is True
+    assert nothing_result["content"][0]["text"].endswith("(result): int where the return annotation has None")
+    assert quiet_result["content"] == [] and "isError" not in quiet_result
     assert count_result["isError"] is True
     assert count_result["content"][0]["text"] == (
         "tool 'count' returned a result that does not fit its return annotation: "

@@ -501,8 +501,10 @@ class Output:
             if m is not inspect.Parameter.empty
             and m is not type(None)
             and not (interim is not None and isinstance(m, type) and issubclass(m, interim))
-        ]:  # none, ``-> None`` or only the interim result: nothing to check
+        ]:  # none, or only the interim result: nothing to check
             self.expects = None
+        if annotation is None or annotation is type(None):
+            self.expects = type(None)  # ``-> None``: a value returned is the author's mistake
         lacking = [m for m in media_in(annotation) if m.kind not in block_kinds(types.content)]
         if lacking:
             raise DeclarationError(
