@@ -211,11 +211,10 @@ class _Analyzer:
         return tuple(level for level in self.overlay.log_levels if level in values)
 
     def properties(self, node: JSON) -> dict[str, JSON]:
-        """The properties of a schema node, through a ``$ref`` to a definition."""
-        name = self.ref_name(node)
-        body = self.defs[name] if name is not None else node
-        props = body.get("properties") if isinstance(body, dict) else None
-        return props if isinstance(props, dict) else {}
+        """The properties of a schema node, through a ``$ref`` to a definition (refused when it
+        resolves to none: ``ref_name``)."""
+        self.ref_name(node)
+        return properties(self.defs, node)
 
     def capabilities(self, methods: list[Method]) -> tuple[tuple[ServerCapability, ...], dict[str, str]]:
         """The overlay's ``capabilities`` as this revision has them: a server capability where
@@ -617,6 +616,14 @@ def check_log_levels(document: dict[str, JSON], container: str, version: str, ov
             )
 
 
+def properties(defs: dict[str, JSON], node: JSON) -> dict[str, JSON]:
+    """The properties of a schema node, through a ``$ref`` to one of ``defs`` (its last segment)."""
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    body = defs.get(ref.rsplit("/", 1)[-1]) if isinstance(ref, str) else node
+    props = body.get("properties") if isinstance(body, dict) else None
+    return props if isinstance(props, dict) else {}
+
+
 LINK = re.compile(r"\{@link\s*([A-Za-z_][A-Za-z0-9_]*)")
 QUOTED = re.compile(r"`([^`]+)`")
 
@@ -646,27 +653,19 @@ def undescribed_capabilities(document: dict[str, JSON], container: str, overlay:
     ``capabilities`` does not say the meaning of: a server never declares such a capability on
     its own, nor a client. Said at adoption, as a line to add to the overlay."""
     defs = document[container]
-
-    def properties(node: JSON) -> dict[str, JSON]:
-        ref = node.get("$ref") if isinstance(node, dict) else None
-        if isinstance(ref, str):
-            node = defs.get(ref.rsplit("/", 1)[-1])
-        props = node.get("properties") if isinstance(node, dict) else None
-        return props if isinstance(props, dict) else {}
-
     notes = []
     for side, definition, rules in (
         ("server", "ServerCapabilities", overlay.server_capabilities),
         ("client", "ClientCapabilities", overlay.client_capabilities),
     ):
-        for name, node in properties(defs.get(definition)).items():
+        for name, node in properties(defs, defs.get(definition)).items():
             if name in OPEN_CAPABILITIES:
                 continue
             if name not in rules:
                 notes.append(f"{definition}.{name} is not in capabilities.{side}: it is never declared on its own")
             elif side == "server":
                 described = dict(rules[name].flags)
-                for flag in properties(node):
+                for flag in properties(defs, node):
                     if flag not in described:
                         notes.append(
                             f"{definition}.{name}.{flag} is not among capabilities.server.{name}.flags: "

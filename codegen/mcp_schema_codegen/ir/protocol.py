@@ -53,9 +53,8 @@ class ServerCapability:
 
     name: str  # "tools"
     requests: tuple[str, ...]  # implementing a handler of one declares it; () : always declared
-    flags: tuple[
-        tuple[str, str], ...
-    ]  # (flag, the message it promises): ("listChanged", "notifications/tools/list_changed")
+    # (flag, the message it promises): ("listChanged", "notifications/tools/list_changed")
+    flags: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)

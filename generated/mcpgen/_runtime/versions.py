@@ -96,6 +96,13 @@ class FilterMember(NamedTuple):
     method: str
     uris: bool
 
+    def accepted(self, value: object) -> list[object] | bool:
+        """What a filter's value for this member opts in to: its URIs (a non-empty list), or True
+        for a flag set to ``true``; False when it opts in to nothing."""
+        if self.uris:
+            return value if isinstance(value, list) and value else False
+        return value is True
+
 
 @dataclass(frozen=True, slots=True)
 class RevisionEntry:

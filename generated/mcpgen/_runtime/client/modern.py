@@ -373,11 +373,8 @@ def agreed(members: Mapping[str, FilterMember], acknowledged: Any, note: Notific
         return True
     name, found = member
     ack = dump(getattr(acknowledged, "notifications", None))
-    value = ack.get(name) if isinstance(ack, dict) else None
-    if found.uris:
-        keep = isinstance(value, list) and getattr(note.params, "uri", None) in value
-    else:
-        keep = value is True
+    got = found.accepted(ack.get(name) if isinstance(ack, dict) else None)
+    keep = bool(got) and (not isinstance(got, list) or getattr(note.params, "uri", None) in got)
     if not keep:
         logger.debug("dropped %s: not in the acknowledged filter", note.method)
     return keep

@@ -603,6 +603,14 @@ class Output:
         return {"content": [{"type": "text", "text": text.decode()}], "structuredContent": data}
 
 
+def sequence_items(tp: Any) -> list[Any] | None:
+    """The item types of a ``list``/``tuple``/``Sequence`` annotation (``tuple[X, ...]``'s
+    ellipsis left out); None for any other annotation."""
+    if get_origin(tp) not in (list, tuple, Sequence):
+        return None
+    return [arg for arg in get_args(tp) if arg is not Ellipsis]
+
+
 def fits(value: Any, tp: Any) -> bool:
     """``value`` is one of the classes a text-or-content annotation names (in a sequence: each
     item is); what cannot be checked so (a ``TypeVar``, a ``Literal``) fits."""
@@ -613,8 +621,7 @@ def fits(value: Any, tp: Any) -> bool:
         elif isinstance(m, type):
             if isinstance(value, m):
                 return True
-        elif get_origin(m) in (list, tuple, Sequence):
-            items = [a for a in get_args(m) if a is not Ellipsis]
+        elif (items := sequence_items(m)) is not None:
             if isinstance(value, list | tuple) and all(any(fits(v, a) for a in items) for v in value):
                 return True
         else:
@@ -627,8 +634,8 @@ def misfit(value: Any, tp: Any) -> str:
     fits none of the sequence's item types, else the whole."""
     where, found = "(result)", value
     if isinstance(value, list | tuple):
-        sequences = [m for m in members(tp) if get_origin(m) in (list, tuple, Sequence)]
-        items = [a for m in sequences for a in get_args(m) if a is not Ellipsis]
+        sequences = [found for m in members(tp) if (found := sequence_items(m)) is not None]
+        items = [a for sequence in sequences for a in sequence]
         bad = next((i for i, v in enumerate(value) if not any(fits(v, a) for a in items)), None)
         if sequences and bad is not None:
             where, found = f"(result)[{bad}]", value[bad]
@@ -656,8 +663,8 @@ def media_in(annotation: Any) -> list[type[Media]]:
     for m in members(annotation) if annotation is not inspect.Parameter.empty else ():
         if isinstance(m, type) and issubclass(m, Media):
             found.append(m)
-        elif get_origin(m) in (list, tuple, Sequence):
-            found.extend(x for arg in get_args(m) if arg is not Ellipsis for x in media_in(arg))
+        else:
+            found.extend(x for arg in sequence_items(m) or () for x in media_in(arg))
     return found
 
 
@@ -675,8 +682,9 @@ def is_content(tp: Any, types: RevisionTypes) -> bool:
     ``content_blocks`` writes it; a sequence of strings alone is structured output)."""
     if isinstance(tp, type):
         return issubclass(tp, Media) or any(issubclass(tp, c) for c in types.content)
-    if get_origin(tp) in (list, tuple, Sequence):
-        items = [m for arg in get_args(tp) if arg is not Ellipsis for m in members(arg)]
+    args = sequence_items(tp)
+    if args is not None:
+        items = [m for arg in args for m in members(arg)]
         blocks = [m for m in items if m is not str]
         return bool(blocks) and all(is_content(m, types) for m in blocks)
     return False

@@ -3,8 +3,9 @@
 2026-07-28 ``input_required`` result's embedded requests (the kernel checks them, -32021) and a
 legacy session's requests to its client (the session checks them before sending). And what a
 server's own capabilities say in the revision a session speaks (``as_spoken``). Which capability
-stands for which messages is data of each revision's method table (the overlay's
-``capabilities``); what a declared capability's members allow is read here:
+stands for which messages is data of the generated package (the overlay's ``capabilities``: a
+server capability in ``RevisionEntry.server_capabilities``, the client capability a request needs
+in ``MethodSpec.client_capability``); what a declared capability's members allow is read here:
 
 ``elicitation`` covers a mode only when declared: ``url`` mode needs ``elicitation.url``; form
 mode (``mode`` "form" or absent) needs ``elicitation.form``, or an ``elicitation`` naming no mode

@@ -49,11 +49,13 @@ class Listener:
         # notification -> the URIs it is wanted for (None: a flag, wanted for all)
         self._wanted: dict[str, frozenset[str] | None] = {}
         for name, member in members.items():
-            value = filter.get(name)
-            if member.uris and isinstance(value, list) and value:
-                self._wanted[member.method] = frozenset(u for u in value if isinstance(u, str))
-            elif not member.uris and value is True:
-                self._wanted[member.method] = None
+            got = member.accepted(filter.get(name))
+            if got:
+                self._wanted[member.method] = (
+                    frozenset(u for u in got if isinstance(u, str))
+                    if isinstance(got, list)
+                    else None
+                )
         self._queue: collections.deque[bytes] = collections.deque(maxlen=backlog)
         self._wake = asyncio.Event()
         self.overflow = asyncio.Event()  # set when the backlog overflowed: the stream is to end

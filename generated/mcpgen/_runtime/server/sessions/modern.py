@@ -214,13 +214,9 @@ class ModernSession:
         data = dump(wanted) if isinstance(wanted, BaseModel) else dict(wanted)
         out: dict[str, Any] = {}
         for name, member in app.registry.entry(version).subscription_filter.items():
-            value = data.get(name)
-            if member.method not in promised:
-                continue
-            if member.uris and isinstance(value, list) and value:
-                out[name] = list(value)
-            elif not member.uris and value is True:
-                out[name] = True
+            got = member.accepted(data.get(name))
+            if member.method in promised and got:
+                out[name] = list(got) if isinstance(got, list) else True
         return out
 
     async def listen(
