@@ -1412,6 +1412,49 @@ def test_a_text_or_content_result_that_does_not_fit_its_annotation_is_the_tools_
     assert "isError" not in fine_result and [b["type"] for b in fine_result["content"]] == ["text", "image"]
 
 
+def test_data_sent_as_text_is_checked_against_its_annotation() -> None:
+    """Noted at earlier stops: ``-> int`` returning "x" went out as the text "x" where the result is
+    text only (``structured=False``, a revision without structured output); it is the tool's error,
+    as it is where the result is structured. A value that fits goes out as it was returned."""
+    app = App("text-data", surface="tests.authoring.no_such_surface")
+
+    @app.tool(structured=False)
+    def total() -> int:
+        return "x"  # type: ignore[return-value]
+
+    @app.tool(structured=False)
+    def pairs() -> dict[str, list[int]]:
+        return {"a": [1, 2], "b": [3, "four"]}  # type: ignore[dict-item]
+
+    @app.tool(structured=False)
+    def fine() -> dict[str, float]:
+        return {"a": 1}
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            return [await d.call(name) for name in ("total", "pairs", "fine")]
+
+    total_result, pairs_result, fine_result = run(go())
+    assert total_result["isError"] is True and total_result["content"][0]["text"] == (
+        "tool 'total' returned a result that does not fit its return annotation: "
+        '(result): Input should be a valid integer, unable to parse string as an integer (got "x")'
+    )
+    assert pairs_result["isError"] is True
+    assert pairs_result["content"][0]["text"].endswith(
+        'b.1: Input should be a valid integer, unable to parse string as an integer (got "four")'
+    )
+    assert fine_result["content"] == [{"type": "text", "text": '{"a":1}'}] and "isError" not in fine_result
+
+    from mcpgen._runtime.server.authoring.signatures import Output, OutputError, RevisionTypes
+    from mcpgen.v2024_11_05.server import App as OldApp
+
+    old = RevisionTypes.of(OldApp.server_class.revision)  # no structured output at all
+    output = Output(total, int, old, None)
+    with pytest.raises(OutputError, match=r"\(result\): Input should be a valid integer"):
+        output.result("x")
+    assert output.result(5) == {"content": [{"type": "text", "text": "5"}]}
+
+
 def test_an_image_from_a_resource_is_a_blob_and_from_a_prompt_an_image_message() -> None:
     """A review of ``Image``: a resource returning one was written as JSON of its fields (or failed
     on bytes no text is), and a prompt returning one was a bare -32603 "Internal error"."""

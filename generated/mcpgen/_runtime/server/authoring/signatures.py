@@ -579,7 +579,16 @@ class Output:
             raise DeclarationError(
                 f"{declared_at(fn)}: returns {lacking[0].__name__}, but this revision has no {lacking[0].kind} content"
             )
+        # data sent as JSON text (``structured=False``, a revision without structured output): what
+        # the value must be is checked as structured output would check it, and the value is sent
+        # as it was returned (``-> int`` returning "x" went out as the text "x")
+        self.data_check: TypeAdapter[Any] | None = None
         if structured is False or (self.kind == STRUCTURED and not types.structured):
+            if self.kind == STRUCTURED:
+                with contextlib.suppress(
+                    Exception
+                ):  # a class pydantic cannot check: sent as before
+                    self.data_check = TypeAdapter(self.annotation)
             self.kind = UNSTRUCTURED
         elif structured is True and self.kind != STRUCTURED:
             raise DeclarationError(
@@ -658,6 +667,14 @@ class Output:
         if self.kind != STRUCTURED or self.adapter is None:
             if self.expects is not None and not fits(value, self.expects):
                 raise OutputError(misfit(value, self.expects))
+            if self.data_check is not None:
+                try:
+                    self.data_check.validate_python(value)
+                except ValidationError as exc:
+                    problems = validation_problems(exc, whole="(result)")
+                    raise OutputError(
+                        "; ".join(f"{field}: {message}" for field, message in problems)
+                    ) from None
             try:
                 return {"content": content_blocks(value, self.types)}
             except PydanticSerializationError as exc:  # a cycle, a key JSON has no form for
