@@ -89,7 +89,10 @@ def test_memory_bus_delivers_in_process() -> None:
     assert run(go()) == [Change(UPDATED, "u")]
 
 
-def test_redis_bus_reaches_every_worker(redis_server: RedisServer) -> None:
+def test_redis_bus_reaches_every_worker(redis_server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
+    """And a message that is no change (another program's, or a worker of another mcpgen version
+    whose wire form this one does not read) is dropped, counted and told once per worker."""
+
     async def go() -> tuple[list[Change], list[Change]]:
         workers = [SharedRedis(redis_server.url, NAMESPACE) for _ in range(2)]
         buses = [RedisBus(shared) for shared in workers]
@@ -107,10 +110,12 @@ def test_redis_bus_reaches_every_worker(redis_server: RedisServer) -> None:
         for bus, into in zip(buses, got, strict=True):
             await bus.attach(collector(into))
         await sync_publish(redis_server, b"garbage")  # not a change: ignored
+        await sync_publish(redis_server, b"tools")  # nor the earlier wire form of a change
         await buses[0].publish(Change(UPDATED, "test://x"))
         await buses[1].publish(Change(PROMPTS))
         async with asyncio.timeout(5):
             await done.wait()
+        assert [bus.unreadable for bus in buses] == [2, 2]
         for bus, shared in zip(buses, workers, strict=True):
             await bus.close()
             await shared.close()
@@ -118,6 +123,16 @@ def test_redis_bus_reaches_every_worker(redis_server: RedisServer) -> None:
 
     first, second = run(go())
     assert first == second == [Change(UPDATED, "test://x"), Change(PROMPTS)]
+    told = [r.getMessage() for r in caplog.records if "is no change this worker reads" in r.getMessage()]
+    assert (
+        told
+        == [
+            f"a message on {NAMESPACE}:changes is no change this worker reads (b'garbage'), dropped: is "
+            "a worker of another mcpgen version publishing in this namespace? (told once; "
+            "RedisBus.unreadable counts them)"
+        ]
+        * 2
+    )
 
 
 async def sync_publish(redis_server: RedisServer, data: bytes) -> None:

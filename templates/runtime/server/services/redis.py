@@ -162,6 +162,7 @@ class RedisBus:
         self._reader: asyncio.Task[None] | None = None
         self._subscribed = False  # the reader is subscribed now (not reconnecting)
         self._again = asyncio.Event()  # Redis answered a command: a reconnecting reader tries at once
+        self.unreadable = 0  # messages on the channel that are no change this runtime reads (dropped)
 
     async def publish(self, change: Change) -> None:
         try:
@@ -215,7 +216,9 @@ class RedisBus:
                             await self.on_answer(session_id.decode("ascii", "replace"), data)
                         continue
                     change = Change.decode(message["data"])
-                    if change is not None and self._deliver is not None:
+                    if change is None:
+                        self.dropped(message["data"])
+                    elif self._deliver is not None:
                         await self._deliver(change)
             except (*FAILURES, TimeoutError) as exc:
                 self._subscribed = False
@@ -230,6 +233,21 @@ class RedisBus:
                 with contextlib.suppress(*FAILURES, TimeoutError):
                     async with asyncio.timeout(self.shared.timeout):
                         await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def dropped(self, data: object) -> None:
+        """A message on the channel no change this runtime reads: counted, and told once per worker,
+        since every one after it is dropped alike (a worker of another mcpgen version publishing
+        in the same namespace, as in a rolling upgrade that changed the wire form, or another
+        program on the channel): the streams of this worker never hear of those changes."""
+        self.unreadable += 1
+        if self.unreadable == 1:
+            shown = bytes(data)[:80] if isinstance(data, bytes | bytearray | memoryview) else repr(data)[:80]
+            log.warning(
+                "a message on %s is no change this worker reads (%r), dropped: is a worker of another "
+                "mcpgen version publishing in this namespace? (told once; RedisBus.unreadable counts them)",
+                self.channel,
+                shown,
+            )
 
     async def close(self) -> None:
         self._deliver = None
