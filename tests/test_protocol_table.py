@@ -131,6 +131,9 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
     raw["capabilities"]["server"]["tools"]["flags"]["validate"] = "tools/validate"
     raw["capabilities"]["server"]["tasks"] = {"requests": "tasks/augment/"}  # 2025-11-25's property, no such requests
     raw["capabilities"]["client"]["notes"] = {"requests": "notes/"}
+    raw["capabilities"]["client"]["roots"]["members"] = {
+        "nested": {"param": "depth"}
+    }  # no ClientCapabilities.roots.nested
     raw["mcp_name"]["params"]["ping"] = "name"
     path = tmp_path / "overlay.json"
     path.write_text(json.dumps(raw))
@@ -147,6 +150,7 @@ def test_a_stale_overlay_entry_is_reported(lock: Lock, tmp_path) -> None:  # typ
         "capabilities.server.tools: flag 'validate' with 'tools/validate' is in no locked schema",
         "capabilities.server: 'greetings' is in no locked schema (ServerCapabilities, with its messages)",
         "capabilities.server: 'tasks' is in no locked schema (ServerCapabilities, with its messages)",
+        "capabilities.client.roots.members: 'nested' is in no locked schema (ClientCapabilities.roots.nested)",
         "capabilities.client: 'notes' is in no locked schema (ClientCapabilities, with its requests)",
     ]
 
@@ -340,6 +344,20 @@ def test_an_overlay_from_before_capabilities_stands_on_the_generators_own(lock: 
     }
 
 
+def test_an_overlay_from_before_members_stands_on_the_generators_own(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A project's overlay copied before ``members`` existed: its elicitation's url mode is still
+    checked (regenerating with no members dropped the check without a word); ``{}`` says none."""
+    raw = json.loads((SCHEMA_DIR / "overlay.json").read_text())
+    del raw["capabilities"]["client"]["elicitation"]["members"]
+    raw["capabilities"]["client"]["sampling"]["members"] = {}
+    path = tmp_path / "overlay.json"
+    path.write_text(json.dumps(raw))
+    rules = load_overlay(path).client_capabilities
+    bundled = load_overlay(SCHEMA_DIR / "overlay.json").client_capabilities
+    assert rules["elicitation"].members == bundled["elicitation"].members != ()
+    assert rules["sampling"].members == () and bundled["sampling"].members != ()
+
+
 @pytest.mark.parametrize(
     ("entry", "side", "says"),
     [
@@ -349,6 +367,15 @@ def test_an_overlay_from_before_capabilities_stands_on_the_generators_own(lock: 
         ({"notification": "n"}, "client", "capabilities.client.x needs one of requests (a string)"),
         ({"requests": "x/", "flags": {"a": "b"}}, "client", "capabilities.client.x.flags"),
         ({"requests": "x/", "flags": ["a"]}, "server", "capabilities.server.x.flags"),
+        (
+            {"requests": "x/", "members": {"a": {"param": "p"}}},
+            "server",
+            "capabilities.server.x.members: only a client",
+        ),
+        ({"requests": "x/", "members": {"a": {}}}, "client", "capabilities.client.x.members: each member maps to"),
+        ({"requests": "x/", "members": {"a": {"param": "p", "value": 1}}}, "client", "('a': 'value' is 1)"),
+        ({"requests": "x/", "members": {"a": {"param": "p", "implied": "yes"}}}, "client", "('a': 'implied' is 'yes')"),
+        ({"requests": "x/", "members": ["a"]}, "client", "capabilities.client.x.members"),
     ],
 )
 def test_a_malformed_capability_entry_names_itself(tmp_path, entry: dict, side: str, says: str) -> None:  # type: ignore[no-untyped-def,type-arg]

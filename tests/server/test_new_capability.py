@@ -65,6 +65,11 @@ def with_capabilities(base: dict[str, Any]) -> dict[str, Any]:
     defs["ValidateToolResult"] = result_definition("valid", {"type": "boolean"})
     defs["ClientRequest"]["anyOf"] += [{"$ref": "#/$defs/GetGreetingRequest"}, {"$ref": "#/$defs/ValidateToolRequest"}]
     defs["ListNotesRequest"] = request_definition("notes/list", None)
+    defs["ListNotesRequest"]["properties"]["params"] = {"$ref": "#/$defs/ListNotesRequestParams"}
+    defs["ListNotesRequestParams"] = {
+        "properties": {"scope": {"enum": ["mine", "shared"], "type": "string"}, "archivedSince": {"type": "string"}},
+        "type": "object",
+    }
     defs["ListNotesResult"] = {
         "properties": {"notes": {"items": {"type": "string"}, "type": "array"}},
         "required": ["notes"],
@@ -92,7 +97,11 @@ def with_capabilities(base: dict[str, Any]) -> dict[str, Any]:
         "type": "object",
     }
     defs["ServerCapabilities"]["properties"]["tools"]["properties"]["validate"] = {"type": "boolean"}
-    defs["ClientCapabilities"]["properties"]["notes"] = {"description": "Lists its notes.", "type": "object"}
+    defs["ClientCapabilities"]["properties"]["notes"] = {
+        "description": "Lists its notes.",
+        "properties": {name: {"type": "object"} for name in ("mine", "shared", "archived")},
+        "type": "object",
+    }
     return document
 
 
@@ -102,7 +111,14 @@ def overlay(raw: dict[str, Any]) -> None:
         "flags": {"listChanged": "notifications/greetings/list_changed"},
     }
     raw["capabilities"]["server"]["tools"]["flags"]["validate"] = "tools/validate"
-    raw["capabilities"]["client"]["notes"] = {"requests": "notes/"}
+    raw["capabilities"]["client"]["notes"] = {
+        "requests": "notes/",
+        "members": {  # as elicitation's modes (``{}`` is "mine"), and sampling's tools
+            "mine": {"param": "scope", "value": "mine", "when_absent": True, "implied": True},
+            "shared": {"param": "scope", "value": "shared"},
+            "archived": {"param": "archivedSince"},
+        },
+    }
     raw["mcp_name"]["params"]["greetings/get"] = "name"
 
 
@@ -192,6 +208,40 @@ def test_a_client_declares_a_new_capability_for_its_handler_and_a_server_checks_
     methods = capmcp.REGISTRY.revision(NEW).methods
     assert undeclared("notes/list", {}, {}, methods) == {"notes": {}}
     assert undeclared("notes/list", {}, {"notes": {}}, methods) is None
+
+
+@pytest.mark.parametrize(
+    ("params", "declared", "lacking"),
+    [
+        ({}, {"notes": {}}, None),  # a capability naming none of its members stands for "mine"
+        ({"scope": "mine"}, {"notes": {"mine": {}}}, None),
+        ({"scope": "shared"}, {"notes": {}}, {"notes": {"shared": {}}}),
+        ({"scope": "shared"}, {"notes": {"shared": {}}}, None),
+        ({}, {"notes": {"shared": {}}}, {"notes": {"mine": {}}}),  # naming one member, it stands for no other
+        ({"archivedSince": "2026-01-01"}, {"notes": {}}, {"notes": {"archived": {}}}),
+        # naming a member, it no longer stands for "mine", which a request without a scope needs
+        ({"archivedSince": "2026-01-01"}, {"notes": {"archived": {}}}, {"notes": {"mine": {}}}),
+        ({"archivedSince": "2026-01-01"}, {"notes": {"mine": {}, "archived": {}}}, None),
+        ({"scope": "shared", "archivedSince": "x"}, {"notes": {"shared": {}, "archived": {}}}, None),
+    ],
+)
+def test_the_members_a_new_capabilitys_requests_need_are_overlay_data(
+    capmcp: ModuleType, params: dict[str, str], declared: dict[str, Any], lacking: dict[str, Any] | None
+) -> None:
+    """Which member of a client capability a request's params need (``elicitation.url`` for url
+    mode, ``sampling.tools`` for a sampling request with tools) was code in the runtime: a new
+    revision's member went unchecked, and a server sent a request its client had not agreed to."""
+    from mcpgen._runtime.server.services.capabilities import undeclared
+
+    methods = capmcp.REGISTRY.revision(NEW).methods
+    assert [member.name for member in methods.request("notes/list").client_capability_members] == [
+        "mine",
+        "shared",
+        "archived",
+    ]
+    assert undeclared("notes/list", params, declared, methods) == lacking
+    model = methods.request("notes/list").params.model_validate(params)  # a model is read by wire name too
+    assert undeclared("notes/list", model, declared, methods) == lacking
 
 
 def test_a_new_notification_reaches_the_listeners_that_opted_in_by_the_new_filter_member(capmcp: ModuleType) -> None:

@@ -31,7 +31,7 @@ from mcp_schema_codegen.backend.models import GeneratedModels
 from mcp_schema_codegen.backend.split import module_name
 from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.ir.analyze import Overlay
-from mcp_schema_codegen.ir.protocol import Method, Protocol, ServerCapability
+from mcp_schema_codegen.ir.protocol import CapabilityMember, Method, Protocol, ServerCapability
 from mcp_schema_codegen.tools import pysource
 from mcp_schema_codegen.tools.pysource import Code
 
@@ -194,6 +194,7 @@ class MethodView:
     embedded: bool
     task_result: Ident | None
     client_capability: str | None  # printed with ``| py``
+    client_capability_members: Code | None  # a tuple of ``CapabilityMember(...)``; None: none
     target_param: str | None  # printed with ``| py``
 
 
@@ -243,8 +244,19 @@ def method_view(m: Method) -> MethodView:
         embedded=m.embedded,
         task_result=_optional_ident(m.task_result),
         client_capability=m.client_capability,
+        client_capability_members=members_literal(m.client_capability_members) if m.client_capability_members else None,
         target_param=m.target_param,
     )
+
+
+def members_literal(members: Sequence[CapabilityMember]) -> Code:
+    """The members of a client capability a request may need, as ``MethodSpec`` takes them."""
+    items = [
+        f"CapabilityMember({literal(c.name)}, {literal(c.param)}, {literal(c.value)}, "
+        f"when_absent={c.when_absent!r}, implied={c.implied!r})"
+        for c in members
+    ]
+    return Code("(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")")
 
 
 def revision_view(protocol: Protocol) -> RevisionView:

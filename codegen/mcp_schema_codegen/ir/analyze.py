@@ -21,7 +21,15 @@ from mcp_schema_codegen.errors import GeneratorError
 from mcp_schema_codegen.frontend.load import LoadedSchema, check_json_schema, load
 from mcp_schema_codegen.frontend.lock import Era, Lock
 from mcp_schema_codegen.frontend.prepass import check_supported, prepass
-from mcp_schema_codegen.ir.protocol import Direction, Kind, Method, Protocol, ServerCapability, TypedError
+from mcp_schema_codegen.ir.protocol import (
+    CapabilityMember,
+    Direction,
+    Kind,
+    Method,
+    Protocol,
+    ServerCapability,
+    TypedError,
+)
 from mcp_schema_codegen.jsondata import load_json
 from mcp_schema_codegen.paths import bundled_schema_dir, templates_dir
 
@@ -47,6 +55,7 @@ class CapabilityRule:
     requests: str | None = None  # the method prefix of the requests it covers ("tools/")
     notification: str | None = None  # a server capability without requests: the notification it promises
     flags: tuple[tuple[str, str], ...] = ()  # (flag, the message it promises), server capabilities only
+    members: tuple[CapabilityMember, ...] = ()  # what of it a request's params need, client capabilities only
 
 
 class EraMismatch(GeneratorError):
@@ -94,8 +103,48 @@ def capability_rules(raw: dict[str, JSON], side: str) -> dict[str, CapabilityRul
             raise ValueError(
                 f"capabilities.{side}.{name}.flags: a server capability's flags map each to the message it promises"
             )
-        rules[str(name)] = CapabilityRule(requests, notification, tuple((str(k), v) for k, v in flags.items()))
+        # an overlay from before ``members`` (a project's own, copied at its first adoption) stands
+        # on the generator's own; ``"members": {}`` says there are none
+        members_raw = entry["members"] if "members" in entry else bundled_members(side, str(name))
+        members = capability_members(members_raw, f"capabilities.{side}.{name}.members", side)
+        rules[str(name)] = CapabilityRule(requests, notification, tuple((str(k), v) for k, v in flags.items()), members)
     return rules
+
+
+MEMBER_KEYS = {"param": str, "value": str, "when_absent": bool, "implied": bool}
+
+
+def bundled_members(side: str, name: str) -> Any:
+    """The members the generator's own overlay gives a client capability ({} for none)."""
+    entry = bundled_section("capabilities").get(side, {}).get(name, {}) if side == "client" else {}
+    return entry.get("members", {}) if isinstance(entry, dict) else {}
+
+
+def capability_members(raw: Any, where: str, side: str) -> tuple[CapabilityMember, ...]:
+    """A client capability's ``members``: each member's name to when a request needs it, its
+    ``param`` (the request's param that tells), ``value`` (needed when the param has it; without
+    one, whenever the param is set), ``when_absent`` (needed too when the param is absent) and
+    ``implied`` (a capability declared with none of the members stands for this one)."""
+    shape = f"{where}: each member maps to {{param, value?, when_absent?, implied?}}"
+    if not isinstance(raw, dict) or (raw and side != "client"):
+        raise ValueError(f"{where}: only a client capability has members, each to {{param, value?, ...}}")
+    members = []
+    for name, rule in raw.items():
+        if not isinstance(rule, dict) or not isinstance(rule.get("param"), str):
+            raise ValueError(f"{shape} ({name!r} names no param)")
+        for key, value in rule.items():
+            if key not in MEMBER_KEYS or not isinstance(value, MEMBER_KEYS[key]):
+                raise ValueError(f"{shape} ({name!r}: {key!r} is {value!r})")
+        members.append(
+            CapabilityMember(
+                str(name),
+                rule["param"],
+                rule.get("value"),
+                rule.get("when_absent", False),
+                rule.get("implied", False),
+            )
+        )
+    return tuple(members)
 
 
 @functools.cache
@@ -216,13 +265,17 @@ class _Analyzer:
         self.ref_name(node)
         return properties(self.defs, node)
 
-    def capabilities(self, methods: list[Method]) -> tuple[tuple[ServerCapability, ...], dict[str, str]]:
+    def capabilities(
+        self, methods: list[Method]
+    ) -> tuple[tuple[ServerCapability, ...], dict[str, tuple[str, tuple[CapabilityMember, ...]]]]:
         """The overlay's ``capabilities`` as this revision has them: a server capability where
         ``ServerCapabilities`` has the property and the table a request it covers (or the
         notification it promises), each flag where the capability has the property and the table
         the message; a client capability where ``ClientCapabilities`` has it, for each request a
-        server sends (or embeds) that it covers. Older revisions lack what newer ones add
-        (``completions`` came with 2025-03-26's property, ``elicitation`` with 2025-06-18)."""
+        server sends (or embeds) that it covers, with the members it has of those the overlay
+        describes. Older revisions lack what newer ones add (``completions`` came with
+        2025-03-26's property, ``elicitation`` with 2025-06-18, ``elicitation.url`` with
+        2025-11-25)."""
         answered = [m.name for m in methods if m.kind == "request" and m.client_sends]
         promised = {m.name for m in methods if m.kind == "notification" and m.server_sends} | set(answered)
         asked = [m.name for m in methods if m.kind == "request" and m.direction != "client_to_server"]
@@ -240,13 +293,15 @@ class _Analyzer:
             server.append(ServerCapability(name, requests, flags))
         self.reading = "ClientCapabilities"
         declared = self.properties(self.defs.get("ClientCapabilities"))
-        client = {
-            method: name
-            for name, rule in self.overlay.client_capabilities.items()
-            if name in declared
-            for method in asked
-            if rule.requests is not None and method.startswith(rule.requests)
-        }
+        client = {}
+        for name, rule in self.overlay.client_capabilities.items():
+            if name not in declared:
+                continue
+            has = self.properties(declared[name])
+            members = tuple(member for member in rule.members if member.name in has)
+            for method in asked:
+                if rule.requests is not None and method.startswith(rule.requests):
+                    client[method] = (name, members)
         self.reading = None
         return tuple(server), client
 
@@ -514,7 +569,12 @@ class _Analyzer:
         if era == "modern":
             self.check_modern(methods)
         server_capabilities, needs = self.capabilities(methods)
-        methods = [replace(m, client_capability=needs[m.name]) if m.name in needs else m for m in methods]
+        methods = [
+            replace(m, client_capability=needs[m.name][0], client_capability_members=needs[m.name][1])
+            if m.name in needs
+            else m
+            for m in methods
+        ]
         if era == "modern":
             methods = [replace(m, target_param=self.target_param(m)) for m in methods]
         return Protocol(
@@ -711,11 +771,18 @@ def stale_overlay_entries(overlay: Overlay, schemas: list[tuple[LoadedSchema, Pr
         if method not in named:
             problems.append(f"mcp_name: {method!r} has params with {param!r} in no locked modern schema")
     needed = {m.client_capability for _, p in schemas for m in p.methods}
-    for name in overlay.client_capabilities:
+    kept = {(m.client_capability, c.name) for _, p in schemas for m in p.methods for c in m.client_capability_members}
+    for name, rule in overlay.client_capabilities.items():
         if name not in needed:
             problems.append(
                 f"capabilities.client: {name!r} is in no locked schema (ClientCapabilities, with its requests)"
             )
+        for member in rule.members:
+            if name in needed and (name, member.name) not in kept:
+                problems.append(
+                    f"capabilities.client.{name}.members: {member.name!r} is in no locked schema "
+                    f"(ClientCapabilities.{name}.{member.name})"
+                )
     for key, versions in (("sse_priming", overlay.sse_priming), ("headerless_http", overlay.headerless_http)):
         for version in sorted(versions):
             if version not in by_version or by_version[version][1].era != "legacy":

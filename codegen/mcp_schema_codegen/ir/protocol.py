@@ -18,6 +18,19 @@ Direction = Literal["client_to_server", "server_to_client", "both"]
 
 
 @dataclass(frozen=True)
+class CapabilityMember:
+    """A member of a client capability that a request needs declared when its params say so (the
+    overlay's ``capabilities.client.<name>.members``, kept where the revision's
+    ``ClientCapabilities`` has the member): ``elicitation.url`` for ``mode`` "url"."""
+
+    name: str  # "url"
+    param: str  # the request's param that tells: "mode"
+    value: str | None = None  # needed when the param has this value; None: whenever it is set
+    when_absent: bool = False  # needed too when the param is absent (its default is ``value``)
+    implied: bool = False  # a capability declared with none of the members stands for this one
+
+
+@dataclass(frozen=True)
 class Method:
     """One JSON-RPC method of one revision."""
 
@@ -35,6 +48,7 @@ class Method:
     embedded: bool = False  # exists only inside InputRequiredResult.inputRequests (2026)
     task_result: str | None = None  # result when task-augmented (2025-11-25)
     client_capability: str | None = None  # a server's request: the client capability it needs (the overlay)
+    client_capability_members: tuple[CapabilityMember, ...] = ()  # and the members its params may need
     target_param: str | None = None  # modern: the param Mcp-Name carries and a requestState is bound to (the overlay)
 
     @property

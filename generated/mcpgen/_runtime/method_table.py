@@ -4,12 +4,27 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from .lazy import ModelRef
 
 Kind = Literal["request", "notification"]
 Direction = Literal["client_to_server", "server_to_client", "both"]
+
+
+@dataclass(frozen=True, slots=True)
+class CapabilityMember:
+    """A member of the client capability a server's request needs, needed when the request's
+    ``param`` has ``value`` (any value, when None; absent too, when ``when_absent``); a capability
+    declared with none of the request's members stands for those ``implied``
+    (``elicitation: {}`` is form mode). The overlay's ``capabilities.client.<name>.members``."""
+
+    name: str
+    param: str
+    value: str | None = None
+    when_absent: bool = False
+    implied: bool = False
 
 
 class MethodSpec:
@@ -28,6 +43,7 @@ class MethodSpec:
         "_task_result",
         "cacheable",
         "client_capability",
+        "client_capability_members",
         "deprecated",
         "direction",
         "embedded",
@@ -56,6 +72,7 @@ class MethodSpec:
         task_result: object | None = None,
         client_capability: str | None = None,
         target_param: str | None = None,
+        client_capability_members: tuple[CapabilityMember, ...] = (),
     ) -> None:
         self.name = name
         self.kind: Kind = kind
@@ -72,6 +89,8 @@ class MethodSpec:
         self._task_result = task_result
         # a server's request: the client capability it needs declared (the overlay's ``capabilities.client``)
         self.client_capability = client_capability
+        # and the members of it the request's params may need (``elicitation.url`` for url mode)
+        self.client_capability_members = client_capability_members
         # a modern request: the param naming what it acts on (the Streamable HTTP ``Mcp-Name``
         # header, what a sealed ``requestState`` is bound to; the overlay's ``mcp_name``)
         self.target_param = target_param

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from mcpgen._runtime.lazy import Models
-from mcpgen._runtime.method_table import MethodSpec, MethodTable
+from mcpgen._runtime.method_table import CapabilityMember, MethodSpec, MethodTable
 
 m = Models(f"{__package__}.models")  # each model is imported when the runtime first needs it
 
@@ -35,6 +35,10 @@ METHODS = MethodTable(
             result=m.ElicitResult,
             stub="elicit",
             client_capability="elicitation",
+            client_capability_members=(
+                CapabilityMember("form", "mode", "form", when_absent=True, implied=True),
+                CapabilityMember("url", "mode", "url", when_absent=False, implied=False),
+            ),
         ),
         MethodSpec(
             name="initialize",
@@ -158,6 +162,9 @@ METHODS = MethodTable(
             stub="create_message",
             task_result=m.CreateTaskResult,
             client_capability="sampling",
+            client_capability_members=(
+                CapabilityMember("tools", "tools", None, when_absent=False, implied=False),
+            ),
         ),
         MethodSpec(
             name="tasks/cancel",

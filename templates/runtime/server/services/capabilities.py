@@ -4,12 +4,11 @@ legacy session's requests to its client (the session checks them before sending)
 server's own capabilities say in the revision a session speaks (``as_spoken``). Which capability
 stands for which messages is data of the generated package (the overlay's ``capabilities``: a
 server capability in ``RevisionEntry.server_capabilities``, the client capability a request needs
-in ``MethodSpec.client_capability``); what a declared capability's members allow is read here:
-
-``elicitation`` covers a mode only when declared: ``url`` mode needs ``elicitation.url``; form
-mode (``mode`` "form" or absent) needs ``elicitation.form``, or an ``elicitation`` naming no mode
-at all (``{}`` stands for form only). A sampling request that offers ``tools`` needs
-``sampling.tools``.
+in ``MethodSpec.client_capability``, and the members of it the request's params may need in
+``MethodSpec.client_capability_members``: on 2025-11-25 and 2026-07-28 ``url`` mode needs
+``elicitation.url``; form mode (``mode`` "form" or absent) needs ``elicitation.form``, or an
+``elicitation`` naming no mode at all (``{}`` stands for form only); a sampling request that
+offers ``tools`` needs ``sampling.tools``.
 """
 
 from __future__ import annotations
@@ -38,25 +37,31 @@ def undeclared(method: str, params: Any, capabilities: Any, methods: MethodTable
     ``method`` with ``params`` and did not; None when it declared it (or ``method`` needs none:
     ``MethodSpec.client_capability`` in the server's table ``methods``)."""
     spec = methods.request(method)
-    cap = spec.client_capability if spec is not None else None
-    if cap is None:
+    if spec is None or spec.client_capability is None:
         return None
+    cap = spec.client_capability
     have = declared(capabilities, cap)
     if have is None:
         return {cap: {}}
-    if cap == "elicitation":
-        if _param(params, "mode") == "url":
-            return None if declared(have, "url") is not None else {cap: {"url": {}}}
-        form = declared(have, "form") is not None or declared(have, "url") is None
-        return None if form else {cap: {"form": {}}}
-    if cap == "sampling" and _param(params, "tools") is not None and declared(have, "tools") is None:
-        return {cap: {"tools": {}}}
+    named = [member for member in spec.client_capability_members if declared(have, member.name) is not None]
+    for member in spec.client_capability_members:
+        value = _param(params, member.param)
+        needed = (value is not None) if member.value is None else (value == member.value)
+        if not (needed or (value is None and member.when_absent)):
+            continue
+        if member not in named and not (member.implied and not named):
+            return {cap: {member.name: {}}}
     return None
 
 
 def _param(params: Any, name: str) -> Any:
     """A request params field by wire name, from a dict or a model; None when it is not set."""
-    value = params.get(name) if isinstance(params, Mapping) else getattr(params, name, None)
+    if isinstance(params, Mapping):
+        value = params.get(name)
+    else:  # a model: the field whose wire name it is
+        fields = getattr(type(params), "model_fields", {})
+        attribute = next((f for f, info in fields.items() if (info.alias or f) == name), name)
+        value = getattr(params, attribute, None)
     return None if value is MISSING else value
 
 
