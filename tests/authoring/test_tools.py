@@ -22,7 +22,7 @@ import pytest
 from mcpgen._runtime.codec import MAX_REPORTED_ERRORS
 from mcpgen._runtime.server.authoring.signatures import DeclarationError, UriTemplate
 from mcpgen.v2026_07_28 import models as m
-from mcpgen.v2026_07_28.server import App, Audio, Context, Image, Server, ToolError
+from mcpgen.v2026_07_28.server import App, Audio, Context, File, Image, Server, ToolError
 from pydantic import AfterValidator, Base64Bytes, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from tests.authoring.apps import CALLS, Driver, make_app, run
@@ -1488,7 +1488,7 @@ def test_an_image_from_a_resource_is_a_blob_and_from_a_prompt_an_image_message()
     }
     assert failed["error"] == {
         "code": -32603,
-        "message": "the prompt 'bad': a prompt message must be text, a content block, an Image or Audio "
+        "message": "the prompt 'bad': a prompt message must be text, a content block, an Image, Audio or File "
         "or a message, not int",
     }
     buffer = bytearray(b"ab")
@@ -1508,6 +1508,78 @@ def test_a_misfit_names_the_item_of_a_sequence() -> None:
 
 def speak() -> Audio:
     return Audio(b"x", "audio/wav")
+
+
+def test_a_file_is_an_embedded_resource_its_text_as_text_and_any_other_bytes_as_a_blob(tmp_path: Path) -> None:
+    """Noted at earlier stops: beside ``Image`` and ``Audio``, a tool returning a PDF or a CSV had
+    to build the embedded resource block itself (its ``uri``, base64 by hand)."""
+    pdf = b"%PDF-1.7\n\xe2\xe3\xcf\xd3"
+    (tmp_path / "q3 report.pdf").write_bytes(pdf)
+    app = App("files", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def report() -> File:
+        return File.from_file(tmp_path / "q3 report.pdf")
+
+    @app.tool
+    def table() -> list[str | File]:
+        return ["the table:", File("a,b\n1,2\n", "text/csv", uri="tables://q3")]
+
+    @app.tool
+    def latin() -> File:
+        return File(b"caf\xe9", "text/plain; charset=latin-1")  # no UTF-8: a blob, as given
+
+    @app.resource("tables://current", mime_type="text/csv")
+    def current() -> File:
+        return File(b"a,b\n", "text/csv")
+
+    @app.prompt
+    def review() -> list[str | File]:
+        return ["review this:", File(b'{"a": 1}', "application/json")]
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            calls = [await d.call(name) for name in ("report", "table", "latin")]
+            read = await d.result("resources/read", {"uri": "tables://current"})
+            prompt = await d.result("prompts/get", {"name": "review"})
+            return [*calls, read, prompt]
+
+    report_result, table_result, latin_result, read, prompt = run(go())
+    assert report_result["content"] == [
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "file:///q3%20report.pdf",  # the name only: the server's directories stay its own
+                "mimeType": "application/pdf",
+                "blob": base64.b64encode(pdf).decode(),
+            },
+        }
+    ]
+    assert table_result["content"] == [
+        {"type": "text", "text": "the table:"},
+        {"type": "resource", "resource": {"uri": "tables://q3", "mimeType": "text/csv", "text": "a,b\n1,2\n"}},
+    ]
+    assert latin_result["content"][0]["resource"]["blob"] == base64.b64encode(b"caf\xe9").decode()
+    assert read["contents"] == [{"uri": "tables://current", "mimeType": "text/csv", "text": "a,b\n"}]
+    assert prompt["messages"][1] == {
+        "role": "user",
+        "content": {
+            "type": "resource",
+            "resource": {"uri": "file:///file.json", "mimeType": "application/json", "text": '{"a": 1}'},
+        },
+    }
+    assert "isError" not in report_result and "structuredContent" not in table_result
+    assert File("ok", "text/markdown").data == b"ok" and File(b"", "image/svg+xml").text() == ""
+    with pytest.raises(ValueError, match="File needs a MIME type \\(type/subtype\\), not 'csv'"):
+        File(b"a", "csv")
+    with pytest.raises(TypeError, match="File data must be bytes or str, not int"):
+        File(5, "text/plain")  # type: ignore[arg-type]
+
+    from mcpgen.v2024_11_05.server import App as OldApp
+
+    old = OldApp("old", surface="tests.authoring.no_such_surface")
+    old.add_tool(report)  # every revision has embedded resources
+    assert old.describe()["tools"][0]["name"] == "report"
 
 
 def test_audio_is_refused_where_the_revision_has_no_audio_content() -> None:

@@ -139,8 +139,27 @@ def project_mypy(root: Path, mypy_cache: list[str]) -> subprocess.CompletedProce
     )
 
 
+MEDIA = f"""
+from {MODULE}_mcp.server import App, Audio, File, Image
+
+app = App("media")
+
+
+@app.tool
+def plot() -> list[str | Image | Audio | File]:
+    return ["a plot", Image(b"", "image/png"), Audio(b"", "audio/wav"), File.from_file("plot.csv")]
+"""
+
+
 def test_fresh_scaffold_passes_mypy_strict(project: Path, mypy_cache: list[str]) -> None:
-    done = project_mypy(project, mypy_cache)
+    """And the project's stable ``server`` module gives a type checker every name of the
+    authoring layer: ``Image`` and ``Audio`` were "no attribute" errors there."""
+    media = project / MODULE / "media.py"
+    media.write_text(MEDIA)
+    try:
+        done = project_mypy(project, mypy_cache)
+    finally:
+        media.unlink()
     assert done.returncode == 0, done.stdout[-3000:]
     assert "strict = true" in (project / "pyproject.toml").read_text()
 

@@ -386,7 +386,13 @@ def server_context(protocol: Protocol, target: Target) -> dict[str, object]:
         "handlers": handlers,
         "results": ordered,
         "exports": sorted(["Context", "Limits", "Server", *results]),
+        "authoring": AUTHORING,
     }
+
+
+# the names a revision's ``server`` module (and a project's stable ``server`` module) takes from
+# the authoring layer, on first use
+AUTHORING = tuple(Ident(name) for name in ("App", "Audio", "File", "Image", "ResourceNotFound", "ToolError"))
 
 
 # -- the typed client (client.py) ---------------------------------------------------------------
@@ -602,6 +608,7 @@ def current_context(module: str, protocol: Protocol, target: Target) -> dict[str
         "package": target.package,
         "runtime": target.runtime,
         "header": revision_header(protocol),
+        "authoring": AUTHORING,
     }
 
 

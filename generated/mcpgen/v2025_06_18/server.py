@@ -91,13 +91,21 @@ class Server(HandlerBase):
         raise NotImplementedError
 
 
-# ``App``, ``ToolError``, ``ResourceNotFound``, ``Image`` and ``Audio`` come from the authoring layer,
-# imported on first use (a server written on ``Server`` alone never loads it).
-AUTHORING = ("App", "Audio", "Image", "ResourceNotFound", "ToolError")
+# these come from the authoring layer, imported on first use (a server written on ``Server``
+# alone never loads it)
+AUTHORING = (
+    "App",
+    "Audio",
+    "File",
+    "Image",
+    "ResourceNotFound",
+    "ToolError",
+)
 
 if TYPE_CHECKING:
     from mcpgen._runtime.server.authoring import App as AppBase
     from mcpgen._runtime.server.authoring import Audio as Audio
+    from mcpgen._runtime.server.authoring import File as File
     from mcpgen._runtime.server.authoring import Image as Image
     from mcpgen._runtime.server.authoring import ResourceNotFound as ResourceNotFound
     from mcpgen._runtime.server.authoring import ToolError as ToolError

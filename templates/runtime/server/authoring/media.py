@@ -1,9 +1,12 @@
-"""Binary content a tool returns as it has it: ``Image`` and ``Audio`` (bytes and a MIME type).
+"""Content a tool returns as it has it: ``Image``, ``Audio`` and ``File`` (bytes and a MIME type).
 
 A tool returning ``Image(png, "image/png")`` (or a list mixing them with strings and content
 blocks) answers an image content block: base64 data and ``mimeType``, as the revision's
 ``ImageContent`` has them; ``Audio`` likewise, where the revision has audio content (2025-03-26
-on). ``Image.from_file(path)`` reads a file and takes its MIME type from its name.
+on). ``File(pdf, "application/pdf")`` answers an embedded resource (every revision has them):
+its ``uri`` and MIME type, and its bytes as ``text`` where the type is text and they are UTF-8,
+else as a base64 ``blob``. ``from_file(path)`` reads a file and takes its MIME type from its name
+(a ``File``'s URI too: ``file:///`` and the name, never the server's path).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self, get_args
+from urllib.parse import quote
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,10 @@ class Media:
         """The content block: ``{"type": kind, "data": base64, "mimeType": ...}``."""
         return {"type": self.kind, "data": base64.b64encode(self.data).decode("ascii"), "mimeType": self.mime_type}
 
+    def contents(self) -> dict[str, str]:
+        """The bytes as resource contents carry them: ``{"blob": base64}`` (``File``: or ``text``)."""
+        return {"blob": base64.b64encode(self.data).decode("ascii")}
+
 
 @dataclass(frozen=True, slots=True)
 class Image(Media):
@@ -59,6 +67,65 @@ class Audio(Media):
     """Audio a tool returns: ``Audio(wav_bytes, "audio/wav")`` or ``Audio.from_file("note.wav")``."""
 
     kind: ClassVar[str] = "audio"
+
+
+# MIME types outside text/* whose content is text (RFC 6838's +json and +xml suffixes too)
+TEXT_TYPES = frozenset({"application/json", "application/xml", "application/yaml", "application/toml", "image/svg+xml"})
+
+
+@dataclass(frozen=True, slots=True)
+class File(Media):
+    """A file a tool returns as an embedded resource: ``File(csv, "text/csv")``, ``File(pdf,
+    "application/pdf", uri="reports://2026/q3")`` or ``File.from_file("report.pdf")``. Text (a
+    ``text/*`` type, JSON, XML, YAML) whose bytes are UTF-8 goes as ``text``, anything else as a
+    base64 ``blob``; a ``str`` is taken as UTF-8 text. ``uri`` names it (default: ``file:///``
+    and a name its MIME type suggests)."""
+
+    kind: ClassVar[str] = "resource"
+    uri: str = ""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.data, str):
+            object.__setattr__(self, "data", self.data.encode())
+        if not isinstance(self.data, bytes | bytearray | memoryview):
+            raise TypeError(f"File data must be bytes or str, not {type(self.data).__name__}")
+        object.__setattr__(self, "data", bytes(self.data))
+        kind, slash, rest = self.mime_type.partition("/") if isinstance(self.mime_type, str) else ("", "", "")
+        if not kind or not slash or not rest:
+            raise ValueError(f"File needs a MIME type (type/subtype), not {self.mime_type!r}")
+        if not isinstance(self.uri, str):
+            raise TypeError(f"File uri must be a string, not {type(self.uri).__name__}")
+        if not self.uri:
+            extension = mimetypes.guess_extension(self.mime_type.partition(";")[0].strip()) or ""
+            object.__setattr__(self, "uri", f"file:///file{extension}")
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], mime_type: str | None = None) -> Self:
+        """The file's bytes, its MIME type (``mime_type`` or the one its name tells) and the URI
+        ``file:///`` and its name (the directory it is in stays on the server)."""
+        data = Path(path).read_bytes()
+        guessed = mime_type or mimetypes.guess_type(os.fspath(path))[0]
+        if guessed is None:
+            raise ValueError(f"{os.fspath(path)}: its name tells no MIME type: give mime_type=")
+        return cls(data, guessed, f"file:///{quote(Path(path).name)}")
+
+    def text(self) -> str | None:
+        """The bytes as text, where the MIME type is text and they are UTF-8; else None."""
+        essence = self.mime_type.partition(";")[0].strip().lower()
+        if not (essence.startswith("text/") or essence in TEXT_TYPES or essence.endswith(("+json", "+xml"))):
+            return None
+        try:
+            return self.data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+    def contents(self) -> dict[str, str]:
+        text = self.text()
+        return {"text": text} if text is not None else {"blob": base64.b64encode(self.data).decode("ascii")}
+
+    def block(self) -> dict[str, Any]:
+        """The embedded resource: ``{"type": "resource", "resource": {uri, mimeType, text or blob}}``."""
+        return {"type": "resource", "resource": {"uri": self.uri, "mimeType": self.mime_type, **self.contents()}}
 
 
 def block_kinds(content: tuple[type[Any], ...]) -> frozenset[str]:

@@ -533,7 +533,7 @@ class Output:
             if holds_raw_bytes(self.adapter.core_schema):  # as UTF-8 text: other bytes failed every call
                 raise DeclarationError(
                     f"{declared_at(fn)}: its return type holds bytes, which JSON carries only as text: "
-                    "return str (base64 text, say), an Image or Audio, or an embedded resource content block"
+                    "return str (base64 text, say), an Image, Audio or File"
                 )
             if schema.get("type") != "object":
                 self.wrapped = True
@@ -793,7 +793,7 @@ def prompt_messages(value: Any, types: RevisionTypes) -> list[JSON]:
             messages.append(item)
         else:
             raise OutputError(
-                "a prompt message must be text, a content block, an Image or Audio or a message, "
+                "a prompt message must be text, a content block, an Image, Audio or File or a message, "
                 f"not {type(item).__name__}"
             )
     return messages
@@ -922,8 +922,8 @@ def resource_contents(value: Any, uri: str, mime_type: str | None, types: Revisi
     if isinstance(value, bytes):
         blob = base64.b64encode(value).decode()
         return [{"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": blob}]
-    if isinstance(value, Media):  # its bytes, as a blob of its MIME type (unless the resource names one)
-        return [{"uri": uri, "mimeType": mime_type or value.mime_type, "blob": value.block()["data"]}]
+    if isinstance(value, Media):  # its bytes (a File's text as text) of its MIME type, unless the resource names one
+        return [{"uri": uri, "mimeType": mime_type or value.mime_type, **value.contents()}]
     if isinstance(value, list) and value and all(_is_contents(v) for v in value):
         return [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
     if _is_contents(value):

@@ -11,7 +11,7 @@ writes from them, ``specs`` serves schema-first tools (their models derive from
 from ..services import Context, Elicitation, InputError, InputRequired, Root, Sampled
 from .app import App, AppHandlers, ResourceNotFound, ToolError
 from .declarations import Prompt, Resource, Tool
-from .media import Audio, Image
+from .media import Audio, File, Image
 from .signatures import ArgumentsError, DeclarationError, OutputError
 from .specs import ToolSpec
 
@@ -23,6 +23,7 @@ __all__ = [
     "Context",
     "DeclarationError",
     "Elicitation",
+    "File",
     "Image",
     "InputError",
     "InputRequired",
