@@ -203,7 +203,8 @@ def test_a_client_declares_a_new_capability_for_its_handler_and_a_server_checks_
     from mcpgen._runtime.server.services.capabilities import undeclared
 
     options = ClientOptions(handlers={"notes/list": lambda params: {"notes": []}})
-    assert options.client_capabilities(capmcp.REGISTRY.revision(NEW).methods) == {"notes": {}}
+    # and the member a request in its default mode needs (as elicitation's form)
+    assert options.client_capabilities(capmcp.REGISTRY.revision(NEW).methods) == {"notes": {"mine": {}}}
     assert options.client_capabilities(capmcp.REGISTRY.revision(BASE).methods) == {}
     methods = capmcp.REGISTRY.revision(NEW).methods
     assert undeclared("notes/list", {}, {}, methods) == {"notes": {}}

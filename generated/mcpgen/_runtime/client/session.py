@@ -76,12 +76,9 @@ CLOSED = object()
 
 # what a client declares of the capability a handler of a server's request implies (its
 # ``MethodSpec.client_capability``; one not here: ``{}``), before the revision leaves out members
-# it lacks
-DECLARED: dict[str, JSONObject] = {
-    "elicitation": {"form": {}},
-    "sampling": {},
-    "roots": {"listChanged": False},
-}
+# it lacks; and the members a request without the param that tells needs (the revision's
+# ``client_capability_members`` ``when_absent``: ``elicitation.form``)
+DECLARED: dict[str, JSONObject] = {"roots": {"listChanged": False}}
 
 
 @dataclass
@@ -132,9 +129,11 @@ class ClientOptions:
                     if initialize is not None
                     else None
                 )
-                caps[name] = {
-                    k: v for k, v in DECLARED.get(name, {}).items() if parts is None or k in parts
+                default: JSONObject = {
+                    m.name: {} for m in spec.client_capability_members if m.when_absent
                 }
+                declared = {**default, **DECLARED.get(name, {})}
+                caps[name] = {k: v for k, v in declared.items() if parts is None or k in parts}
         return caps
 
 
