@@ -1582,6 +1582,31 @@ def test_a_file_is_an_embedded_resource_its_text_as_text_and_any_other_bytes_as_
     assert old.describe()["tools"][0]["name"] == "report"
 
 
+def test_content_returned_where_the_annotation_asks_for_data_says_how_to_annotate_it() -> None:
+    """Noted at earlier stops: ``-> Any`` returning an ``Image`` was the tool's error "cannot be
+    written as JSON: 'utf-8' codec can't decode byte 0x89", which said nothing of the annotation."""
+    app = App("any", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def pic() -> Any:
+        return Image(b"\x89PNG", "image/png")
+
+    @app.tool
+    def files() -> list[Any]:
+        return ["a", File(b"x", "text/plain")]
+
+    async def go() -> list[Any]:
+        async with Driver(app) as d:
+            return [await d.call("pic"), await d.call("files")]
+
+    pic_result, files_result = run(go())
+    assert pic_result["isError"] is True and pic_result["content"][0]["text"].endswith(
+        "Image is content, and the return annotation Any asks for structured data: "
+        "annotate the function -> Image (or a list of content: -> list[str | Image])"
+    )
+    assert "File is content, and the return annotation list[Any] asks" in files_result["content"][0]["text"]
+
+
 def test_audio_is_refused_where_the_revision_has_no_audio_content() -> None:
     """2024-11-05 has image content and no audio: a tool declared to return ``Audio`` there is a
     declaration error, and one that returns it anyway fails as the tool's error."""

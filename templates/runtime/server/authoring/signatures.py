@@ -594,6 +594,15 @@ class Output:
                 return {"content": content_blocks(value, self.types)}
             except PydanticSerializationError as exc:  # a cycle, a key JSON has no form for
                 raise OutputError(f"cannot be written as JSON: {exc}") from None
+        media = value if isinstance(value, Media) else None
+        if media is None and isinstance(value, list | tuple):
+            media = next((v for v in value if isinstance(v, Media)), None)
+        if media is not None:  # pydantic would write its fields as JSON (its bytes, when not UTF-8, failed)
+            kind = type(media).__name__
+            raise OutputError(
+                f"{kind} is content, and the return annotation {annotation_text(self.annotation)} asks for "
+                f"structured data: annotate the function -> {kind} (or a list of content: -> list[str | {kind}])"
+            )
         try:
             validated = self.adapter.validate_python({"result": value} if self.wrapped else value)
             # a model instance is taken as it is (pydantic does not validate it again): one changed
