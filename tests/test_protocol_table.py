@@ -375,7 +375,7 @@ def test_an_overlay_from_before_members_stands_on_the_generators_own(tmp_path) -
         ({"requests": "x/", "members": {"a": {}}}, "client", "capabilities.client.x.members: each member maps to"),
         ({"requests": "x/", "members": {"a": {"param": "p", "value": 1}}}, "client", "('a': 'value' is 1)"),
         ({"requests": "x/", "members": {"a": {"param": "p", "implied": "yes"}}}, "client", "('a': 'implied' is 'yes')"),
-        ({"requests": "x/", "members": ["a"]}, "client", "capabilities.client.x.members"),
+        ({"requests": "x/", "members": ["a"]}, "client", "capabilities.client.x.members: an object of members"),
     ],
 )
 def test_a_malformed_capability_entry_names_itself(tmp_path, entry: dict, side: str, says: str) -> None:  # type: ignore[no-untyped-def,type-arg]

@@ -17,13 +17,16 @@ class CapabilityMember:
     """A member of the client capability a server's request needs, needed when the request's
     ``param`` has ``value`` (any value, when None; absent too, when ``when_absent``); a capability
     declared with none of the request's members stands for those ``implied``
-    (``elicitation: {}`` is form mode). The overlay's ``capabilities.client.<name>.members``."""
+    (``elicitation: {}`` is form mode). The overlay's ``capabilities.client.<name>.members``;
+    ``available``: the revision's ``ClientCapabilities`` has it (a request needing one it lacks,
+    ``tools`` in a 2025-06-18 sampling request, is refused)."""
 
     name: str
     param: str
     value: str | None = None
     when_absent: bool = False
     implied: bool = False
+    available: bool = True
 
 
 class MethodSpec:

@@ -1412,6 +1412,10 @@ def test_a_text_or_content_result_that_does_not_fit_its_annotation_is_the_tools_
     assert "isError" not in fine_result and [b["type"] for b in fine_result["content"]] == ["text", "image"]
 
 
+class Dangling(BaseModel):
+    price: Money  # type: ignore[name-defined]  # noqa: F821  # never defined
+
+
 def test_data_sent_as_text_is_checked_against_its_annotation() -> None:
     """Noted at earlier stops: ``-> int`` returning "x" went out as the text "x" where the result is
     text only (``structured=False``, a revision without structured output); it is the tool's error,
@@ -1430,11 +1434,34 @@ def test_data_sent_as_text_is_checked_against_its_annotation() -> None:
     def fine() -> dict[str, float]:
         return {"a": 1}
 
+    @app.tool(structured=False)
+    def numbers() -> list[int]:
+        return ["1", "2"]  # type: ignore[list-item]
+
+    @app.tool(structured=False)
+    def word() -> str | Setting:
+        return "plain"
+
+    @app.tool(structured=False)
+    def broken() -> Setting:
+        return Setting.model_construct(level="high")  # built without validation: no Level
+
+    @app.tool(structured=False)
+    def unresolved() -> Dangling:
+        return {"price": 1}  # type: ignore[return-value]
+
     async def go() -> list[Any]:
         async with Driver(app) as d:
-            return [await d.call(name) for name in ("total", "pairs", "fine")]
+            names = ("total", "pairs", "fine", "numbers", "word", "broken", "unresolved")
+            return [await d.call(name) for name in names]
 
-    total_result, pairs_result, fine_result = run(go())
+    total_result, pairs_result, fine_result, numbers_result, word_result, broken_result, unresolved_result = run(go())
+    # written as structured output writes it (its text is the same JSON), a string as it is
+    assert numbers_result["content"] == [{"type": "text", "text": "[1,2]"}]
+    assert word_result["content"] == [{"type": "text", "text": "plain"}]
+    assert broken_result["isError"] is True and "cannot be written as JSON" in broken_result["content"][0]["text"]
+    # a model whose annotations name what is not defined: nothing to check with, sent as returned
+    assert unresolved_result["content"] == [{"type": "text", "text": '{"price":1}'}]
     assert total_result["isError"] is True and total_result["content"][0]["text"] == (
         "tool 'total' returned a result that does not fit its return annotation: "
         '(result): Input should be a valid integer, unable to parse string as an integer (got "x")'
@@ -1443,7 +1470,7 @@ def test_data_sent_as_text_is_checked_against_its_annotation() -> None:
     assert pairs_result["content"][0]["text"].endswith(
         'b.1: Input should be a valid integer, unable to parse string as an integer (got "four")'
     )
-    assert fine_result["content"] == [{"type": "text", "text": '{"a":1}'}] and "isError" not in fine_result
+    assert fine_result["content"] == [{"type": "text", "text": '{"a":1.0}'}] and "isError" not in fine_result
 
     from mcpgen._runtime.server.authoring.signatures import Output, OutputError, RevisionTypes
     from mcpgen.v2024_11_05.server import App as OldApp
@@ -1453,6 +1480,7 @@ def test_data_sent_as_text_is_checked_against_its_annotation() -> None:
     with pytest.raises(OutputError, match=r"\(result\): Input should be a valid integer"):
         output.result("x")
     assert output.result(5) == {"content": [{"type": "text", "text": "5"}]}
+    assert output.result(True) == {"content": [{"type": "text", "text": "1"}]}  # as structured output writes it
 
 
 def test_an_image_from_a_resource_is_a_blob_and_from_a_prompt_an_image_message() -> None:
@@ -1526,12 +1554,19 @@ def test_a_file_is_an_embedded_resource_its_text_as_text_and_any_other_bytes_as_
         return ["the table:", File("a,b\n1,2\n", "text/csv", uri="tables://q3")]
 
     @app.tool
-    def latin() -> File:
-        return File(b"caf\xe9", "text/plain; charset=latin-1")  # no UTF-8: a blob, as given
+    def latin() -> list[File]:
+        return [
+            File(b"caf\xe9", "text/plain; charset=latin-1", uri="notes://latin"),  # read in its charset
+            File(b"caf\xe9", "text/plain", uri="notes://bytes"),  # no charset: UTF-8, which these are not
+        ]
 
     @app.resource("tables://current", mime_type="text/csv")
     def current() -> File:
         return File(b"a,b\n", "text/csv")
+
+    @app.resource("tables://raw", mime_type="application/octet-stream")
+    def raw() -> File:
+        return File("a,b\n", "text/csv")  # the resource's type is written, and says bytes
 
     @app.prompt
     def review() -> list[str | File]:
@@ -1541,10 +1576,11 @@ def test_a_file_is_an_embedded_resource_its_text_as_text_and_any_other_bytes_as_
         async with Driver(app) as d:
             calls = [await d.call(name) for name in ("report", "table", "latin")]
             read = await d.result("resources/read", {"uri": "tables://current"})
+            raw_read = await d.result("resources/read", {"uri": "tables://raw"})
             prompt = await d.result("prompts/get", {"name": "review"})
-            return [*calls, read, prompt]
+            return [*calls, read, raw_read, prompt]
 
-    report_result, table_result, latin_result, read, prompt = run(go())
+    report_result, table_result, latin_result, read, raw_read, prompt = run(go())
     assert report_result["content"] == [
         {
             "type": "resource",
@@ -1559,8 +1595,14 @@ def test_a_file_is_an_embedded_resource_its_text_as_text_and_any_other_bytes_as_
         {"type": "text", "text": "the table:"},
         {"type": "resource", "resource": {"uri": "tables://q3", "mimeType": "text/csv", "text": "a,b\n1,2\n"}},
     ]
-    assert latin_result["content"][0]["resource"]["blob"] == base64.b64encode(b"caf\xe9").decode()
+    assert [block["resource"] for block in latin_result["content"]] == [
+        {"uri": "notes://latin", "mimeType": "text/plain; charset=latin-1", "text": "café"},
+        {"uri": "notes://bytes", "mimeType": "text/plain", "blob": base64.b64encode(b"caf\xe9").decode()},
+    ]
     assert read["contents"] == [{"uri": "tables://current", "mimeType": "text/csv", "text": "a,b\n"}]
+    assert raw_read["contents"] == [
+        {"uri": "tables://raw", "mimeType": "application/octet-stream", "blob": base64.b64encode(b"a,b\n").decode()}
+    ]
     assert prompt["messages"][1] == {
         "role": "user",
         "content": {
@@ -1574,6 +1616,16 @@ def test_a_file_is_an_embedded_resource_its_text_as_text_and_any_other_bytes_as_
         File(b"a", "csv")
     with pytest.raises(TypeError, match="File data must be bytes or str, not int"):
         File(5, "text/plain")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=re.escape("File uri must be a URI (scheme:...), not 'report.txt'")):
+        File(b"a", "text/plain", uri="report.txt")
+    (tmp_path / "config.yaml").write_text("a: 1\n")  # a name Python 3.11's mimetypes does not know
+    assert File.from_file(tmp_path / "config.yaml").block()["resource"] == {
+        "uri": "file:///config.yaml",
+        "mimeType": "application/yaml",
+        "text": "a: 1\n",
+    }
+    assert File(b"select 1", "application/sql").text() == "select 1"
+    assert File(b"x", "text/plain; charset=no-such-charset").contents() == {"blob": "eA=="}
 
     from mcpgen.v2024_11_05.server import App as OldApp
 

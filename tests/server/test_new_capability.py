@@ -350,3 +350,25 @@ def test_notify_takes_a_uri_exactly_where_the_notifications_params_require_one()
         run(old.notify("notifications/resources/updated"))
     with pytest.raises(ValueError, match="notifications/tools/list_changed names no URI"):
         run(old.notify("notifications/tools/list_changed", "x://a"))
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])
+def test_a_member_a_revision_lacks_is_refused_not_sent_as_if_agreed(version: str) -> None:
+    """A review of the move to data: the members were kept only where the revision's
+    ``ClientCapabilities`` has them, so a 2025-06-18 server's sampling request with ``tools`` (which
+    its clients cannot declare) went out as if agreed, where it was -32021 before; url-mode
+    elicitation on 2025-06-18 likewise. Such a member is kept, unavailable."""
+    from mcpgen import REGISTRY
+    from mcpgen._runtime.server.services.capabilities import undeclared
+
+    methods = REGISTRY.revision(version).methods
+    tools = {"messages": [], "maxTokens": 5, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}
+    assert undeclared("sampling/createMessage", tools, {"sampling": {}}, methods) == {"sampling": {"tools": {}}}
+    assert undeclared("sampling/createMessage", {"messages": [], "maxTokens": 5}, {"sampling": {}}, methods) is None
+    if methods.request("elicitation/create") is None:
+        return
+    url = {"mode": "url", "url": "https://x", "message": "m", "elicitationId": "e"}
+    assert undeclared("elicitation/create", url, {"elicitation": {}}, methods) == {"elicitation": {"url": {}}}
+    assert undeclared("elicitation/create", {"message": "m"}, {"elicitation": {}}, methods) is None
+    members = {m.name: m.available for m in methods.request("elicitation/create").client_capability_members}
+    assert members == {"form": version >= "2025-11-25", "url": version >= "2025-11-25"}

@@ -253,7 +253,7 @@ def members_literal(members: Sequence[CapabilityMember]) -> Code:
     """The members of a client capability a request may need, as ``MethodSpec`` takes them."""
     items = [
         f"CapabilityMember({literal(c.name)}, {literal(c.param)}, {literal(c.value)}, "
-        f"when_absent={c.when_absent!r}, implied={c.implied!r})"
+        f"when_absent={c.when_absent!r}, implied={c.implied!r}{'' if c.available else ', available=False'})"
         for c in members
     ]
     return Code("(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")")

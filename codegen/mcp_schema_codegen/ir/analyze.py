@@ -126,8 +126,10 @@ def capability_members(raw: Any, where: str, side: str) -> tuple[CapabilityMembe
     one, whenever the param is set), ``when_absent`` (needed too when the param is absent) and
     ``implied`` (a capability declared with none of the members stands for this one)."""
     shape = f"{where}: each member maps to {{param, value?, when_absent?, implied?}}"
-    if not isinstance(raw, dict) or (raw and side != "client"):
-        raise ValueError(f"{where}: only a client capability has members, each to {{param, value?, ...}}")
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where}: an object of members, each to {{param, value?, when_absent?, implied?}}")
+    if raw and side != "client":
+        raise ValueError(f"{where}: only a client capability has members")
     members = []
     for name, rule in raw.items():
         if not isinstance(rule, dict) or not isinstance(rule.get("param"), str):
@@ -298,7 +300,7 @@ class _Analyzer:
             if name not in declared:
                 continue
             has = self.properties(declared[name])
-            members = tuple(member for member in rule.members if member.name in has)
+            members = tuple(replace(member, available=member.name in has) for member in rule.members)
             for method in asked:
                 if rule.requests is not None and method.startswith(rule.requests):
                     client[method] = (name, members)
@@ -771,7 +773,13 @@ def stale_overlay_entries(overlay: Overlay, schemas: list[tuple[LoadedSchema, Pr
         if method not in named:
             problems.append(f"mcp_name: {method!r} has params with {param!r} in no locked modern schema")
     needed = {m.client_capability for _, p in schemas for m in p.methods}
-    kept = {(m.client_capability, c.name) for _, p in schemas for m in p.methods for c in m.client_capability_members}
+    kept = {
+        (m.client_capability, c.name)
+        for _, p in schemas
+        for m in p.methods
+        for c in m.client_capability_members
+        if c.available
+    }
     for name, rule in overlay.client_capabilities.items():
         if name not in needed:
             problems.append(

@@ -20,14 +20,16 @@ Direction = Literal["client_to_server", "server_to_client", "both"]
 @dataclass(frozen=True)
 class CapabilityMember:
     """A member of a client capability that a request needs declared when its params say so (the
-    overlay's ``capabilities.client.<name>.members``, kept where the revision's
-    ``ClientCapabilities`` has the member): ``elicitation.url`` for ``mode`` "url"."""
+    overlay's ``capabilities.client.<name>.members``): ``elicitation.url`` for ``mode`` "url". A
+    member the revision's ``ClientCapabilities`` lacks is kept, unavailable: params that need it
+    (``tools`` in a 2025-06-18 sampling request) are refused, not sent as if agreed."""
 
     name: str  # "url"
     param: str  # the request's param that tells: "mode"
     value: str | None = None  # needed when the param has this value; None: whenever it is set
     when_absent: bool = False  # needed too when the param is absent (its default is ``value``)
     implied: bool = False  # a capability declared with none of the members stands for this one
+    available: bool = True  # the revision's ClientCapabilities has it (else no client can declare it)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from mcpgen._runtime.lazy import Models
-from mcpgen._runtime.method_table import MethodSpec, MethodTable
+from mcpgen._runtime.method_table import CapabilityMember, MethodSpec, MethodTable
 
 m = Models(f"{__package__}.models")  # each model is imported when the runtime first needs it
 
@@ -146,6 +146,11 @@ METHODS = MethodTable(
             result=m.CreateMessageResult,
             stub="create_message",
             client_capability="sampling",
+            client_capability_members=(
+                CapabilityMember(
+                    "tools", "tools", None, when_absent=False, implied=False, available=False
+                ),
+            ),
         ),
         MethodSpec(
             name="tools/call",

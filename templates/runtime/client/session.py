@@ -106,7 +106,9 @@ class ClientOptions:
                 # the members the revision's ClientCapabilities has (elicitation.form came with
                 # 2025-11-25); a modern revision has no initialize: nothing is left out there
                 parts = wire_names(initialize.params, "capabilities", name) if initialize is not None else None
-                default: JSONObject = {m.name: {} for m in spec.client_capability_members if m.when_absent}
+                default: JSONObject = {
+                    m.name: {} for m in spec.client_capability_members if m.when_absent and m.available
+                }
                 declared = {**default, **DECLARED.get(name, {})}
                 caps[name] = {k: v for k, v in declared.items() if parts is None or k in parts}
         return caps

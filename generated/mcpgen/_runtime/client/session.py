@@ -130,7 +130,9 @@ class ClientOptions:
                     else None
                 )
                 default: JSONObject = {
-                    m.name: {} for m in spec.client_capability_members if m.when_absent
+                    m.name: {}
+                    for m in spec.client_capability_members
+                    if m.when_absent and m.available
                 }
                 declared = {**default, **DECLARED.get(name, {})}
                 caps[name] = {k: v for k, v in declared.items() if parts is None or k in parts}

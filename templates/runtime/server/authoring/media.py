@@ -12,8 +12,10 @@ else as a base64 ``blob``. ``from_file(path)`` reads a file and takes its MIME t
 from __future__ import annotations
 
 import base64
+import codecs
 import mimetypes
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self, get_args
@@ -50,8 +52,9 @@ class Media:
         """The content block: ``{"type": kind, "data": base64, "mimeType": ...}``."""
         return {"type": self.kind, "data": base64.b64encode(self.data).decode("ascii"), "mimeType": self.mime_type}
 
-    def contents(self) -> dict[str, str]:
-        """The bytes as resource contents carry them: ``{"blob": base64}`` (``File``: or ``text``)."""
+    def contents(self, mime_type: str | None = None) -> dict[str, str]:
+        """The bytes as resource contents of ``mime_type`` (default: its own) carry them: ``{"blob":
+        base64}`` (a ``File`` of a text type: ``{"text": ...}``)."""
         return {"blob": base64.b64encode(self.data).decode("ascii")}
 
 
@@ -69,17 +72,41 @@ class Audio(Media):
     kind: ClassVar[str] = "audio"
 
 
-# MIME types outside text/* whose content is text (RFC 6838's +json and +xml suffixes too)
-TEXT_TYPES = frozenset({"application/json", "application/xml", "application/yaml", "application/toml", "image/svg+xml"})
+# MIME types outside text/* whose content is text (RFC 6838's +json, +xml and +yaml suffixes too)
+TEXT_TYPES = frozenset(
+    {
+        "application/json",
+        "application/xml",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/sql",
+        "application/javascript",
+        "application/ecmascript",
+        "application/x-ndjson",
+        "application/x-sh",
+        "application/graphql",
+    }
+)
+TEXT_SUFFIXES = ("+json", "+xml", "+yaml")
+# names whose MIME type Python's ``mimetypes`` does not know on every supported version (3.11)
+KNOWN_NAMES = {
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+    ".toml": "application/toml",
+    ".md": "text/markdown",
+}
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 @dataclass(frozen=True, slots=True)
 class File(Media):
     """A file a tool returns as an embedded resource: ``File(csv, "text/csv")``, ``File(pdf,
     "application/pdf", uri="reports://2026/q3")`` or ``File.from_file("report.pdf")``. Text (a
-    ``text/*`` type, JSON, XML, YAML) whose bytes are UTF-8 goes as ``text``, anything else as a
-    base64 ``blob``; a ``str`` is taken as UTF-8 text. ``uri`` names it (default: ``file:///``
-    and a name its MIME type suggests)."""
+    ``text/*`` type, JSON, XML, YAML, ...) whose bytes decode in its ``charset`` (UTF-8 when it
+    names none) goes as ``text``, anything else as a base64 ``blob``; a ``str`` is taken as UTF-8
+    text. ``uri`` names it (default: ``file:///`` and a name its MIME type suggests: give each of
+    several files its own)."""
 
     kind: ClassVar[str] = "resource"
     uri: str = ""
@@ -95,6 +122,8 @@ class File(Media):
             raise ValueError(f"File needs a MIME type (type/subtype), not {self.mime_type!r}")
         if not isinstance(self.uri, str):
             raise TypeError(f"File uri must be a string, not {type(self.uri).__name__}")
+        if self.uri and not _URI.match(self.uri):
+            raise ValueError(f"File uri must be a URI (scheme:...), not {self.uri!r}")
         if not self.uri:
             extension = mimetypes.guess_extension(self.mime_type.partition(";")[0].strip()) or ""
             object.__setattr__(self, "uri", f"file:///file{extension}")
@@ -104,23 +133,31 @@ class File(Media):
         """The file's bytes, its MIME type (``mime_type`` or the one its name tells) and the URI
         ``file:///`` and its name (the directory it is in stays on the server)."""
         data = Path(path).read_bytes()
-        guessed = mime_type or mimetypes.guess_type(os.fspath(path))[0]
+        name = Path(path).name
+        guessed = mime_type or mimetypes.guess_type(name)[0] or KNOWN_NAMES.get(Path(name).suffix.lower())
         if guessed is None:
             raise ValueError(f"{os.fspath(path)}: its name tells no MIME type: give mime_type=")
-        return cls(data, guessed, f"file:///{quote(Path(path).name)}")
+        return cls(data, guessed, f"file:///{quote(name)}")
 
-    def text(self) -> str | None:
-        """The bytes as text, where the MIME type is text and they are UTF-8; else None."""
-        essence = self.mime_type.partition(";")[0].strip().lower()
-        if not (essence.startswith("text/") or essence in TEXT_TYPES or essence.endswith(("+json", "+xml"))):
+    def text(self, mime_type: str | None = None) -> str | None:
+        """The bytes as text, where the MIME type (``mime_type``, default its own) is text and they
+        decode in its ``charset`` (UTF-8 when it names none); else None."""
+        essence, _, parameters = (mime_type or self.mime_type).partition(";")
+        essence = essence.strip().lower()
+        if not (essence.startswith("text/") or essence in TEXT_TYPES or essence.endswith(TEXT_SUFFIXES)):
             return None
+        charset = "utf-8"
+        for parameter in parameters.split(";"):
+            key, _, value = parameter.partition("=")
+            if key.strip().lower() == "charset" and value.strip().strip('"'):
+                charset = value.strip().strip('"')
         try:
-            return self.data.decode("utf-8")
-        except UnicodeDecodeError:
+            return self.data.decode(codecs.lookup(charset).name)
+        except (LookupError, UnicodeDecodeError):  # a charset Python does not know, or bytes not in it
             return None
 
-    def contents(self) -> dict[str, str]:
-        text = self.text()
+    def contents(self, mime_type: str | None = None) -> dict[str, str]:
+        text = self.text(mime_type)
         return {"text": text} if text is not None else {"blob": base64.b64encode(self.data).decode("ascii")}
 
     def block(self) -> dict[str, Any]:

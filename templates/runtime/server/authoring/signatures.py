@@ -510,14 +510,13 @@ class Output:
             raise DeclarationError(
                 f"{declared_at(fn)}: returns {lacking[0].__name__}, but this revision has no {lacking[0].kind} content"
             )
-        # data sent as JSON text (``structured=False``, a revision without structured output): what
-        # the value must be is checked as structured output would check it, and the value is sent
-        # as it was returned (``-> int`` returning "x" went out as the text "x")
-        self.data_check: TypeAdapter[Any] | None = None
+        # data sent as text only (``structured=False``, a revision without structured output): the
+        # value is checked and written as structured output would be, its JSON the text (``-> int``
+        # returning "x" went out as the text "x"); a string goes out as it is
+        self.text_only: TypeAdapter[Any] | None = None
         if structured is False or (self.kind == STRUCTURED and not types.structured):
             if self.kind == STRUCTURED:
-                with contextlib.suppress(Exception):  # a class pydantic cannot check: sent as before
-                    self.data_check = TypeAdapter(self.annotation)
+                self.text_only = checker(self.annotation)
             self.kind = UNSTRUCTURED
         elif structured is True and self.kind != STRUCTURED:
             raise DeclarationError(f"{describe_function(fn)}: structured output needs a return annotation with data")
@@ -569,14 +568,6 @@ class Output:
     def schema(self) -> dict[str, JSON] | None:
         return self._schema
 
-    def not_finite(self, validated: Any) -> bool:
-        """``validated`` holds a NaN or an infinity that its JSON form wrote as null: where the type
-        is ``Any`` (a bare ``dict``, a field typed ``Any``), pydantic writes them so, and the
-        value would reach the client as null, not as the tool's error (only called when the JSON
-        holds a null)."""
-        assert self.adapter is not None
-        return holds_non_finite(self.adapter.dump_python(validated, mode="python", warnings=False))
-
     def result(self, value: Any) -> Any:
         """The ``CallToolResult`` (as JSON, or the function's own result model) for ``value``."""
         if self.types.passthrough(value, self.types.call_tool_result):
@@ -584,45 +575,74 @@ class Output:
         if self.kind != STRUCTURED or self.adapter is None:
             if self.expects is not None and not fits(value, self.expects):
                 raise OutputError(misfit(value, self.expects))
-            if self.data_check is not None:
-                try:
-                    self.data_check.validate_python(value)
-                except ValidationError as exc:
-                    problems = validation_problems(exc, whole="(result)")
-                    raise OutputError("; ".join(f"{field}: {message}" for field, message in problems)) from None
+            if self.text_only is not None:
+                self.not_content(value)
+                _, text = written(self.text_only, value, wrapped=False)
+                return {"content": content_blocks(value, self.types) if isinstance(value, str) else [text_block(text)]}
             try:
                 return {"content": content_blocks(value, self.types)}
             except PydanticSerializationError as exc:  # a cycle, a key JSON has no form for
                 raise OutputError(f"cannot be written as JSON: {exc}") from None
+        self.not_content(value)
+        data, text = written(self.adapter, value, self.wrapped)
+        return {"content": [text_block(text)], "structuredContent": data}
+
+    def not_content(self, value: Any) -> None:
+        """An ``Image``, ``Audio`` or ``File`` (alone or in a list) where the annotation asks for
+        data is the author's mistake, told with the annotation that would send it: pydantic would
+        write its fields as JSON (its bytes, when not UTF-8, failed as such)."""
         media = value if isinstance(value, Media) else None
         if media is None and isinstance(value, list | tuple):
             media = next((v for v in value if isinstance(v, Media)), None)
-        if media is not None:  # pydantic would write its fields as JSON (its bytes, when not UTF-8, failed)
+        if media is not None:
             kind = type(media).__name__
             raise OutputError(
                 f"{kind} is content, and the return annotation {annotation_text(self.annotation)} asks for "
                 f"structured data: annotate the function -> {kind} (or a list of content: -> list[str | {kind}])"
             )
-        try:
-            validated = self.adapter.validate_python({"result": value} if self.wrapped else value)
-            # a model instance is taken as it is (pydantic does not validate it again): one changed
-            # after it was built, a field of the wrong type, fails as it is written instead
-            data = self.adapter.dump_python(validated, mode="json", by_alias=True, warnings="error")
-        except ValidationError as exc:
-            problems = validation_problems(exc, whole="(result)")
-            raise OutputError("; ".join(f"{field}: {message}" for field, message in problems)) from None
-        except (PydanticSerializationError, ValueError) as exc:  # bytes not UTF-8, a value with no JSON form
-            raise OutputError(f"cannot be written as JSON: {exc}") from None
-        shown = data["result"] if self.wrapped else data
-        try:
-            text = to_json(shown)  # NaN and infinities written as such: JSON has no form for them
-        except PydanticSerializationError as exc:  # a lone surrogate in a string
-            raise OutputError(f"cannot be written as JSON: {exc}") from None
-        if ((b"NaN" in text or b"Infinity" in text) and not is_json(text)) or (
-            b"null" in text and self.not_finite(validated)
-        ):
-            raise OutputError("cannot be written as JSON: NaN and infinities have no JSON form")
-        return {"content": [{"type": "text", "text": text.decode()}], "structuredContent": data}
+
+
+def checker(tp: Any) -> TypeAdapter[Any] | None:
+    """A validator of ``tp`` for data sent as text only; None for a type pydantic cannot check (an
+    arbitrary class, a model whose annotations name what is not defined): such a value is sent
+    unchecked, as before the check existed."""
+    try:
+        adapter: TypeAdapter[Any] = TypeAdapter(tp)
+        adapter.rebuild(raise_errors=True)  # a forward reference left unresolved fails here, not per call
+    except Exception:
+        return None
+    return adapter
+
+
+def text_block(text: str) -> JSON:
+    return {"type": "text", "text": text}
+
+
+def written(adapter: TypeAdapter[Any], value: Any, wrapped: bool) -> tuple[Any, str]:
+    """``value`` validated by ``adapter`` (under ``{"result": ...}`` when ``wrapped``) and written:
+    its JSON data and the text of it; ``OutputError`` naming what does not fit or has no JSON form."""
+    try:
+        validated = adapter.validate_python({"result": value} if wrapped else value)
+        # a model instance is taken as it is (pydantic does not validate it again): one changed
+        # after it was built, a field of the wrong type, fails as it is written instead
+        data = adapter.dump_python(validated, mode="json", by_alias=True, warnings="error")
+    except ValidationError as exc:
+        problems = validation_problems(exc, whole="(result)")
+        raise OutputError("; ".join(f"{field}: {message}" for field, message in problems)) from None
+    except (PydanticSerializationError, ValueError) as exc:  # bytes not UTF-8, a value with no JSON form
+        raise OutputError(f"cannot be written as JSON: {exc}") from None
+    shown = data["result"] if wrapped else data
+    try:
+        text = to_json(shown)  # NaN and infinities written as such: JSON has no form for them
+    except PydanticSerializationError as exc:  # a lone surrogate in a string
+        raise OutputError(f"cannot be written as JSON: {exc}") from None
+    # where the type is ``Any`` (a bare ``dict``, a field typed ``Any``), pydantic writes NaN and
+    # infinities as null, and the value would reach the client as null, not as the tool's error
+    if ((b"NaN" in text or b"Infinity" in text) and not is_json(text)) or (
+        b"null" in text and holds_non_finite(adapter.dump_python(validated, mode="python", warnings=False))
+    ):
+        raise OutputError("cannot be written as JSON: NaN and infinities have no JSON form")
+    return data, text.decode()
 
 
 def sequence_items(tp: Any) -> list[Any] | None:
@@ -932,7 +952,8 @@ def resource_contents(value: Any, uri: str, mime_type: str | None, types: Revisi
         blob = base64.b64encode(value).decode()
         return [{"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": blob}]
     if isinstance(value, Media):  # its bytes (a File's text as text) of its MIME type, unless the resource names one
-        return [{"uri": uri, "mimeType": mime_type or value.mime_type, **value.contents()}]
+        declared = mime_type or value.mime_type  # text or blob as the type written says
+        return [{"uri": uri, "mimeType": declared, **value.contents(declared)}]
     if isinstance(value, list) and value and all(_is_contents(v) for v in value):
         return [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
     if _is_contents(value):
