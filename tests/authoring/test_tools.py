@@ -1659,6 +1659,51 @@ def test_content_returned_where_the_annotation_asks_for_data_says_how_to_annotat
     assert "File is content, and the return annotation list[Any] asks" in files_result["content"][0]["text"]
 
 
+def test_a_docstrings_args_section_describes_the_parameters() -> None:
+    """Noted at earlier stops: ``Args:`` sections (the way most Python authors describe parameters)
+    were not parameter descriptions, so a client's model saw bare names; a description the
+    annotation or a ``Field`` default gives still wins."""
+    app = App("docs", surface="tests.authoring.no_such_surface")
+
+    @app.tool
+    def add(
+        a: int, b: Annotated[int, Field(description="From the annotation")], c: int = Field(0, description="From Field")
+    ) -> int:
+        """Add numbers.
+
+        Args:
+            a: The first
+                number.
+            b: Not this one.
+            c (int): Nor this one.
+        """
+        return a + b + c
+
+    @app.prompt
+    def greet(name: str, tone: str = "warm") -> str:
+        """Greet someone.
+
+        Parameters
+        ----------
+        name : str
+            Who to greet.
+        tone : str
+            How.
+        """
+        return f"hi {name}"
+
+    described = app.describe()
+    properties = described["tools"][0]["inputSchema"]["properties"]
+    assert properties["a"]["description"] == "The first number."
+    assert properties["b"]["description"] == "From the annotation"
+    assert properties["c"]["description"] == "From Field"
+    assert described["tools"][0]["description"].startswith("Add numbers.")  # the docstring, as written
+    assert described["prompts"][0]["arguments"] == [
+        {"name": "name", "description": "Who to greet.", "required": True},
+        {"name": "tone", "description": "How.", "required": False},
+    ]
+
+
 def test_audio_is_refused_where_the_revision_has_no_audio_content() -> None:
     """2024-11-05 has image content and no audio: a tool declared to return ``Audio`` there is a
     declaration error, and one that returns it anyway fails as the tool's error."""

@@ -46,8 +46,9 @@ JSON = Any
 # and the types reached through type aliases; 5: every attribute of a field info (validation and
 # serialization aliases, examples, title, json_schema_extra, default factory...), the docstrings of the
 # models, dataclasses, typed dicts and enums reached, a model's computed fields, a dataclass's defaults
-# by factory and a named tuple's fields
-FINGERPRINT_FORMAT = 5
+# by factory and a named tuple's fields; 6: a docstring's ``Args:`` section describes the parameters
+# (the same docstring now gives another schema: every surface module is rewritten once)
+FINGERPRINT_FORMAT = 6
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # in the repr of a function or object: differs each run
 STABLE_DEPTH = 20  # how deep ``stable`` follows nested values
 STABLE_BUDGET = 100_000  # values one ``stable`` writes a second time at most (a graph followed along every path)

@@ -376,6 +376,64 @@ def kind_problems(value: Any, core: Any, refs: dict[str, Any], where: str = "") 
     return kind_problems(value, inner, refs, where) if isinstance(inner, dict) else []
 
 
+# a docstring's section of parameters: Google style (``Args:``, ``Arguments:``, ``Parameters:``
+# then indented ``name: text`` or ``name (type): text`` entries) or NumPy style (``Parameters``
+# underlined by dashes, then ``name : type`` lines each followed by its indented text)
+_GOOGLE_SECTION = re.compile(r"^(Args|Arguments|Parameters|Params):\s*$")
+_GOOGLE_ENTRY = re.compile(r"^\*{0,2}([A-Za-z_][A-Za-z0-9_]*)(?:\s*\([^)]*\))?\s*:\s*(.*)$")
+_NUMPY_ENTRY = re.compile(r"^\*{0,2}([A-Za-z_][A-Za-z0-9_]*)(?:\s*:.*)?$")
+
+
+def parameter_docs(doc: str | None) -> dict[str, str]:
+    """The description of each parameter a docstring's ``Args:`` (or NumPy ``Parameters``) section
+    gives, continuation lines joined; {} when it has none. A parameter described in its annotation
+    (``Field(description=...)``) keeps that description."""
+    if not doc:
+        return {}
+    lines = doc.expandtabs().splitlines()
+    found: dict[str, list[str]] = {}
+    for i, line in enumerate(lines):
+        google = _GOOGLE_SECTION.match(line.strip())
+        numpy = line.strip() == "Parameters" and i + 1 < len(lines) and set(lines[i + 1].strip()) == {"-"}
+        if not (google or numpy):
+            continue
+        body = lines[i + 1 :] if google else lines[i + 2 :]
+        indent = None
+        current: list[str] | None = None
+        for entry in body:
+            if not entry.strip():
+                current = None if google else current
+                continue
+            depth = len(entry) - len(entry.lstrip())
+            if indent is None:
+                indent = depth
+            if (
+                depth < indent
+                or (google and depth == 0)
+                or (not google and depth == indent and entry.strip().endswith(":"))
+            ):
+                break  # the section ends where the text comes back out (or the next section starts)
+            text = entry.strip()
+            if depth == indent:
+                match = (_GOOGLE_ENTRY if google else _NUMPY_ENTRY).match(text)
+                if match is None:
+                    break
+                current = found.setdefault(match.group(1), [])
+                if google and match.group(2):
+                    current.append(match.group(2))
+            elif current is not None:
+                current.append(text)
+        break
+    return {name: " ".join(words) for name, words in found.items() if words}
+
+
+def described(annotation: Any) -> bool:
+    """The annotation gives its own description (``Annotated[..., Field(description=...)]``)."""
+    if get_origin(annotation) is not Annotated:
+        return False
+    return any(getattr(meta, "description", None) for meta in get_args(annotation)[1:])
+
+
 class Arguments:
     """The validator of one function's arguments: a pydantic model of its parameters."""
 
@@ -383,10 +441,15 @@ class Arguments:
         definitions: dict[str, Any] = {}
         self.names: list[tuple[str, str]] = []  # (field, parameter)
         taken = {name for name, _, _ in params.fields}
+        docs = parameter_docs(inspect.getdoc(fn))
         for index, (name, annotation, default) in enumerate(params.fields):
             field, alias = field_name(name, index, taken)
             taken.add(field)
             info = Field(alias=alias) if alias is not None else Field()
+            if name in docs and not described(annotation):  # the docstring's, where the annotation has none
+                info = (
+                    Field(alias=alias, description=docs[name]) if alias is not None else Field(description=docs[name])
+                )
             annotated: Any = Annotated[annotation, info]  # a runtime annotation, built from the signature
             # no default in the signature: required, unless its ``Annotated[..., Field(default=...)]`` has one
             definitions[field] = annotated if default is inspect.Parameter.empty else (annotated, default)
