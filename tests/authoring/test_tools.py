@@ -1625,6 +1625,12 @@ def test_a_file_is_an_embedded_resource_its_text_as_text_and_any_other_bytes_as_
         "text": "a: 1\n",
     }
     assert File(b"select 1", "application/sql").text() == "select 1"
+    # text given as str is written in the charset its type names (it was UTF-8 bytes read as latin-1)
+    assert File("café", "text/plain; charset=latin-1").data == b"caf\xe9"
+    assert File("café", "text/plain; charset=latin-1").contents() == {"text": "café"}
+    assert File("x", "text/plain; charset=utf-16").contents() == {"text": "x"}
+    with pytest.raises(ValueError, match="File text has characters its charset cannot hold"):
+        File("日本", "text/plain; charset=latin-1")
     assert File(b"x", "text/plain; charset=no-such-charset").contents() == {"blob": "eA=="}
 
     from mcpgen.v2024_11_05.server import App as OldApp
@@ -1692,9 +1698,44 @@ def test_a_docstrings_args_section_describes_the_parameters() -> None:
         """
         return f"hi {name}"
 
+    @app.tool
+    def place(city: str, shape: tuple[int, int], *, units: str = "metric") -> str:
+        """Place something (a review found each of these cut short or lost).
+
+        Args:
+            city: The city,
+                spelled out.
+
+                A second paragraph.
+            shape (tuple(int, int)): Its shape.
+
+        Keyword Args:
+            units: Metric or imperial.
+        """
+        return city
+
+    @app.tool
+    def move(x: float, y: float) -> str:
+        """Move.
+
+        Parameters
+        ----------
+        x, y : float
+            Where to.
+        """
+        return "ok"
+
     described = app.describe()
     properties = described["tools"][0]["inputSchema"]["properties"]
     assert properties["a"]["description"] == "The first number."
+    place_properties = described["tools"][1]["inputSchema"]["properties"]
+    assert {name: p["description"] for name, p in place_properties.items()} == {
+        "city": "The city, spelled out. A second paragraph.",
+        "shape": "Its shape.",
+        "units": "Metric or imperial.",
+    }
+    move_properties = described["tools"][2]["inputSchema"]["properties"]
+    assert move_properties["x"]["description"] == move_properties["y"]["description"] == "Where to."
     assert properties["b"]["description"] == "From the annotation"
     assert properties["c"]["description"] == "From Field"
     assert described["tools"][0]["description"].startswith("Add numbers.")  # the docstring, as written

@@ -372,3 +372,11 @@ def test_a_member_a_revision_lacks_is_refused_not_sent_as_if_agreed(version: str
     assert undeclared("elicitation/create", {"message": "m"}, {"elicitation": {}}, methods) is None
     members = {m.name: m.available for m in methods.request("elicitation/create").client_capability_members}
     assert members == {"form": version >= "2025-11-25", "url": version >= "2025-11-25"}
+    if version < "2025-11-25":  # a member the revision lacks, declared anyway, agrees to nothing
+        assert undeclared("elicitation/create", {"message": "m"}, {"elicitation": {"url": {}}}, methods) is None
+        assert undeclared("elicitation/create", url, {"elicitation": {"url": {}}}, methods) == {
+            "elicitation": {"url": {}}
+        }
+        assert undeclared("sampling/createMessage", tools, {"sampling": {"tools": {}}}, methods) == {
+            "sampling": {"tools": {}}
+        }

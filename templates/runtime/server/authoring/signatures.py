@@ -376,54 +376,63 @@ def kind_problems(value: Any, core: Any, refs: dict[str, Any], where: str = "") 
     return kind_problems(value, inner, refs, where) if isinstance(inner, dict) else []
 
 
-# a docstring's section of parameters: Google style (``Args:``, ``Arguments:``, ``Parameters:``
-# then indented ``name: text`` or ``name (type): text`` entries) or NumPy style (``Parameters``
-# underlined by dashes, then ``name : type`` lines each followed by its indented text)
-_GOOGLE_SECTION = re.compile(r"^(Args|Arguments|Parameters|Params):\s*$")
-_GOOGLE_ENTRY = re.compile(r"^\*{0,2}([A-Za-z_][A-Za-z0-9_]*)(?:\s*\([^)]*\))?\s*:\s*(.*)$")
-_NUMPY_ENTRY = re.compile(r"^\*{0,2}([A-Za-z_][A-Za-z0-9_]*)(?:\s*:.*)?$")
+# a docstring's sections of parameters: Google style (``Args:``, ``Keyword Args:``... then indented
+# ``name: text`` or ``name (type): text`` entries) or NumPy style (``Parameters`` underlined by
+# dashes, then ``name : type`` lines, ``x, y : float`` too, each followed by its indented text)
+_GOOGLE_SECTION = re.compile(
+    r"(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Kwargs|Other Parameters):\s*\Z"
+)
+_NUMPY_SECTIONS = frozenset({"Parameters", "Other Parameters"})
+_GOOGLE_ENTRY = re.compile(r"\*{0,2}([A-Za-z_]\w*)(?:\s*\((?:[^()]|\([^()]*\))*\))?\s*:\s*(.*)\Z")
+_NUMPY_ENTRY = re.compile(r"(\*{0,2}[A-Za-z_]\w*(?:\s*,\s*\*{0,2}[A-Za-z_]\w*)*)\s*(?::.*)?\Z")
+
+
+def _underline(lines: list[str], i: int) -> bool:
+    return i < len(lines) and bool(lines[i].strip()) and set(lines[i].strip()) == {"-"}
 
 
 def parameter_docs(doc: str | None) -> dict[str, str]:
-    """The description of each parameter a docstring's ``Args:`` (or NumPy ``Parameters``) section
-    gives, continuation lines joined; {} when it has none. A parameter described in its annotation
-    (``Field(description=...)``) keeps that description."""
+    """The description of each parameter a docstring's parameter sections (Google ``Args:``,
+    ``Keyword Args:``...; NumPy ``Parameters``, ``Other Parameters``) give, paragraphs joined; {}
+    when it has none. An entry line that reads as none is skipped (its text described nothing);
+    a parameter described in its annotation (``Field(description=...)``) keeps that description."""
     if not doc:
         return {}
     lines = doc.expandtabs().splitlines()
     found: dict[str, list[str]] = {}
-    for i, line in enumerate(lines):
-        google = _GOOGLE_SECTION.match(line.strip())
-        numpy = line.strip() == "Parameters" and i + 1 < len(lines) and set(lines[i + 1].strip()) == {"-"}
+    i = 0
+    while i < len(lines):
+        header = lines[i].strip()
+        google = bool(_GOOGLE_SECTION.match(header))
+        numpy = header in _NUMPY_SECTIONS and _underline(lines, i + 1)
         if not (google or numpy):
+            i += 1
             continue
-        body = lines[i + 1 :] if google else lines[i + 2 :]
-        indent = None
+        level = len(lines[i]) - len(lines[i].lstrip())
+        j = i + (1 if google else 2)
+        indent: int | None = None
         current: list[str] | None = None
-        for entry in body:
-            if not entry.strip():
-                current = None if google else current
+        while j < len(lines):
+            line = lines[j]
+            if not line.strip():  # a blank line: the entry may go on in another paragraph
+                j += 1
                 continue
-            depth = len(entry) - len(entry.lstrip())
-            if indent is None:
-                indent = depth
-            if (
-                depth < indent
-                or (google and depth == 0)
-                or (not google and depth == indent and entry.strip().endswith(":"))
-            ):
-                break  # the section ends where the text comes back out (or the next section starts)
-            text = entry.strip()
-            if depth == indent:
-                match = (_GOOGLE_ENTRY if google else _NUMPY_ENTRY).match(text)
-                if match is None:
-                    break
-                current = found.setdefault(match.group(1), [])
-                if google and match.group(2):
-                    current.append(match.group(2))
+            depth = len(line) - len(line.lstrip())
+            if depth < level or (google and depth == level) or (numpy and _underline(lines, j + 1)):
+                break  # back at the section's level, or the next NumPy section's header
+            entry_depth = indent = depth if indent is None else indent
+            if depth <= entry_depth:
+                match = (_GOOGLE_ENTRY if google else _NUMPY_ENTRY).match(line.strip())
+                current = None
+                if match is not None:
+                    words: list[str] = [match.group(2)] if google and match.group(2) else []
+                    for name in match.group(1).split(","):
+                        found.setdefault(name.strip().lstrip("*"), words)
+                    current = words
             elif current is not None:
-                current.append(text)
-        break
+                current.append(line.strip())
+            j += 1
+        i = j
     return {name: " ".join(words) for name, words in found.items() if words}
 
 

@@ -43,7 +43,8 @@ def undeclared(method: str, params: Any, capabilities: Any, methods: MethodTable
     have = declared(capabilities, cap)
     if have is None:
         return {cap: {}}
-    named = [member for member in spec.client_capability_members if declared(have, member.name) is not None]
+    # the members declared that the revision has (one it lacks, declared anyway, agrees to nothing)
+    named = [m for m in spec.client_capability_members if m.available and declared(have, m.name) is not None]
     for member in spec.client_capability_members:
         value = _param(params, member.param)
         needed = (value is not None) if member.value is None else (value == member.value)

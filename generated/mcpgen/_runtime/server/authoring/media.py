@@ -123,8 +123,17 @@ class File(Media):
     uri: str = ""
 
     def __post_init__(self) -> None:
-        if isinstance(self.data, str):
-            object.__setattr__(self, "data", self.data.encode())
+        if isinstance(self.data, str) and isinstance(
+            self.mime_type, str
+        ):  # in the charset its type names
+            try:
+                object.__setattr__(
+                    self, "data", self.data.encode(charset_of(self.mime_type) or "utf-8")
+                )
+            except UnicodeEncodeError as exc:
+                raise ValueError(
+                    f"File text has characters its charset cannot hold: {exc}"
+                ) from None
         if not isinstance(self.data, bytes | bytearray | memoryview):
             raise TypeError(f"File data must be bytes or str, not {type(self.data).__name__}")
         object.__setattr__(self, "data", bytes(self.data))
@@ -157,23 +166,17 @@ class File(Media):
     def text(self, mime_type: str | None = None) -> str | None:
         """The bytes as text, where the MIME type (``mime_type``, default its own) is text and they
         decode in its ``charset`` (UTF-8 when it names none); else None."""
-        essence, _, parameters = (mime_type or self.mime_type).partition(";")
-        essence = essence.strip().lower()
+        essence = (mime_type or self.mime_type).partition(";")[0].strip().lower()
         if not (
             essence.startswith("text/") or essence in TEXT_TYPES or essence.endswith(TEXT_SUFFIXES)
         ):
             return None
-        charset = "utf-8"
-        for parameter in parameters.split(";"):
-            key, _, value = parameter.partition("=")
-            if key.strip().lower() == "charset" and value.strip().strip('"'):
-                charset = value.strip().strip('"')
+        charset = charset_of(mime_type or self.mime_type)
+        if charset is None:  # named, but no charset Python knows
+            return None
         try:
-            return self.data.decode(codecs.lookup(charset).name)
-        except (
-            LookupError,
-            UnicodeDecodeError,
-        ):  # a charset Python does not know, or bytes not in it
+            return self.data.decode(charset)
+        except UnicodeDecodeError:  # bytes not in it
             return None
 
     def contents(self, mime_type: str | None = None) -> dict[str, str]:
@@ -190,6 +193,20 @@ class File(Media):
             "type": "resource",
             "resource": {"uri": self.uri, "mimeType": self.mime_type, **self.contents()},
         }
+
+
+def charset_of(mime_type: str) -> str | None:
+    """The Python codec of a MIME type's ``charset`` parameter: ``utf-8`` when it names none, None
+    when it names one Python does not know as a text encoding."""
+    for parameter in mime_type.split(";")[1:]:
+        key, _, value = parameter.partition("=")
+        if key.strip().lower() == "charset" and value.strip().strip('"'):
+            try:
+                info = codecs.lookup(value.strip().strip('"'))
+            except LookupError:
+                return None
+            return info.name if getattr(info, "_is_text_encoding", True) else None
+    return "utf-8"
 
 
 def block_kinds(content: tuple[type[Any], ...]) -> frozenset[str]:

@@ -50,10 +50,11 @@ def undeclared(
     have = declared(capabilities, cap)
     if have is None:
         return {cap: {}}
+    # the members declared that the revision has (one it lacks, declared anyway, agrees to nothing)
     named = [
-        member
-        for member in spec.client_capability_members
-        if declared(have, member.name) is not None
+        m
+        for m in spec.client_capability_members
+        if m.available and declared(have, m.name) is not None
     ]
     for member in spec.client_capability_members:
         value = _param(params, member.param)
