@@ -1443,6 +1443,10 @@ def test_data_sent_as_text_is_checked_against_its_annotation() -> None:
         return "plain"
 
     @app.tool(structured=False)
+    def maybe() -> Setting | None:
+        return None
+
+    @app.tool(structured=False)
     def broken() -> Setting:
         return Setting.model_construct(level="high")  # built without validation: no Level
 
@@ -1452,10 +1456,12 @@ def test_data_sent_as_text_is_checked_against_its_annotation() -> None:
 
     async def go() -> list[Any]:
         async with Driver(app) as d:
-            names = ("total", "pairs", "fine", "numbers", "word", "broken", "unresolved")
+            names = ("total", "pairs", "fine", "numbers", "word", "broken", "unresolved", "maybe")
             return [await d.call(name) for name in names]
 
-    total_result, pairs_result, fine_result, numbers_result, word_result, broken_result, unresolved_result = run(go())
+    results = run(go())
+    total_result, pairs_result, fine_result, numbers_result, word_result, broken_result, unresolved_result = results[:7]
+    assert results[7]["content"] == [] and "isError" not in results[7]  # None: no content, as before
     # written as structured output writes it (its text is the same JSON), a string as it is
     assert numbers_result["content"] == [{"type": "text", "text": "[1,2]"}]
     assert word_result["content"] == [{"type": "text", "text": "plain"}]

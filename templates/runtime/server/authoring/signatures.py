@@ -649,8 +649,9 @@ class Output:
                 raise OutputError(misfit(value, self.expects))
             if self.text_only is not None:
                 self.not_content(value)
-                _, text = written(self.text_only, value, wrapped=False)
-                return {"content": content_blocks(value, self.types) if isinstance(value, str) else [text_block(text)]}
+                _, text = written(self.text_only, value, wrapped=False)  # None and strings checked too
+                plain = value is None or isinstance(value, str)  # no content, or the text as it is
+                return {"content": content_blocks(value, self.types) if plain else [text_block(text)]}
             try:
                 return {"content": content_blocks(value, self.types)}
             except PydanticSerializationError as exc:  # a cycle, a key JSON has no form for
