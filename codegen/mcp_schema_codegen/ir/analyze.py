@@ -125,9 +125,10 @@ def capability_members(raw: Any, where: str, side: str) -> tuple[CapabilityMembe
     ``param`` (the request's param that tells), ``value`` (needed when the param has it; without
     one, whenever the param is set), ``when_absent`` (needed too when the param is absent) and
     ``implied`` (a capability declared with none of the members stands for this one)."""
-    shape = f"{where}: each member maps to {{param, value?, when_absent?, implied?}}"
+    keys = "{param, value?, when_absent?, implied?}"
+    shape = f"{where}: each member maps to {keys}"
     if not isinstance(raw, dict):
-        raise ValueError(f"{where}: an object of members, each to {{param, value?, when_absent?, implied?}}")
+        raise ValueError(f"{where}: an object of members, each to {keys}")
     if raw and side != "client":
         raise ValueError(f"{where}: only a client capability has members")
     members = []
@@ -137,15 +138,7 @@ def capability_members(raw: Any, where: str, side: str) -> tuple[CapabilityMembe
         for key, value in rule.items():
             if key not in MEMBER_KEYS or not isinstance(value, MEMBER_KEYS[key]):
                 raise ValueError(f"{shape} ({name!r}: {key!r} is {value!r})")
-        members.append(
-            CapabilityMember(
-                str(name),
-                rule["param"],
-                rule.get("value"),
-                rule.get("when_absent", False),
-                rule.get("implied", False),
-            )
-        )
+        members.append(CapabilityMember(str(name), **rule))  # its keys are the fields (MEMBER_KEYS)
     return tuple(members)
 
 
@@ -571,12 +564,10 @@ class _Analyzer:
         if era == "modern":
             self.check_modern(methods)
         server_capabilities, needs = self.capabilities(methods)
-        methods = [
-            replace(m, client_capability=needs[m.name][0], client_capability_members=needs[m.name][1])
-            if m.name in needs
-            else m
-            for m in methods
-        ]
+        for i, m in enumerate(methods):
+            if m.name in needs:
+                capability, members = needs[m.name]
+                methods[i] = replace(m, client_capability=capability, client_capability_members=members)
         if era == "modern":
             methods = [replace(m, target_param=self.target_param(m)) for m in methods]
         return Protocol(

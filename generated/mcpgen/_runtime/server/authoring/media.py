@@ -5,8 +5,8 @@ A tool returning ``Image(png, "image/png")`` (or a list mixing them with strings
 blocks) answers an image content block: base64 data and ``mimeType``, as the revision's
 ``ImageContent`` has them; ``Audio`` likewise, where the revision has audio content (2025-03-26
 on). ``File(pdf, "application/pdf")`` answers an embedded resource (every revision has them):
-its ``uri`` and MIME type, and its bytes as ``text`` where the type is text and they are UTF-8,
-else as a base64 ``blob``. ``from_file(path)`` reads a file and takes its MIME type from its name
+its ``uri`` and MIME type, and its bytes as ``text`` where the type is text and they decode in
+its charset, else as a base64 ``blob``. ``from_file(path)`` reads a file and takes its MIME type from its name
 (a ``File``'s URI too: ``file:///`` and the name, never the server's path).
 """
 
@@ -32,12 +32,7 @@ class Media:
     mime_type: str
 
     def __post_init__(self) -> None:
-        if not isinstance(self.data, bytes | bytearray | memoryview):
-            raise TypeError(
-                f"{type(self).__name__} data must be bytes, not {type(self.data).__name__}"
-            )
-        # a copy of a buffer (a bytearray changed later, a strided memoryview), bytes as they are
-        object.__setattr__(self, "data", bytes(self.data))
+        self._take_bytes("bytes")
         kind, slash, rest = (
             self.mime_type.partition("/") if isinstance(self.mime_type, str) else ("", "", "")
         )
@@ -46,14 +41,18 @@ class Media:
                 f"{type(self).__name__} needs an {self.kind}/* MIME type, not {self.mime_type!r}"
             )
 
+    def _take_bytes(self, accepted: str) -> None:
+        if not isinstance(self.data, bytes | bytearray | memoryview):
+            raise TypeError(
+                f"{type(self).__name__} data must be {accepted}, not {type(self.data).__name__}"
+            )
+        # a copy of a buffer (a bytearray changed later, a strided memoryview), bytes as they are
+        object.__setattr__(self, "data", bytes(self.data))
+
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], mime_type: str | None = None) -> Self:
         """The file's bytes, its MIME type ``mime_type`` or, by default, the one its name tells."""
-        data = Path(path).read_bytes()
-        guessed = mime_type or mimetypes.guess_type(os.fspath(path))[0]
-        if guessed is None:
-            raise ValueError(f"{os.fspath(path)}: its name tells no MIME type: give mime_type=")
-        return cls(data, guessed)
+        return cls(*read_named(path, mime_type))
 
     def block(self) -> dict[str, Any]:
         """The content block: ``{"type": kind, "data": base64, "mimeType": ...}``."""
@@ -115,8 +114,8 @@ class File(Media):
     """A file a tool returns as an embedded resource: ``File(csv, "text/csv")``, ``File(pdf,
     "application/pdf", uri="reports://2026/q3")`` or ``File.from_file("report.pdf")``. Text (a
     ``text/*`` type, JSON, XML, YAML, ...) whose bytes decode in its ``charset`` (UTF-8 when it
-    names none) goes as ``text``, anything else as a base64 ``blob``; a ``str`` is taken as UTF-8
-    text. ``uri`` names it (default: ``file:///`` and a name its MIME type suggests: give each of
+    names none) goes as ``text``, anything else as a base64 ``blob``; a ``str`` is written in that
+    charset. ``uri`` names it (default: ``file:///`` and a name its MIME type suggests: give each of
     several files its own)."""
 
     kind: ClassVar[str] = "resource"
@@ -134,9 +133,7 @@ class File(Media):
                 raise ValueError(
                     f"File text has characters its charset cannot hold: {exc}"
                 ) from None
-        if not isinstance(self.data, bytes | bytearray | memoryview):
-            raise TypeError(f"File data must be bytes or str, not {type(self.data).__name__}")
-        object.__setattr__(self, "data", bytes(self.data))
+        self._take_bytes("bytes or str")
         kind, slash, rest = (
             self.mime_type.partition("/") if isinstance(self.mime_type, str) else ("", "", "")
         )
@@ -154,24 +151,19 @@ class File(Media):
     def from_file(cls, path: str | os.PathLike[str], mime_type: str | None = None) -> Self:
         """The file's bytes, its MIME type (``mime_type`` or the one its name tells) and the URI
         ``file:///`` and its name (the directory it is in stays on the server)."""
-        data = Path(path).read_bytes()
-        name = Path(path).name
-        guessed = (
-            mime_type or mimetypes.guess_type(name)[0] or KNOWN_NAMES.get(Path(name).suffix.lower())
-        )
-        if guessed is None:
-            raise ValueError(f"{os.fspath(path)}: its name tells no MIME type: give mime_type=")
-        return cls(data, guessed, f"file:///{quote(name)}")
+        data, kind = read_named(path, mime_type)
+        return cls(data, kind, f"file:///{quote(Path(path).name)}")
 
     def text(self, mime_type: str | None = None) -> str | None:
         """The bytes as text, where the MIME type (``mime_type``, default its own) is text and they
         decode in its ``charset`` (UTF-8 when it names none); else None."""
-        essence = (mime_type or self.mime_type).partition(";")[0].strip().lower()
+        written = mime_type or self.mime_type
+        essence = written.partition(";")[0].strip().lower()
         if not (
             essence.startswith("text/") or essence in TEXT_TYPES or essence.endswith(TEXT_SUFFIXES)
         ):
             return None
-        charset = charset_of(mime_type or self.mime_type)
+        charset = charset_of(written)
         if charset is None:  # named, but no charset Python knows
             return None
         try:
@@ -193,6 +185,18 @@ class File(Media):
             "type": "resource",
             "resource": {"uri": self.uri, "mimeType": self.mime_type, **self.contents()},
         }
+
+
+def read_named(path: str | os.PathLike[str], mime_type: str | None) -> tuple[bytes, str]:
+    """A file's bytes and its MIME type: ``mime_type``, else the one its name tells."""
+    data = Path(path).read_bytes()
+    name = Path(path).name
+    guessed = (
+        mime_type or mimetypes.guess_type(name)[0] or KNOWN_NAMES.get(Path(name).suffix.lower())
+    )
+    if guessed is None:
+        raise ValueError(f"{os.fspath(path)}: its name tells no MIME type: give mime_type=")
+    return data, guessed
 
 
 def charset_of(mime_type: str) -> str | None:

@@ -501,15 +501,12 @@ class Arguments:
         for index, (name, annotation, default) in enumerate(params.fields):
             field, alias = field_name(name, index, taken)
             taken.add(field)
-            info = Field(alias=alias) if alias is not None else Field()
+            options: dict[str, Any] = {} if alias is None else {"alias": alias}
             if name in docs and not described(
                 annotation
             ):  # the docstring's, where the annotation has none
-                info = (
-                    Field(alias=alias, description=docs[name])
-                    if alias is not None
-                    else Field(description=docs[name])
-                )
+                options["description"] = docs[name]
+            info = Field(**options)
             annotated: Any = Annotated[
                 annotation, info
             ]  # a runtime annotation, built from the signature
